@@ -1,0 +1,110 @@
+// kprof: from a Capture to facts: selection, per-kernel aggregation, summary, roofline.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kprof/capture.hpp"
+#include "kprof/error.hpp"
+
+namespace kprof {
+
+/// Which launches of one kernel name to keep.
+enum class Select { first, last, max_cycles, all };
+
+std::string_view to_string(Select select);
+/// Parses "first|last|max-cycles|all" ("max_cycles" accepted too); usage error listing the
+/// valid words otherwise.
+Result<Select> parse_select(std::string_view word);
+
+struct SelectOptions {
+  Select select = Select::all;
+  /// Keep only kernels whose name contains one of these substrings (empty: keep all).
+  std::vector<std::string> kernel_filters;
+  /// Keep only launches whose NVTX range equals this (empty: keep all). Used by batch.
+  std::string nvtx_range;
+};
+
+/// Indices into capture.kernels of the launches kept, in capture order. Selection applies per
+/// distinct kernel name; max-cycles uses sm__cycles_active.avg, then gpu__time_duration.sum,
+/// falling back to last when neither is present.
+std::vector<std::size_t> select_kernels(const Capture& capture, const SelectOptions& options);
+
+/// What a GPU can do at most; used to turn achieved numbers into fractions of peak.
+struct GpuSpec {
+  std::string name;                 ///< canonical name ("NVIDIA H200")
+  std::string architecture;         ///< "Hopper"
+  double dram_bandwidth_bytes_per_s = 0;  ///< vendor datasheet peak
+  double fp32_flops = 0;            ///< dense, non-tensor
+  double bf16_tensor_flops = 0;     ///< dense
+  int sm_count = 0;
+  double l2_bytes = 0;
+};
+
+/// The spec whose name matches `device_name` (as ncu prints device__attribute_display_name,
+/// "NVIDIA H200", "NVIDIA H100 80GB HBM3", ...). Case-insensitive; nullopt when unknown.
+std::optional<GpuSpec> find_gpu_spec(std::string_view device_name);
+
+/// Every known GPU (at least H100, H200, A100, B200, L40S).
+const std::vector<GpuSpec>& known_gpus();
+
+enum class Bottleneck { memory, compute, latency };
+std::string_view to_string(Bottleneck bottleneck);
+
+/// The roofline verdict of one kernel (or of an aggregate of its launches).
+struct Roofline {
+  std::optional<double> compute_sol_pct;  ///< sm__throughput.avg.pct_of_peak_sustained_elapsed
+  std::optional<double> memory_sol_pct;   ///< gpu__compute_memory_throughput.avg.pct_of_...
+  Bottleneck bottleneck = Bottleneck::latency;
+  /// 100 - max(compute, memory): how far the busier unit is from its peak.
+  std::optional<double> headroom_pct;
+  std::optional<double> tensor_pipe_pct;  ///< sm__pipe_tensor_cycles_active.avg.pct_of_...
+  bool tensor_cores_used = false;
+  std::optional<double> dram_bytes_per_s; ///< (read+write bytes) / duration, or dram__bytes.sum.per_second
+  std::optional<double> dram_peak_fraction; ///< dram_bytes_per_s / GpuSpec bandwidth (GPU known)
+  std::string explanation;                ///< one sentence: why this verdict
+};
+
+/// Thresholds of the verdict: a unit at or above `bound_pct` SOL bounds the kernel; below
+/// `latency_pct` on both units the kernel is latency-bound/under-utilized.
+struct RooflineThresholds {
+  double latency_pct = 60.0;
+  double tensor_in_use_pct = 5.0;
+};
+
+Roofline roofline_of(const Capture& capture, const KernelRecord& kernel,
+                     const std::optional<GpuSpec>& gpu, const RooflineThresholds& thresholds = {});
+
+/// One kernel name after selection: its launches and their aggregate.
+struct KernelSummary {
+  std::string name;
+  std::vector<std::size_t> launches;      ///< indices into capture.kernels
+  std::optional<double> duration_ns;      ///< sum of gpu__time_duration.sum over launches
+  std::optional<double> share;            ///< duration / total duration, 0..1
+  Roofline roofline;                      ///< of the longest launch
+};
+
+struct Summary {
+  std::optional<double> total_duration_ns;
+  std::string dominant_kernel;            ///< name with the largest duration ("" if unknown)
+  std::size_t launches = 0;
+};
+
+/// Selection + aggregation + roofline of one capture.
+struct Analysis {
+  std::vector<std::size_t> selected;      ///< indices into capture.kernels, capture order
+  std::vector<KernelSummary> kernels;     ///< one per distinct name, in first-seen order
+  Summary summary;
+  std::optional<GpuSpec> gpu;
+  std::string gpu_name;                   ///< as the capture printed it ("" if absent)
+};
+
+/// Runs selection and analysis. Fails with no_kernels when nothing is selected (the message says
+/// which filter removed everything).
+Result<Analysis> analyse(const Capture& capture, const SelectOptions& options,
+                         const RooflineThresholds& thresholds = {});
+
+} // namespace kprof

@@ -1,0 +1,42 @@
+// kprof: a cross-process lock per GPU, so two kprof processes never profile on one GPU at once.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "kprof/error.hpp"
+
+namespace kprof {
+
+/// An exclusive flock on `<dir>/gpu<N>.lock`. The lock dies with the process, so a crashed
+/// holder never blocks others. Move-only; released by the destructor.
+class GpuLock {
+public:
+  /// Default lock directory: $KPROF_LOCK_DIR, else /tmp/kprof-locks.
+  static std::filesystem::path default_dir();
+
+  /// Waits up to `max_wait` for the lock of `gpu` (polling); gpu_busy error when the wait is over,
+  /// io error when the lock file cannot be created.
+  static Result<GpuLock> acquire(const std::filesystem::path& dir, int gpu,
+                                 std::chrono::milliseconds max_wait);
+
+  GpuLock(GpuLock&& other) noexcept;
+  GpuLock& operator=(GpuLock&& other) noexcept;
+  GpuLock(const GpuLock&) = delete;
+  GpuLock& operator=(const GpuLock&) = delete;
+  ~GpuLock();
+
+  [[nodiscard]] int gpu() const { return m_gpu; }
+  /// How long acquire() waited.
+  [[nodiscard]] std::chrono::duration<double> waited() const { return m_waited; }
+
+private:
+  GpuLock(int fd, int gpu, std::chrono::duration<double> waited)
+      : m_fd(fd), m_gpu(gpu), m_waited(waited) {}
+  int m_fd = -1;
+  int m_gpu = -1;
+  std::chrono::duration<double> m_waited{0};
+};
+
+} // namespace kprof

@@ -1,0 +1,97 @@
+// kprof: the generated Python harness that loads kernel.py + problem.py and runs the profiled call.
+//
+// The harness script is a fixed file (templates/harness.py, embedded in the binary). Everything
+// that varies (paths, warm-up count, ranges) reaches it as data: a JSON plan file named on its
+// command line. Nothing is ever spliced into Python source.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kprof/error.hpp"
+
+namespace kprof {
+
+enum class InputsOn { gpu, cpu };
+std::string_view to_string(InputsOn where);
+Result<InputsOn> parse_inputs_on(std::string_view word);   ///< "gpu|cpu"
+
+enum class CastDtype { none, bf16, fp16, fp32 };
+std::string_view to_string(CastDtype dtype);
+Result<CastDtype> parse_cast_dtype(std::string_view word); ///< "none|bf16|fp16|fp32"
+
+/// One kernel file to profile, in its own flat NVTX range.
+struct HarnessCandidate {
+  std::filesystem::path kernel;  ///< absolute path of kernel.py
+  std::string range;             ///< NVTX range name, "kprof:cand<i>"
+};
+
+/// Everything the harness needs, written as JSON next to the script.
+struct HarnessPlan {
+  std::filesystem::path problem;            ///< absolute path of problem.py
+  std::vector<HarnessCandidate> candidates;
+  std::filesystem::path status_file;        ///< where the harness writes its status JSON
+  int warmup = 3;                           ///< un-ranged calls before the profiled one
+  InputsOn inputs = InputsOn::gpu;
+  CastDtype cast = CastDtype::none;
+  std::uint64_t seed = 0;
+  int first_candidate = 0;                  ///< skip candidates before this index (restart)
+};
+
+/// NVTX range name of candidate `index`: "kprof:cand<index>".
+std::string candidate_range(int index);
+/// ncu's --nvtx-include for a plan: "regex:kprof:cand[0-9]+/" (flat ranges; nested do not work).
+std::string nvtx_include_for_ranges();
+
+/// The harness script (templates/harness.py).
+std::string_view harness_script();
+
+/// The plan as JSON text (stable key order).
+std::string plan_to_json(const HarnessPlan& plan);
+
+/// Writes `script_path` (the harness) and `plan_path` (the plan), each atomically.
+Result<void> write_harness(const std::filesystem::path& script_path,
+                           const std::filesystem::path& plan_path, const HarnessPlan& plan);
+
+/// How far one candidate got, as the harness reported it.
+enum class HarnessPhase { not_started, import_kernel, warmup, profiled_call, done };
+std::string_view to_string(HarnessPhase phase);
+
+struct CandidateStatus {
+  int index = 0;
+  std::string range;
+  HarnessPhase phase = HarnessPhase::not_started;
+  bool ok = false;
+  /// Set when !ok: kernel_import, kernel_raised or no_kernels-like categories, with the Python
+  /// exception type and message in `message` and the traceback tail in `detail`.
+  std::optional<Error> error;
+  bool cuda_context_poisoned = false;  ///< the error was sticky (illegal address, device assert)
+  double warmup_seconds = 0;
+  double call_seconds = 0;
+};
+
+struct HarnessStatus {
+  /// "start", "import_problem", "inputs", "candidates", "done".
+  std::string phase;
+  bool problem_ok = false;
+  std::optional<Error> problem_error;       ///< problem_invalid with the Python error
+  std::vector<CandidateStatus> candidates;
+  double setup_seconds = 0;                 ///< interpreter start to inputs ready
+  double inputs_seconds = 0;
+  std::string python_version;
+  std::string torch_version;
+  std::string triton_version;
+  std::string gpu_name;
+};
+
+/// Parses the status JSON the harness wrote; malformed_input when it is not one.
+Result<HarnessStatus> parse_harness_status(std::string_view json_text);
+
+/// Reads the status file; input_not_found when the harness never wrote it.
+Result<HarnessStatus> read_harness_status(const std::filesystem::path& path);
+
+} // namespace kprof

@@ -1,0 +1,86 @@
+// kprof: finding ncu, building its command line, classifying what a run produced.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kprof/capture.hpp"
+#include "kprof/error.hpp"
+#include "kprof/metric_sets.hpp"
+#include "kprof/process.hpp"
+
+namespace kprof {
+
+enum class ClockControl { base, none };
+std::string_view to_string(ClockControl clock);
+Result<ClockControl> parse_clock_control(std::string_view word); ///< "base|none"
+
+/// A located ncu and its version.
+struct NcuInstall {
+  std::filesystem::path executable;
+  std::string version;  ///< "2025.3.1.0" (from `ncu --version`), "" when it could not be read
+};
+
+/// Finds ncu, in order: `explicit_path`, $KPROF_NCU, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin,
+/// /opt/nvidia/nsight-compute/*/ncu (newest first). Runs `ncu --version` once per executable
+/// (cached in-process). ncu_not_found listing every place looked.
+Result<NcuInstall> locate_ncu(const std::optional<std::filesystem::path>& explicit_path);
+
+/// Extracts "2025.3.1.0" from `ncu --version` output; nullopt when absent.
+std::optional<std::string> parse_ncu_version(std::string_view version_output);
+
+/// One ncu profiling run.
+struct NcuCommand {
+  NcuInstall ncu;
+  MetricSet metrics;                    ///< --metrics and, for sections, --section + details page
+  std::string nvtx_include;             ///< "" = no NVTX filtering
+  ClockControl clock_control = ClockControl::none;
+  std::filesystem::path log_file;       ///< --log-file: ncu's CSV and messages
+  std::optional<std::filesystem::path> report_file; ///< -o (without .ncu-rep suffix is fine)
+  bool use_sudo = false;                ///< prefix `sudo -E --preserve-env=...`
+  std::vector<std::string> preserve_env;///< variable names kept through sudo
+  std::vector<std::string> target;      ///< the program and its arguments
+};
+
+/// The exact argv: [sudo -E --preserve-env=A,B] ncu --csv --page raw|details --metrics ...
+/// [--section S]... --nvtx --nvtx-include X --target-processes all --replay-mode kernel
+/// --clock-control X --log-file F [-o R -f] target...
+std::vector<std::string> build_ncu_argv(const NcuCommand& command);
+
+/// What ncu's messages say, independent of the exit code.
+struct NcuLogFacts {
+  bool permission_denied = false;       ///< ERR_NVGPUCTRPERM
+  bool no_kernels_profiled = false;     ///< "No kernels were profiled"
+  std::optional<int> application_exit_code;  ///< "The application returned an error code (N)"
+  std::vector<std::string> errors;      ///< other ==ERROR== lines, in order
+};
+NcuLogFacts scan_ncu_log(std::string_view log_text);
+
+/// The verdict on one ncu run: ok, or an Error, with `partial` when rows exist but the run failed
+/// after profiling, and `retryable` when another attempt may succeed (timeout, transient failure).
+struct NcuVerdict {
+  std::optional<Error> error;
+  bool partial = false;
+  bool retryable = false;
+};
+
+/// Classifies a finished run from ncu's process result, its log file text and whether the log
+/// held kernel rows. Never trusts the exit code alone: rc 0 with no rows is no_kernels; rc != 0
+/// with rows is partial. Harness-level causes (import errors, exceptions) are decided by the
+/// caller from the harness status, which knows more.
+NcuVerdict classify_ncu_run(const ProcessResult& process, std::string_view log_text,
+                            bool has_kernel_rows);
+
+/// Loads ncu output from `path`: a CSV (raw or details page) directly, or an `.ncu-rep` report
+/// through `ncu --import FILE --csv --page raw` (ncu_not_found when `ncu` is null).
+Result<Capture> load_capture(const std::filesystem::path& path, const NcuInstall* ncu);
+
+/// The device's metric listing (`ncu --query-metrics [--chip CHIP]`), cached in `cache_dir`
+/// by ncu version and chip when cache_dir is non-empty.
+Result<std::string> query_metrics(const NcuInstall& ncu, std::string_view chip,
+                                  const std::filesystem::path& cache_dir);
+
+} // namespace kprof

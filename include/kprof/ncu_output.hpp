@@ -1,0 +1,42 @@
+// kprof: reading ncu's CSV output (raw and details pages) into a Capture.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string_view>
+
+#include "kprof/capture.hpp"
+#include "kprof/error.hpp"
+
+namespace kprof {
+
+/// How to read. The identity columns (ID, Kernel Name, NVTX, grid, block, device, CC, ...) are
+/// always read into KernelRecord fields; `keep_column` decides which metric columns become cells.
+struct ReadOptions {
+  /// Return true to keep a metric column. Empty function: keep every column.
+  std::function<bool(std::string_view name)> keep_column;
+};
+
+/// Parses ncu `--csv` output held in memory (raw or details page, detected from the header).
+/// Tolerates `==PROF==`/`==WARNING==`/`==ERROR==` lines and foreign program output before, between
+/// and after the CSV, and a trailing `rc=N` line.
+/// Fails with:
+///  - no_kernels: the header and units are there but no data row, or ncu said
+///    "No kernels were profiled";
+///  - malformed_input: no ncu header found, binary data, a truncated or ragged row, a value that
+///    does not parse where a number is required (ID, grid, block).
+/// Never throws for bad input.
+Result<Capture> parse_ncu_csv(std::string_view text, const ReadOptions& options = {},
+                              std::string_view source = "<memory>");
+
+/// Reads a file produced by `ncu --csv`, streaming it in chunks so memory stays bounded by what is
+/// kept, not by the file size. Fails with input_not_found when the file cannot be opened, and as
+/// parse_ncu_csv otherwise; messages name the path and the line.
+Result<Capture> read_ncu_csv_file(const std::filesystem::path& path,
+                                  const ReadOptions& options = {});
+
+/// True when the file starts like an Nsight Compute report (`.ncu-rep`), which must be converted
+/// with `ncu --import` first (see kprof/ncu.hpp load_capture()).
+bool looks_like_ncu_report(const std::filesystem::path& path);
+
+} // namespace kprof

@@ -1,0 +1,60 @@
+// kprof: running child programs (ncu, python) safely.
+//
+// Children get an argv vector through posix_spawn (never a shell), their own process group, and
+// stdout/stderr drained while we wait. On timeout the whole group gets SIGTERM, then SIGKILL after
+// a grace period, so nothing the child started is left running.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kprof/error.hpp"
+
+namespace kprof {
+
+struct ProcessSpec {
+  std::vector<std::string> argv;  ///< argv[0] is the program; looked up on PATH if it has no '/'
+  /// Variables to set (override) in the child's environment; the rest is inherited.
+  std::vector<std::pair<std::string, std::string>> env_set;
+  std::vector<std::string> env_unset;
+  std::optional<std::filesystem::path> cwd;
+  /// Zero means no limit.
+  std::chrono::milliseconds timeout{0};
+  /// Time between SIGTERM and SIGKILL on timeout.
+  std::chrono::milliseconds kill_grace{2000};
+  /// At most this many bytes of each stream are kept (the tail; the head is dropped first).
+  std::size_t max_captured_bytes = 16u << 20u;
+  /// Data written to the child's stdin, then stdin is closed. Empty: stdin is /dev/null.
+  std::string stdin_data;
+};
+
+struct ProcessResult {
+  int exit_code = -1;      ///< valid when !signaled && !timed_out
+  bool signaled = false;   ///< ended by a signal (other than our timeout kill)
+  int term_signal = 0;
+  bool timed_out = false;  ///< we killed it at the time limit
+  std::string out;         ///< captured stdout (tail, see max_captured_bytes)
+  std::string err;         ///< captured stderr (tail)
+  std::size_t out_dropped = 0;  ///< bytes of stdout dropped from the head
+  std::size_t err_dropped = 0;
+  std::chrono::duration<double> wall{0};
+
+  /// True when the program ran to completion and returned 0.
+  [[nodiscard]] bool succeeded() const { return !signaled && !timed_out && exit_code == 0; }
+  /// "exit code 2", "killed by signal 9 (SIGKILL)", "timed out after 3.0 s".
+  [[nodiscard]] std::string describe() const;
+};
+
+/// Runs a child and waits for it. Fails (input_not_found) only when the program cannot be
+/// started at all (not found, not executable); a child that runs and fails is a ProcessResult.
+Result<ProcessResult> run_process(const ProcessSpec& spec);
+
+/// Looks `program` up on PATH (or returns it when it contains '/'), nullopt when not executable.
+std::optional<std::filesystem::path> find_executable(std::string_view program);
+
+} // namespace kprof
