@@ -35,11 +35,11 @@ std::vector<std::size_t> select_kernels(const Capture& capture, const SelectOpti
 
 /// What a GPU can do at most; used to turn achieved numbers into fractions of peak.
 struct GpuSpec {
-  std::string name;                 ///< canonical name ("NVIDIA H200")
-  std::string architecture;         ///< "Hopper"
-  double dram_bandwidth_bytes_per_s = 0;  ///< vendor datasheet peak
-  double fp32_flops = 0;            ///< dense, non-tensor
-  double bf16_tensor_flops = 0;     ///< dense
+  std::string name;                      ///< canonical name ("NVIDIA H200")
+  std::string architecture;              ///< "Hopper"
+  double dram_bandwidth_bytes_per_s = 0; ///< vendor datasheet peak
+  double fp32_flops = 0;                 ///< dense, non-tensor
+  double bf16_tensor_flops = 0;          ///< dense
   int sm_count = 0;
   double l2_bytes = 0;
 };
@@ -52,54 +52,65 @@ std::optional<GpuSpec> find_gpu_spec(std::string_view device_name);
 const std::vector<GpuSpec>& known_gpus();
 
 enum class Bottleneck { memory, compute, latency };
+/// "memory", "compute" or "latency".
 std::string_view to_string(Bottleneck bottleneck);
 
 /// The roofline verdict of one kernel (or of an aggregate of its launches).
 struct Roofline {
-  std::optional<double> compute_sol_pct;  ///< sm__throughput.avg.pct_of_peak_sustained_elapsed
-  std::optional<double> memory_sol_pct;   ///< gpu__compute_memory_throughput.avg.pct_of_...
+  std::optional<double> compute_sol_pct; ///< sm__throughput.avg.pct_of_peak_sustained_elapsed
+  std::optional<double> memory_sol_pct;  ///< gpu__compute_memory_throughput.avg.pct_of_...
   Bottleneck bottleneck = Bottleneck::latency;
   /// 100 - max(compute, memory): how far the busier unit is from its peak.
   std::optional<double> headroom_pct;
-  std::optional<double> tensor_pipe_pct;  ///< sm__pipe_tensor_cycles_active.avg.pct_of_...
+  std::optional<double> tensor_pipe_pct; ///< sm__pipe_tensor_cycles_active.avg.pct_of_...
   bool tensor_cores_used = false;
-  std::optional<double> dram_bytes_per_s; ///< (read+write bytes) / duration, or dram__bytes.sum.per_second
+  std::optional<double>
+      dram_bytes_per_s; ///< (read+write bytes) / duration, or dram__bytes.sum.per_second
   std::optional<double> dram_peak_fraction; ///< dram_bytes_per_s / GpuSpec bandwidth (GPU known)
-  std::string explanation;                ///< one sentence: why this verdict
+  /// One sentence: why this verdict, with the numbers ("memory-bound: memory SOL 90.3% vs
+  /// compute 5.8%; DRAM 4.35 TB/s = 91% of H200 peak 4.80 TB/s"). When neither SOL was
+  /// collected, bottleneck stays `latency`, headroom is empty and this says "no verdict: ...".
+  std::string explanation;
 };
 
-/// Thresholds of the verdict: a unit at or above `bound_pct` SOL bounds the kernel; below
-/// `latency_pct` on both units the kernel is latency-bound/under-utilized.
+/// Thresholds of the verdict: below `latency_pct` SOL on both units the kernel is
+/// latency-bound/under-utilized; otherwise the busier unit bounds it (memory on a tie). A tensor
+/// pipe at or above `tensor_in_use_pct` counts as tensor cores in use.
 struct RooflineThresholds {
   double latency_pct = 60.0;
   double tensor_in_use_pct = 5.0;
 };
 
+/// Reads raw-page metrics or, on the details page, the matching section labels ("Duration",
+/// "Compute (SM) Throughput", "Memory Throughput" [%], ...), converting units (us, Mbyte,
+/// Tbyte/s, ...) to ns, bytes and bytes/s. A missing or NaN value leaves its field empty.
 Roofline roofline_of(const Capture& capture, const KernelRecord& kernel,
                      const std::optional<GpuSpec>& gpu, const RooflineThresholds& thresholds = {});
 
 /// One kernel name after selection: its launches and their aggregate.
 struct KernelSummary {
   std::string name;
-  std::vector<std::size_t> launches;      ///< indices into capture.kernels
-  std::optional<double> duration_ns;      ///< sum of gpu__time_duration.sum over launches
-  std::optional<double> share;            ///< duration / total duration, 0..1
-  Roofline roofline;                      ///< of the longest launch
+  std::vector<std::size_t> launches; ///< indices into capture.kernels
+  /// Sum of gpu__time_duration.sum (details: "Duration") over the launches that report one;
+  /// empty when none does.
+  std::optional<double> duration_ns;
+  std::optional<double> share; ///< duration / total duration, 0..1
+  Roofline roofline;           ///< of the longest launch (the last if none is timed)
 };
 
 struct Summary {
   std::optional<double> total_duration_ns;
-  std::string dominant_kernel;            ///< name with the largest duration ("" if unknown)
+  std::string dominant_kernel; ///< name with the largest duration ("" if unknown)
   std::size_t launches = 0;
 };
 
 /// Selection + aggregation + roofline of one capture.
 struct Analysis {
-  std::vector<std::size_t> selected;      ///< indices into capture.kernels, capture order
-  std::vector<KernelSummary> kernels;     ///< one per distinct name, in first-seen order
+  std::vector<std::size_t> selected;  ///< indices into capture.kernels, capture order
+  std::vector<KernelSummary> kernels; ///< one per distinct name, in first-seen order
   Summary summary;
   std::optional<GpuSpec> gpu;
-  std::string gpu_name;                   ///< as the capture printed it ("" if absent)
+  std::string gpu_name; ///< as the capture printed it ("" if absent)
 };
 
 /// Runs selection and analysis. Fails with no_kernels when nothing is selected (the message says

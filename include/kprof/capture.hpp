@@ -48,20 +48,20 @@ struct MetricValue {
 
 /// One NCU rule result from the details page (e.g. SOLBottleneck, OPT, "Memory is more ...").
 struct RuleResult {
-  std::string section;       ///< section identifier ("SpeedOfLight")
-  std::string name;          ///< rule name ("SOLBottleneck")
-  std::string type;          ///< "OPT", "WRN", "INF" or "ERR", as printed
-  std::string description;   ///< the rule's text
-  std::string speedup_type;  ///< "global", "local" or empty
+  std::string section;                     ///< section identifier ("SpeedOfLight")
+  std::string name;                        ///< rule name ("SOLBottleneck")
+  std::string type;                        ///< "OPT", "WRN", "INF" or "ERR", as printed
+  std::string description;                 ///< the rule's text
+  std::string speedup_type;                ///< "global", "local" or empty
   std::optional<double> estimated_speedup; ///< percent, when ncu gave one
 };
 
 /// One profiled kernel launch (one raw-page row, or one ID's rows on the details page).
 struct KernelRecord {
-  std::int64_t id = -1;          ///< ncu's "ID" column
+  std::int64_t id = -1; ///< ncu's "ID" column
   std::int64_t process_id = -1;
   std::string process_name;
-  std::string name;              ///< "Kernel Name", as printed
+  std::string name; ///< "Kernel Name", as printed
   /// Innermost NVTX push/pop range of the launch, domain prefix removed: "kprof:cand0".
   /// Empty when ncu printed no NVTX column or the launch was in no range.
   std::string nvtx_range;
@@ -70,7 +70,7 @@ struct KernelRecord {
   std::array<std::int64_t, 3> grid{0, 0, 0};
   std::array<std::int64_t, 3> block{0, 0, 0};
   int device = -1;
-  std::string cc;                ///< compute capability as printed ("9.0")
+  std::string cc; ///< compute capability as printed ("9.0")
   std::int64_t context = -1;
   std::int64_t stream = -1;
   std::vector<Cell> cells;       ///< one per Capture::columns entry, same order

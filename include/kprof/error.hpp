@@ -59,7 +59,8 @@ Error make_error(ErrorCategory category, std::string message, std::string detail
 template <class T>
 class [[nodiscard]] Result {
 public:
-  Result(T value) : m_state(std::in_place_index<0>, std::move(value)) {}   // NOLINT: implicit by design
+  Result(T value)
+      : m_state(std::in_place_index<0>, std::move(value)) {} // NOLINT: implicit by design
   Result(Error error) : m_state(std::in_place_index<1>, std::move(error)) {} // NOLINT
 
   [[nodiscard]] bool ok() const noexcept { return m_state.index() == 0; }

@@ -18,7 +18,7 @@ namespace kprof {
 
 enum class InputsOn { gpu, cpu };
 std::string_view to_string(InputsOn where);
-Result<InputsOn> parse_inputs_on(std::string_view word);   ///< "gpu|cpu"
+Result<InputsOn> parse_inputs_on(std::string_view word); ///< "gpu|cpu"
 
 enum class CastDtype { none, bf16, fp16, fp32 };
 std::string_view to_string(CastDtype dtype);
@@ -26,20 +26,20 @@ Result<CastDtype> parse_cast_dtype(std::string_view word); ///< "none|bf16|fp16|
 
 /// One kernel file to profile, in its own flat NVTX range.
 struct HarnessCandidate {
-  std::filesystem::path kernel;  ///< absolute path of kernel.py
-  std::string range;             ///< NVTX range name, "kprof:cand<i>"
+  std::filesystem::path kernel; ///< absolute path of kernel.py
+  std::string range;            ///< NVTX range name, "kprof:cand<i>"
 };
 
 /// Everything the harness needs, written as JSON next to the script.
 struct HarnessPlan {
-  std::filesystem::path problem;            ///< absolute path of problem.py
+  std::filesystem::path problem; ///< absolute path of problem.py
   std::vector<HarnessCandidate> candidates;
-  std::filesystem::path status_file;        ///< where the harness writes its status JSON
-  int warmup = 3;                           ///< un-ranged calls before the profiled one
+  std::filesystem::path status_file; ///< where the harness writes its status JSON
+  int warmup = 3;                    ///< un-ranged calls before the profiled one
   InputsOn inputs = InputsOn::gpu;
   CastDtype cast = CastDtype::none;
   std::uint64_t seed = 0;
-  int first_candidate = 0;                  ///< skip candidates before this index (restart)
+  int first_candidate = 0; ///< skip candidates before this index (restart)
 };
 
 /// NVTX range name of candidate `index`: "kprof:cand<index>".
@@ -54,41 +54,64 @@ std::string_view harness_script();
 std::string plan_to_json(const HarnessPlan& plan);
 
 /// Writes `script_path` (the harness) and `plan_path` (the plan), each atomically.
+/// io error when either cannot be written; usage error when a path in the plan is not valid
+/// UTF-8 (JSON cannot carry it, and the harness could not open it).
 Result<void> write_harness(const std::filesystem::path& script_path,
                            const std::filesystem::path& plan_path, const HarnessPlan& plan);
+
+/// Exit codes of the harness process (docs/harness.md).
+inline constexpr int k_harness_exit_ok = 0;               ///< every candidate ok
+inline constexpr int k_harness_exit_candidate_failed = 1; ///< some candidate failed (see status)
+inline constexpr int k_harness_exit_problem_invalid = 2;  ///< problem.py invalid or plan unreadable
+inline constexpr int k_harness_exit_cuda_poisoned = 3;    ///< restart from the next candidate
+inline constexpr int k_harness_exit_internal = 70;        ///< a bug in the harness script
 
 /// How far one candidate got, as the harness reported it.
 enum class HarnessPhase { not_started, import_kernel, warmup, profiled_call, done };
 std::string_view to_string(HarnessPhase phase);
+Result<HarnessPhase> parse_harness_phase(std::string_view word); ///< malformed_input if unknown
 
 struct CandidateStatus {
   int index = 0;
   std::string range;
+  std::filesystem::path kernel; ///< the kernel.py path as the plan named it
   HarnessPhase phase = HarnessPhase::not_started;
   bool ok = false;
   /// Set when !ok: kernel_import, kernel_raised or no_kernels-like categories, with the Python
   /// exception type and message in `message` and the traceback tail in `detail`.
   std::optional<Error> error;
-  bool cuda_context_poisoned = false;  ///< the error was sticky (illegal address, device assert)
+  bool cuda_context_poisoned = false; ///< the error was sticky (illegal address, device assert)
   double warmup_seconds = 0;
-  double call_seconds = 0;
+  double call_seconds = 0; ///< the profiled call and its synchronize (ncu replay included)
+  /// "positional" (*inputs, *init_inputs) or "layer_weights" (inputs[0], weight, bias, settings
+  /// from Model layer `layer`); empty before the kernel was imported.
+  std::string call_style;
+  std::string layer;
 };
 
 struct HarnessStatus {
   /// "start", "import_problem", "inputs", "candidates", "done".
   std::string phase;
   bool problem_ok = false;
-  std::optional<Error> problem_error;       ///< problem_invalid with the Python error
+  std::optional<Error> problem_error; ///< problem_invalid with the Python error
+  /// Where the inputs were created: "gpu", or "cpu" (asked for, or after a fallback).
+  std::string inputs_on;
+  /// Why creating the inputs under `torch.device("cuda")` failed ("<Type>: <message>"), when the
+  /// harness fell back to creating them on the CPU; empty otherwise.
+  std::string inputs_fallback;
+  /// Candidates from the plan's first_candidate on (earlier ones are not listed).
   std::vector<CandidateStatus> candidates;
-  double setup_seconds = 0;                 ///< interpreter start to inputs ready
+  double setup_seconds = 0; ///< script start (torch import included) to inputs ready
   double inputs_seconds = 0;
   std::string python_version;
   std::string torch_version;
-  std::string triton_version;
+  std::string triton_version; ///< empty when triton is absent
   std::string gpu_name;
 };
 
-/// Parses the status JSON the harness wrote; malformed_input when it is not one.
+/// Parses the status JSON the harness wrote; malformed_input when it is not one. A problem error
+/// becomes problem_invalid; a candidate's "kernel_import"/"kernel_raised" the same category. Each
+/// Error's message is "<Python type>: <message>" and its detail the traceback tail.
 Result<HarnessStatus> parse_harness_status(std::string_view json_text);
 
 /// Reads the status file; input_not_found when the harness never wrote it.

@@ -11,9 +11,9 @@ namespace kprof {
 
 /// One metric of a set, with the label and group a report shows it under.
 struct MetricSpec {
-  std::string name;   ///< exact ncu metric name ("dram__bytes_read.sum")
-  std::string label;  ///< short human label ("DRAM bytes read")
-  std::string group;  ///< report group ("Memory", "Compute", "Occupancy", "Stalls", ...)
+  std::string name;  ///< exact ncu metric name ("dram__bytes_read.sum")
+  std::string label; ///< short human label ("DRAM bytes read")
+  std::string group; ///< report group ("Memory", "Compute", "Occupancy", "Stalls", ...)
 };
 
 /// A named set: `metrics` are passed to `--metrics`; `sections` (deep set) to `--section`,
@@ -33,7 +33,9 @@ const std::vector<MetricSet>& builtin_metric_sets();
 Result<MetricSet> find_metric_set(std::string_view name);
 
 /// A set name or a comma-separated list of metric names ("a.sum,b.pct"): the list becomes an
-/// ad-hoc set called "custom" with labels equal to the names.
+/// ad-hoc set called "custom" with labels equal to the names, group "Custom", duplicates
+/// dropped. Usage error listing the set names when the text is neither (a list item without
+/// "__" is no metric name).
 Result<MetricSet> resolve_metric_set(std::string_view set_or_list);
 
 /// The metric names of `set` joined with commas, as ncu's `--metrics` wants them.

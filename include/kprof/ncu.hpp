@@ -21,13 +21,25 @@ Result<ClockControl> parse_clock_control(std::string_view word); ///< "base|none
 /// A located ncu and its version.
 struct NcuInstall {
   std::filesystem::path executable;
-  std::string version;  ///< "2025.3.1.0" (from `ncu --version`), "" when it could not be read
+  std::string version; ///< "2025.3.1.0" (from `ncu --version`), "" when it could not be read
 };
 
 /// Finds ncu, in order: `explicit_path`, $KPROF_NCU, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin,
 /// /opt/nvidia/nsight-compute/*/ncu (newest first). Runs `ncu --version` once per executable
 /// (cached in-process). ncu_not_found listing every place looked.
+/// An `explicit_path` or $KPROF_NCU that names no executable file is ncu_not_found at once (no
+/// fall back: the user asked for that one). A version that cannot be read leaves `version` empty.
 Result<NcuInstall> locate_ncu(const std::optional<std::filesystem::path>& explicit_path);
+
+/// The fixed places locate_ncu() searches after the environment; tests point them at temp dirs.
+struct NcuSearchPlaces {
+  std::filesystem::path cuda_default = "/usr/local/cuda";                   ///< <this>/bin/ncu
+  std::filesystem::path nsight_compute_root = "/opt/nvidia/nsight-compute"; ///< <this>/*/ncu
+};
+
+/// locate_ncu() with the fixed places given explicitly.
+Result<NcuInstall> locate_ncu(const std::optional<std::filesystem::path>& explicit_path,
+                              const NcuSearchPlaces& places);
 
 /// Extracts "2025.3.1.0" from `ncu --version` output; nullopt when absent.
 std::optional<std::string> parse_ncu_version(std::string_view version_output);
@@ -35,14 +47,14 @@ std::optional<std::string> parse_ncu_version(std::string_view version_output);
 /// One ncu profiling run.
 struct NcuCommand {
   NcuInstall ncu;
-  MetricSet metrics;                    ///< --metrics and, for sections, --section + details page
-  std::string nvtx_include;             ///< "" = no NVTX filtering
+  MetricSet metrics;        ///< --metrics and, for sections, --section + details page
+  std::string nvtx_include; ///< "" = no NVTX filtering
   ClockControl clock_control = ClockControl::none;
-  std::filesystem::path log_file;       ///< --log-file: ncu's CSV and messages
+  std::filesystem::path log_file;                   ///< --log-file: ncu's CSV and messages
   std::optional<std::filesystem::path> report_file; ///< -o (without .ncu-rep suffix is fine)
-  bool use_sudo = false;                ///< prefix `sudo -E --preserve-env=...`
-  std::vector<std::string> preserve_env;///< variable names kept through sudo
-  std::vector<std::string> target;      ///< the program and its arguments
+  bool use_sudo = false;                            ///< prefix `sudo -E --preserve-env=...`
+  std::vector<std::string> preserve_env;            ///< variable names kept through sudo
+  std::vector<std::string> target;                  ///< the program and its arguments
 };
 
 /// The exact argv: [sudo -E --preserve-env=A,B] ncu --csv --page raw|details --metrics ...
@@ -52,11 +64,12 @@ std::vector<std::string> build_ncu_argv(const NcuCommand& command);
 
 /// What ncu's messages say, independent of the exit code.
 struct NcuLogFacts {
-  bool permission_denied = false;       ///< ERR_NVGPUCTRPERM
-  bool no_kernels_profiled = false;     ///< "No kernels were profiled"
-  std::optional<int> application_exit_code;  ///< "The application returned an error code (N)"
-  std::vector<std::string> errors;      ///< other ==ERROR== lines, in order
+  bool permission_denied = false;           ///< ERR_NVGPUCTRPERM
+  bool no_kernels_profiled = false;         ///< "No kernels were profiled"
+  std::optional<int> application_exit_code; ///< "The application returned an error code (N)"
+  std::vector<std::string> errors; ///< other ==ERROR== lines, in order, without "==ERROR== "
 };
+/// Reads only ncu's own `==...==` lines; the program's output and CSV rows are ignored.
 NcuLogFacts scan_ncu_log(std::string_view log_text);
 
 /// The verdict on one ncu run: ok, or an Error, with `partial` when rows exist but the run failed
@@ -71,6 +84,12 @@ struct NcuVerdict {
 /// held kernel rows. Never trusts the exit code alone: rc 0 with no rows is no_kernels; rc != 0
 /// with rows is partial. Harness-level causes (import errors, exceptions) are decided by the
 /// caller from the harness status, which knows more.
+/// ncu's own stdout/stderr (process.out/err) are scanned too: it prints option errors there even
+/// with --log-file. Categories: timeout (retryable), permission_denied, no_kernels, kernel_raised
+/// (program failed after kernels were profiled; partial), ncu_failed (program failed before any
+/// kernel, ncu killed by a signal (retryable), or an ncu error; retryable when it looks
+/// transient). The message is one line; detail holds ncu's error lines and the log's last 40
+/// lines (CSV rows left out).
 NcuVerdict classify_ncu_run(const ProcessResult& process, std::string_view log_text,
                             bool has_kernel_rows);
 
@@ -78,8 +97,10 @@ NcuVerdict classify_ncu_run(const ProcessResult& process, std::string_view log_t
 /// through `ncu --import FILE --csv --page raw` (ncu_not_found when `ncu` is null).
 Result<Capture> load_capture(const std::filesystem::path& path, const NcuInstall* ncu);
 
-/// The device's metric listing (`ncu --query-metrics [--chip CHIP]`), cached in `cache_dir`
-/// by ncu version and chip when cache_dir is non-empty.
+/// The device's metric listing (`ncu --query-metrics [--chips CHIP]`), cached in `cache_dir`
+/// as query-metrics-<version>-<chip or "device">.txt when cache_dir is non-empty and the version
+/// is known; a cached file is reused without running ncu. ncu_failed when ncu fails or prints
+/// nothing; a cache that cannot be written is not an error.
 Result<std::string> query_metrics(const NcuInstall& ncu, std::string_view chip,
                                   const std::filesystem::path& cache_dir);
 

@@ -14,12 +14,19 @@ namespace kprof {
 /// always read into KernelRecord fields; `keep_column` decides which metric columns become cells.
 struct ReadOptions {
   /// Return true to keep a metric column. Empty function: keep every column.
+  /// Raw page: called once per metric column with its name. Details page: called with the label
+  /// ("Duration") and, when that is refused, with "Section/Label"; the column is kept if either
+  /// is accepted.
   std::function<bool(std::string_view name)> keep_column;
 };
 
 /// Parses ncu `--csv` output held in memory (raw or details page, detected from the header).
 /// Tolerates `==PROF==`/`==WARNING==`/`==ERROR==` lines and foreign program output before, between
-/// and after the CSV, and a trailing `rc=N` line.
+/// and after the CSV, and a trailing `rc=N` line (that line and blank lines are not counted in
+/// Capture::foreign_lines).
+/// Values are stored in base units: the scaled units that `ncu --import --csv` prints (Kbyte,
+/// Mbyte, Gbyte/s, Kbyte/block, us, ms, Mhz, ...) are converted to byte, byte/s, byte/block, ns and
+/// hz, so a capture means the same whichever way it was produced.
 /// Fails with:
 ///  - no_kernels: the header and units are there but no data row, or ncu said
 ///    "No kernels were profiled";

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,11 +19,11 @@
 namespace kprof {
 
 struct ProcessSpec {
-  std::vector<std::string> argv;  ///< argv[0] is the program; looked up on PATH if it has no '/'
+  std::vector<std::string> argv{}; ///< argv[0] is the program; looked up on PATH if it has no '/'
   /// Variables to set (override) in the child's environment; the rest is inherited.
-  std::vector<std::pair<std::string, std::string>> env_set;
-  std::vector<std::string> env_unset;
-  std::optional<std::filesystem::path> cwd;
+  std::vector<std::pair<std::string, std::string>> env_set{};
+  std::vector<std::string> env_unset{};
+  std::optional<std::filesystem::path> cwd{};
   /// Zero means no limit.
   std::chrono::milliseconds timeout{0};
   /// Time between SIGTERM and SIGKILL on timeout.
@@ -30,19 +31,20 @@ struct ProcessSpec {
   /// At most this many bytes of each stream are kept (the tail; the head is dropped first).
   std::size_t max_captured_bytes = 16u << 20u;
   /// Data written to the child's stdin, then stdin is closed. Empty: stdin is /dev/null.
-  std::string stdin_data;
+  std::string stdin_data{};
 };
 
 struct ProcessResult {
-  int exit_code = -1;      ///< valid when !signaled && !timed_out
-  bool signaled = false;   ///< ended by a signal (other than our timeout kill)
+  int exit_code = -1;    ///< valid when !signaled && !timed_out
+  bool signaled = false; ///< ended by a signal (other than our timeout kill)
   int term_signal = 0;
-  bool timed_out = false;  ///< we killed it at the time limit
-  std::string out;         ///< captured stdout (tail, see max_captured_bytes)
-  std::string err;         ///< captured stderr (tail)
-  std::size_t out_dropped = 0;  ///< bytes of stdout dropped from the head
+  bool timed_out = false;      ///< we killed it at the time limit
+  std::string out;             ///< captured stdout (tail, see max_captured_bytes)
+  std::string err;             ///< captured stderr (tail)
+  std::size_t out_dropped = 0; ///< bytes of stdout dropped from the head
   std::size_t err_dropped = 0;
   std::chrono::duration<double> wall{0};
+  std::chrono::milliseconds timeout{0}; ///< the limit that applied (spec.timeout), for describe()
 
   /// True when the program ran to completion and returned 0.
   [[nodiscard]] bool succeeded() const { return !signaled && !timed_out && exit_code == 0; }

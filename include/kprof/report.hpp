@@ -5,6 +5,8 @@
 // (diff, history, Python) renders exactly like a fresh one.
 #pragma once
 
+#include <cstddef>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,18 +30,24 @@ inline constexpr int k_report_schema_version = 1;
 ///   schema_version, metadata {kprof_version, source, generated_at, gpu, ncu_version?, page,
 ///   metric_set {name, metrics[{name,label,group}]}, select, ...run_metadata},
 ///   kernels [{name, id, nvtx_range, grid, block, device, cc, metrics {m: {value, unit}}, rules?}],
-///   summary {total_duration_ns, launches, dominant_kernel, kernels[{name, launches, duration_ns, share}]},
-///   roofline {kernel name: {...}}, metrics {kernel name: {m: number}} (KernelAgent layout).
+///   summary {total_duration_ns, launches, dominant_kernel, kernels[{name, launches, duration_ns,
+///   share}]}, roofline {kernel name: {...}}, metrics {kernel name: {m: number}} (KernelAgent
+///   layout).
 /// `run_metadata` (an object) is merged into metadata last, so a caller can add run facts.
-/// Only the selected launches appear in kernels/metrics.
+/// Only the selected launches appear in kernels/metrics. NaN/inf and missing values are null;
+/// integral numbers below 2^53 are stored as integers. Details pages add "section" to each
+/// kernels[].metrics entry. `analysis` must come from `capture` (asserted). Never fails.
 Json build_report(const Capture& capture, const Analysis& analysis, const MetricSet& metrics,
                   const Json& run_metadata = Json::object());
 
 /// Checks that `doc` is a kprof report this version can read (schema_version, required keys);
-/// malformed_input otherwise, naming what is missing.
+/// malformed_input otherwise, naming what is missing ("summary.dominant_kernel") or, for a larger
+/// schema_version, saying that the report was "written by a newer kprof".
 Result<void> validate_report(const Json& doc);
 
 /// Parses and validates a report file written by kprof (e.g. round003/report.json).
+/// input_not_found when the file cannot be read; malformed_input with nlohmann's message when it
+/// is not JSON, or with validate_report's message when it is not a report this kprof can read.
 Result<Json> load_report(const std::filesystem::path& path);
 
 enum class Format { json, csv, prompt, table };
@@ -48,10 +56,13 @@ std::string_view to_string(Format format);
 Result<Format> parse_format(std::string_view word);
 
 struct RenderOptions {
-  bool color = false;            ///< ANSI colour in the table (off when NO_COLOR is set)
-  int round_digits = 3;          ///< prompt and KernelAgent metrics
-  std::size_t max_rules = 5;     ///< NCU rule findings per kernel in the prompt/table
-  bool compact = false;          ///< JSON without indentation
+  bool color = false; ///< ANSI colour in the table (off when NO_COLOR is set)
+  /// Decimals of KernelAgent-style numbers. build_report() always rounds the document's
+  /// `metrics` to 3 (KernelAgent's default); the prompt and table print values through
+  /// format_with_unit(), whose precision is fixed, so no sink reads this today.
+  int round_digits = 3;
+  std::size_t max_rules = 5; ///< NCU rule findings per kernel in the prompt/table
+  bool compact = false;      ///< JSON without indentation
 };
 
 /// One output format. Sinks are stateless; render() never fails on a valid document.

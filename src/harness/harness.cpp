@@ -1,1 +1,398 @@
-// placeholder: implemented by the owner of this module
+// kprof: the C++ half of the harness: its plan (what kprof asks for) and its status (what the
+// Python script reports). The script itself is templates/harness.py, embedded at build time.
+//
+// Everything that varies reaches the script as JSON data written by nlohmann-json, so quotes,
+// newlines and non-ASCII in paths are escaped by the library and never become code. The status
+// reader checks every field's type (a wrong type is malformed_input, naming the field) and
+// ignores fields it does not know.
+#include "kprof/harness.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "kprof/files.hpp"
+
+namespace kprof {
+
+/// Defined by the file kprof_embed_text generates from templates/harness.py.
+std::string_view harness_template();
+
+namespace {
+
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+constexpr int k_plan_version = 1;
+constexpr int k_status_version = 1;
+
+constexpr std::array<std::pair<InputsOn, std::string_view>, 2> k_inputs_words{{
+    {InputsOn::gpu, "gpu"},
+    {InputsOn::cpu, "cpu"},
+}};
+
+constexpr std::array<std::pair<CastDtype, std::string_view>, 4> k_cast_words{{
+    {CastDtype::none, "none"},
+    {CastDtype::bf16, "bf16"},
+    {CastDtype::fp16, "fp16"},
+    {CastDtype::fp32, "fp32"},
+}};
+
+constexpr std::array<std::pair<HarnessPhase, std::string_view>, 5> k_phase_words{{
+    {HarnessPhase::not_started, "not_started"},
+    {HarnessPhase::import_kernel, "import_kernel"},
+    {HarnessPhase::warmup, "warmup"},
+    {HarnessPhase::profiled_call, "profiled_call"},
+    {HarnessPhase::done, "done"},
+}};
+
+constexpr std::array<std::string_view, 5> k_status_phases{"start", "import_problem", "inputs",
+                                                          "candidates", "done"};
+
+template <class Enum, std::size_t N>
+std::string_view word_of(const std::array<std::pair<Enum, std::string_view>, N>& words,
+                         Enum value) {
+  for (const auto& [candidate, word] : words) {
+    if (candidate == value) {
+      return word;
+    }
+  }
+  KPROF_ASSERT(false && "enum value without a word");
+  return {};
+}
+
+template <class Enum, std::size_t N>
+std::optional<Enum> value_of(const std::array<std::pair<Enum, std::string_view>, N>& words,
+                             std::string_view word) {
+  for (const auto& [value, candidate] : words) {
+    if (candidate == word) {
+      return value;
+    }
+  }
+  return std::nullopt;
+}
+
+template <class Enum, std::size_t N>
+std::string valid_words(const std::array<std::pair<Enum, std::string_view>, N>& words) {
+  std::string list;
+  for (const auto& [value, word] : words) {
+    list += list.empty() ? "" : ", ";
+    list += word;
+  }
+  return list;
+}
+
+OrderedJson plan_json(const HarnessPlan& plan) {
+  OrderedJson candidates = OrderedJson::array();
+  for (const auto& candidate : plan.candidates) {
+    candidates.push_back({{"kernel", candidate.kernel.string()}, {"range", candidate.range}});
+  }
+  OrderedJson json;
+  json["version"] = k_plan_version;
+  json["problem"] = plan.problem.string();
+  json["candidates"] = std::move(candidates);
+  json["status_file"] = plan.status_file.string();
+  json["warmup"] = plan.warmup;
+  json["inputs"] = to_string(plan.inputs);
+  json["cast"] = to_string(plan.cast);
+  json["seed"] = plan.seed;
+  json["first_candidate"] = plan.first_candidate;
+  return json;
+}
+
+/// Reads typed fields of one JSON object of the status. The first problem found is kept in
+/// error() (naming the field); later reads then return defaults, so callers check once.
+class StatusObject {
+public:
+  StatusObject(const Json& object, std::string where)
+      : m_object(object), m_where(std::move(where)) {
+    if (!m_object.is_object()) {
+      fail("", "an object");
+    }
+  }
+
+  [[nodiscard]] const std::optional<Error>& error() const { return m_error; }
+  [[nodiscard]] const std::string& where() const { return m_where; }
+
+  /// The member `key`, or nullptr when it is absent or null (an error if `required`).
+  const Json* member(const char* key, bool required) {
+    if (m_error) {
+      return nullptr;
+    }
+    const auto found = m_object.find(key);
+    if (found == m_object.end() || found->is_null()) {
+      if (required) {
+        fail(key, "present");
+      }
+      return nullptr;
+    }
+    return &*found;
+  }
+
+  std::string text(const char* key, bool required = false) {
+    const Json* value = member(key, required);
+    if (value == nullptr) {
+      return {};
+    }
+    if (!value->is_string()) {
+      fail(key, "a string");
+      return {};
+    }
+    return value->get<std::string>();
+  }
+
+  bool flag(const char* key) {
+    const Json* value = member(key, true);
+    if (value == nullptr) {
+      return false;
+    }
+    if (!value->is_boolean()) {
+      fail(key, "true or false");
+      return false;
+    }
+    return value->get<bool>();
+  }
+
+  int integer(const char* key) {
+    const Json* value = member(key, true);
+    if (value == nullptr) {
+      return 0;
+    }
+    if (!value->is_number_integer() || *value < 0 || *value > std::numeric_limits<int>::max()) {
+      fail(key, "a non-negative integer");
+      return 0;
+    }
+    return value->get<int>();
+  }
+
+  double seconds(const char* key) {
+    const Json* value = member(key, false);
+    if (value == nullptr) {
+      return 0;
+    }
+    if (!value->is_number() || value->get<double>() < 0) {
+      fail(key, "a non-negative number");
+      return 0;
+    }
+    return value->get<double>();
+  }
+
+  void fail(std::string_view key, std::string_view expected) {
+    if (!m_error) {
+      const std::string field = key.empty() ? m_where : fmt::format("{}.{}", m_where, key);
+      m_error = make_error(ErrorCategory::malformed_input,
+                           fmt::format("harness status: {} must be {}", field, expected));
+    }
+  }
+
+private:
+  const Json& m_object;
+  std::string m_where;
+  std::optional<Error> m_error;
+};
+
+/// Sets `into` from a Python error object {"type", "message", "traceback"}, as an Error of
+/// `category`. Returns the malformed_input error when the object is not one.
+std::optional<Error> read_python_error(const Json& json, ErrorCategory category, std::string where,
+                                       std::optional<Error>& into) {
+  StatusObject object(json, std::move(where));
+  const std::string type = object.text("type", true);
+  const std::string message = object.text("message");
+  std::string traceback = object.text("traceback");
+  if (object.error()) {
+    return object.error();
+  }
+  into = make_error(category, message.empty() ? type : fmt::format("{}: {}", type, message),
+                    std::move(traceback));
+  return std::nullopt;
+}
+
+Result<CandidateStatus> candidate_status(const Json& json, std::string where) {
+  StatusObject object(json, std::move(where));
+  CandidateStatus status;
+  status.index = object.integer("index");
+  status.range = object.text("range", true);
+  status.kernel = object.text("kernel");
+  const std::string phase = object.text("phase", true);
+  status.ok = object.flag("ok");
+  status.cuda_context_poisoned = object.flag("cuda_context_poisoned");
+  status.warmup_seconds = object.seconds("warmup_seconds");
+  status.call_seconds = object.seconds("call_seconds");
+  status.call_style = object.text("call_style");
+  status.layer = object.text("layer");
+  const Json* error = object.member("error", false);
+  if (object.error()) {
+    return *object.error();
+  }
+  if (auto parsed = parse_harness_phase(phase)) {
+    status.phase = *parsed;
+  } else {
+    return parsed.error().with_context(fmt::format("harness status: {}.phase", object.where()));
+  }
+  if (error != nullptr) {
+    StatusObject error_object(*error, object.where() + ".error");
+    const std::string category = error_object.text("category", true);
+    if (error_object.error()) {
+      return *error_object.error();
+    }
+    ErrorCategory mapped = ErrorCategory::kernel_raised;
+    if (category == "kernel_import") {
+      mapped = ErrorCategory::kernel_import;
+    } else if (category != "kernel_raised") {
+      return make_error(ErrorCategory::malformed_input,
+                        fmt::format("harness status: {}.error.category is '{}' (expected "
+                                    "kernel_import or kernel_raised)",
+                                    object.where(), category));
+    }
+    if (auto bad = read_python_error(*error, mapped, error_object.where(), status.error)) {
+      return *bad;
+    }
+  }
+  return status;
+}
+
+} // namespace
+
+std::string_view to_string(InputsOn where) {
+  return word_of(k_inputs_words, where);
+}
+
+Result<InputsOn> parse_inputs_on(std::string_view word) {
+  if (auto value = value_of(k_inputs_words, word)) {
+    return *value;
+  }
+  return make_error(ErrorCategory::usage, fmt::format("unknown inputs placement '{}' (valid: {})",
+                                                      word, valid_words(k_inputs_words)));
+}
+
+std::string_view to_string(CastDtype dtype) {
+  return word_of(k_cast_words, dtype);
+}
+
+Result<CastDtype> parse_cast_dtype(std::string_view word) {
+  if (auto value = value_of(k_cast_words, word)) {
+    return *value;
+  }
+  return make_error(ErrorCategory::usage, fmt::format("unknown cast dtype '{}' (valid: {})", word,
+                                                      valid_words(k_cast_words)));
+}
+
+std::string_view to_string(HarnessPhase phase) {
+  return word_of(k_phase_words, phase);
+}
+
+Result<HarnessPhase> parse_harness_phase(std::string_view word) {
+  if (auto value = value_of(k_phase_words, word)) {
+    return *value;
+  }
+  return make_error(
+      ErrorCategory::malformed_input,
+      fmt::format("unknown harness phase '{}' (valid: {})", word, valid_words(k_phase_words)));
+}
+
+std::string candidate_range(int index) {
+  return fmt::format("kprof:cand{}", index);
+}
+
+std::string nvtx_include_for_ranges() {
+  return "regex:kprof:cand[0-9]+/";
+}
+
+std::string_view harness_script() {
+  return harness_template();
+}
+
+std::string plan_to_json(const HarnessPlan& plan) {
+  return plan_json(plan).dump(2, ' ', false, OrderedJson::error_handler_t::replace) + "\n";
+}
+
+Result<void> write_harness(const std::filesystem::path& script_path,
+                           const std::filesystem::path& plan_path, const HarnessPlan& plan) {
+  std::string plan_text;
+  try {
+    plan_text = plan_json(plan).dump(2) + "\n";
+  } catch (const OrderedJson::type_error& e) {
+    return make_error(ErrorCategory::usage,
+                      fmt::format("a path in the harness plan is not valid UTF-8 ({})", e.what()));
+  }
+  if (auto written = write_file_atomic(script_path, harness_script()); !written) {
+    return written.error().with_context("while writing the harness script");
+  }
+  if (auto written = write_file_atomic(plan_path, plan_text); !written) {
+    return written.error().with_context("while writing the harness plan");
+  }
+  return {};
+}
+
+Result<HarnessStatus> parse_harness_status(std::string_view json_text) {
+  Json json;
+  try {
+    json = Json::parse(json_text);
+  } catch (const Json::parse_error& e) {
+    return make_error(ErrorCategory::malformed_input,
+                      fmt::format("harness status is not JSON: {}", e.what()));
+  }
+  StatusObject object(json, "status");
+  const Json* version = object.member("version", true);
+  if (version != nullptr && *version != k_status_version) {
+    return make_error(ErrorCategory::malformed_input,
+                      fmt::format("harness status has version {} (this kprof reads version {})",
+                                  version->dump(), k_status_version));
+  }
+  HarnessStatus status;
+  status.phase = object.text("phase", true);
+  status.problem_ok = object.flag("problem_ok");
+  status.inputs_on = object.text("inputs_on");
+  status.inputs_fallback = object.text("inputs_fallback");
+  status.setup_seconds = object.seconds("setup_seconds");
+  status.inputs_seconds = object.seconds("inputs_seconds");
+  status.python_version = object.text("python_version");
+  status.torch_version = object.text("torch_version");
+  status.triton_version = object.text("triton_version");
+  status.gpu_name = object.text("gpu_name");
+  const Json* problem_error = object.member("problem_error", false);
+  const Json* candidates = object.member("candidates", true);
+  if (candidates != nullptr && !candidates->is_array()) {
+    object.fail("candidates", "a list");
+  }
+  if (object.error()) {
+    return *object.error();
+  }
+  if (std::find(k_status_phases.begin(), k_status_phases.end(), status.phase) ==
+      k_status_phases.end()) {
+    return make_error(ErrorCategory::malformed_input,
+                      fmt::format("harness status: unknown phase '{}'", status.phase));
+  }
+  if (problem_error != nullptr) {
+    if (auto bad = read_python_error(*problem_error, ErrorCategory::problem_invalid,
+                                     "status.problem_error", status.problem_error)) {
+      return *bad;
+    }
+  }
+  for (std::size_t i = 0; i < candidates->size(); ++i) {
+    auto candidate = candidate_status((*candidates)[i], fmt::format("status.candidates[{}]", i));
+    if (!candidate) {
+      return candidate.error();
+    }
+    status.candidates.push_back(std::move(candidate).value());
+  }
+  return status;
+}
+
+Result<HarnessStatus> read_harness_status(const std::filesystem::path& path) {
+  auto text = read_file(path);
+  if (!text) {
+    return text.error().with_context("while reading the harness status");
+  }
+  auto status = parse_harness_status(*text);
+  if (!status) {
+    return status.error().with_context(fmt::format("while reading {}", path.string()));
+  }
+  return status;
+}
+
+} // namespace kprof

@@ -1,1 +1,762 @@
-// placeholder: implemented by the owner of this module
+// The history store: one SQLite database per output directory.
+//
+// Design notes.
+// - Schema changes are migrations: k_migrations[i] takes a database from user_version i to i+1.
+//   They only ever append; a released migration is never edited. A database whose user_version
+//   is above what this kprof knows is refused rather than half-understood.
+// - Several kprof processes may profile into one directory at once. WAL lets readers run beside
+//   the one writer; every write is one BEGIN IMMEDIATE transaction (the write lock is taken up
+//   front, so no transaction can deadlock on a lock upgrade), SQLite's busy timeout waits for the
+//   lock, and on top of it a bounded retry loop with exponential backoff covers the cases where
+//   SQLite gives up early (SQLITE_BUSY during WAL recovery, SQLITE_LOCKED).
+// - Everything is derived from the document before the transaction starts, so the lock is held
+//   only for the inserts.
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "history/report_view.hpp"
+#include "history/sqlite.hpp"
+#include "kprof/files.hpp"
+#include "kprof/history.hpp"
+
+namespace kprof {
+
+namespace fs = std::filesystem;
+using history::exec;
+using history::is_busy;
+using history::Statement;
+
+namespace {
+
+constexpr std::array<std::string_view, k_history_schema_version> k_migrations = {
+    // 0 -> 1: the first layout.
+    R"sql(
+CREATE TABLE runs (
+  id                INTEGER PRIMARY KEY,
+  round             INTEGER NOT NULL CHECK (round >= 0),
+  candidate         INTEGER CHECK (candidate IS NULL OR candidate >= 0),
+  label             TEXT NOT NULL,
+  status            TEXT NOT NULL CHECK (status IN ('ok', 'partial', 'failed')),
+  error_category    TEXT,
+  error_message     TEXT,
+  error_detail      TEXT,
+  created_at        TEXT NOT NULL,
+  total_duration_ns REAL,
+  dominant_kernel   TEXT,
+  bottleneck        TEXT,
+  compute_sol_pct   REAL,
+  memory_sol_pct    REAL,
+  document          TEXT
+);
+CREATE UNIQUE INDEX runs_round_candidate ON runs (round, coalesce(candidate, -1));
+CREATE INDEX runs_round ON runs (round, candidate);
+CREATE TABLE kernels (
+  run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  name        TEXT NOT NULL,
+  launches    INTEGER,
+  duration_ns REAL,
+  share       REAL
+);
+CREATE INDEX kernels_run ON kernels (run_id);
+CREATE TABLE metrics (
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  kernel TEXT NOT NULL,
+  launch INTEGER NOT NULL,
+  metric TEXT NOT NULL,
+  value  REAL,
+  text   TEXT,
+  unit   TEXT
+);
+CREATE INDEX metrics_run ON metrics (run_id, kernel);
+CREATE INDEX metrics_metric ON metrics (metric);
+CREATE TABLE rooflines (
+  run_id            INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  kernel            TEXT NOT NULL,
+  bottleneck        TEXT,
+  compute_sol_pct   REAL,
+  memory_sol_pct    REAL,
+  headroom_pct      REAL,
+  tensor_cores_used INTEGER
+);
+CREATE INDEX rooflines_run ON rooflines (run_id);
+)sql",
+};
+
+constexpr int k_busy_timeout_ms = 10'000;
+constexpr int k_max_attempts = 6;
+constexpr std::chrono::milliseconds k_first_backoff{20};
+
+/// Runs `body` inside BEGIN IMMEDIATE ... COMMIT, retrying the whole transaction when the
+/// database is busy or locked. `body(int& code)` stores the SQLite result code of a failure.
+template <class T, class Body>
+Result<T> write_transaction(sqlite3* db, Body&& body) {
+  Error last;
+  for (int attempt = 0; attempt < k_max_attempts; ++attempt) {
+    if (attempt > 0) {
+      // Backoff doubles; the pid spreads processes that collided at the same moment.
+      const auto jitter = std::chrono::milliseconds(getpid() % 13);
+      std::this_thread::sleep_for(k_first_backoff * (1 << (attempt - 1)) + jitter);
+    }
+    int code = SQLITE_OK;
+    if (auto begun = exec(db, "BEGIN IMMEDIATE", &code); !begun) {
+      last = std::move(begun).error();
+      if (is_busy(code)) {
+        continue;
+      }
+      return last;
+    }
+    code = SQLITE_OK;
+    Result<T> result = body(code);
+    if (!result.ok()) {
+      last = std::move(result).error();
+    } else if (auto committed = exec(db, "COMMIT", &code); committed) {
+      return result;
+    } else {
+      last = std::move(committed).error();
+    }
+    (void)exec(db, "ROLLBACK");
+    if (!is_busy(code)) {
+      return last;
+    }
+  }
+  return make_error(
+      ErrorCategory::database,
+      fmt::format("the database stayed busy after {} attempts: {}", k_max_attempts, last.message));
+}
+
+/// Runs a statement that needs no transaction (a pragma), retrying while busy.
+Result<void> exec_retrying(sqlite3* db, std::string_view sql) {
+  Error last;
+  for (int attempt = 0; attempt < k_max_attempts; ++attempt) {
+    if (attempt > 0) {
+      std::this_thread::sleep_for(k_first_backoff * (1 << (attempt - 1)));
+    }
+    int code = SQLITE_OK;
+    auto done = exec(db, sql, &code);
+    if (done) {
+      return done;
+    }
+    last = std::move(done).error();
+    if (!is_busy(code)) {
+      return last;
+    }
+  }
+  return last;
+}
+
+Result<int> read_user_version(sqlite3* db, int* code) {
+  auto stmt = Statement::prepare(db, "PRAGMA user_version");
+  if (!stmt) {
+    if (code != nullptr) {
+      *code = sqlite3_errcode(db);
+    }
+    return std::move(stmt).error();
+  }
+  auto row = stmt->step(code);
+  if (!row) {
+    return std::move(row).error();
+  }
+  return *row ? stmt->column_int(0) : 0;
+}
+
+Error newer_schema_error(int version) {
+  return make_error(
+      ErrorCategory::database,
+      fmt::format("written by a newer kprof (schema version {}; this kprof knows up to {}); "
+                  "upgrade kprof or use another output directory",
+                  version, k_history_schema_version));
+}
+
+Result<void> migrate(sqlite3* db) {
+  int code = SQLITE_OK;
+  auto version = read_user_version(db, &code);
+  for (int attempt = 1; !version && is_busy(code) && attempt < k_max_attempts; ++attempt) {
+    std::this_thread::sleep_for(k_first_backoff * (1 << (attempt - 1)));
+    version = read_user_version(db, &code);
+  }
+  if (!version) {
+    if ((code & 0xff) == SQLITE_NOTADB) {
+      return make_error(ErrorCategory::database, "not an SQLite database (a kprof history file)");
+    }
+    return std::move(version).error();
+  }
+  if (*version > k_history_schema_version) {
+    return newer_schema_error(*version);
+  }
+  if (*version == k_history_schema_version) {
+    return {};
+  }
+  return write_transaction<void>(db, [db](int& failure_code) -> Result<void> {
+    // Read again under the write lock: another process may have migrated meanwhile.
+    auto current = read_user_version(db, &failure_code);
+    if (!current) {
+      return std::move(current).error();
+    }
+    if (*current > k_history_schema_version) {
+      return newer_schema_error(*current);
+    }
+    for (int from = *current; from < k_history_schema_version; ++from) {
+      if (auto applied = exec(db, k_migrations[static_cast<std::size_t>(from)], &failure_code);
+          !applied) {
+        return applied.error().with_context(fmt::format("migration {} -> {}", from, from + 1));
+      }
+    }
+    return exec(db, fmt::format("PRAGMA user_version = {}", k_history_schema_version),
+                &failure_code);
+  });
+}
+
+bool valid_status(std::string_view status) {
+  return status == "ok" || status == "partial" || status == "failed";
+}
+
+ErrorCategory parse_category(std::string_view word) {
+  for (int i = 0; i <= static_cast<int>(ErrorCategory::internal); ++i) {
+    const auto category = static_cast<ErrorCategory>(i);
+    if (to_string(category) == word) {
+      return category;
+    }
+  }
+  return ErrorCategory::internal;
+}
+
+// What one run inserts, derived from the entry before the transaction starts.
+struct KernelFact {
+  std::string name;
+  std::optional<double> launches;
+  std::optional<double> duration_ns;
+  std::optional<double> share;
+};
+
+struct MetricFact {
+  std::string kernel;
+  int launch = 0;
+  std::string metric;
+  std::optional<double> value;
+  std::string text;
+  std::string unit;
+};
+
+struct RooflineFact {
+  std::string kernel;
+  std::string bottleneck;
+  std::optional<double> compute_sol_pct;
+  std::optional<double> memory_sol_pct;
+  std::optional<double> headroom_pct;
+  std::optional<int> tensor_cores_used;
+};
+
+struct RunFacts {
+  std::string label;
+  std::string created_at;
+  std::optional<double> total_duration_ns;
+  std::string dominant_kernel;
+  std::string bottleneck;
+  std::optional<double> compute_sol_pct;
+  std::optional<double> memory_sol_pct;
+  std::string document;
+  std::vector<KernelFact> kernels;
+  std::vector<MetricFact> metrics;
+  std::vector<RooflineFact> rooflines;
+};
+
+std::string metric_text(const Json& value) {
+  if (value.is_string()) {
+    return value.get<std::string>();
+  }
+  if (value.is_null()) {
+    return {};
+  }
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+void collect_document_facts(const Json& doc, RunFacts& facts) {
+  using history::member;
+  using history::number_at;
+  using history::text_at;
+  facts.document = doc.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (facts.label.empty()) {
+    if (const Json* metadata = member(doc, "metadata")) {
+      facts.label = text_at(*metadata, "kernel_file");
+    }
+  }
+  if (const Json* summary = member(doc, "summary")) {
+    facts.total_duration_ns = number_at(*summary, "total_duration_ns");
+    if (const Json* kernels = member(*summary, "kernels");
+        kernels != nullptr && kernels->is_array()) {
+      for (const auto& kernel : *kernels) {
+        facts.kernels.push_back(KernelFact{text_at(kernel, "name"), number_at(kernel, "launches"),
+                                           number_at(kernel, "duration_ns"),
+                                           number_at(kernel, "share")});
+      }
+    }
+  }
+  facts.dominant_kernel = history::dominant_kernel(doc);
+  if (const Json* roofline = history::roofline_entry(doc, facts.dominant_kernel)) {
+    facts.bottleneck = text_at(*roofline, "bottleneck");
+    facts.compute_sol_pct = number_at(*roofline, "compute_sol_pct");
+    facts.memory_sol_pct = number_at(*roofline, "memory_sol_pct");
+  }
+  if (const Json* kernels = member(doc, "kernels"); kernels != nullptr && kernels->is_array()) {
+    int index = 0;
+    for (const auto& kernel : *kernels) {
+      const int launch = history::index_at(kernel, "id").value_or(index);
+      ++index;
+      const Json* metrics = member(kernel, "metrics");
+      if (metrics == nullptr || !metrics->is_object()) {
+        continue;
+      }
+      const std::string name = text_at(kernel, "name");
+      for (const auto& item : metrics->items()) {
+        MetricFact fact{name, launch, item.key(), std::nullopt, {}, {}};
+        const Json& entry = item.value();
+        const Json* value = entry.is_object() ? member(entry, "value") : &entry;
+        if (entry.is_object()) {
+          fact.unit = text_at(entry, "unit");
+        }
+        if (value != nullptr && value->is_number() && std::isfinite(value->get<double>())) {
+          fact.value = value->get<double>();
+        } else if (value != nullptr) {
+          fact.text = metric_text(*value);
+        }
+        facts.metrics.push_back(std::move(fact));
+      }
+    }
+  }
+  if (const Json* roofline = member(doc, "roofline");
+      roofline != nullptr && roofline->is_object()) {
+    for (const auto& item : roofline->items()) {
+      const Json& entry = item.value();
+      if (!entry.is_object()) {
+        continue;
+      }
+      RooflineFact fact{item.key(),
+                        text_at(entry, "bottleneck"),
+                        number_at(entry, "compute_sol_pct"),
+                        number_at(entry, "memory_sol_pct"),
+                        number_at(entry, "headroom_pct"),
+                        std::nullopt};
+      if (const Json* used = member(entry, "tensor_cores_used");
+          used != nullptr && used->is_boolean()) {
+        fact.tensor_cores_used = used->get<bool>() ? 1 : 0;
+      }
+      facts.rooflines.push_back(std::move(fact));
+    }
+  }
+}
+
+Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunFacts& facts,
+                                int& code) {
+  {
+    auto remove = Statement::prepare(db, "DELETE FROM runs WHERE round = ?1 AND candidate IS ?2");
+    if (!remove) {
+      code = sqlite3_errcode(db);
+      return std::move(remove).error();
+    }
+    remove->bind(1, entry.round);
+    remove->bind(2, entry.candidate);
+    if (auto done = remove->run(&code); !done) {
+      return std::move(done).error();
+    }
+  }
+  auto insert = Statement::prepare(
+      db, "INSERT INTO runs (round, candidate, label, status, error_category, error_message, "
+          "error_detail, created_at, total_duration_ns, dominant_kernel, bottleneck, "
+          "compute_sol_pct, memory_sol_pct, document) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+  if (!insert) {
+    code = sqlite3_errcode(db);
+    return std::move(insert).error();
+  }
+  insert->bind(1, entry.round);
+  insert->bind(2, entry.candidate);
+  insert->bind(3, std::string_view(facts.label));
+  insert->bind(4, std::string_view(entry.status));
+  if (entry.error) {
+    insert->bind(5, to_string(entry.error->category));
+    insert->bind(6, std::string_view(entry.error->message));
+    insert->bind_text_or_null(7, entry.error->detail);
+  } else {
+    insert->bind_null(5);
+    insert->bind_null(6);
+    insert->bind_null(7);
+  }
+  insert->bind(8, std::string_view(facts.created_at));
+  insert->bind(9, facts.total_duration_ns);
+  insert->bind_text_or_null(10, facts.dominant_kernel);
+  insert->bind_text_or_null(11, facts.bottleneck);
+  insert->bind(12, facts.compute_sol_pct);
+  insert->bind(13, facts.memory_sol_pct);
+  insert->bind_text_or_null(14, facts.document);
+  if (auto done = insert->run(&code); !done) {
+    return std::move(done).error();
+  }
+  const std::int64_t run_id = sqlite3_last_insert_rowid(db);
+
+  auto kernels = Statement::prepare(db, "INSERT INTO kernels (run_id, name, launches, duration_ns, "
+                                        "share) VALUES (?1, ?2, ?3, ?4, ?5)");
+  auto metrics = Statement::prepare(
+      db, "INSERT INTO metrics (run_id, kernel, launch, metric, value, text, unit) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  auto rooflines = Statement::prepare(
+      db, "INSERT INTO rooflines (run_id, kernel, bottleneck, compute_sol_pct, memory_sol_pct, "
+          "headroom_pct, tensor_cores_used) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  for (auto* stmt : {&kernels, &metrics, &rooflines}) {
+    if (!*stmt) {
+      code = sqlite3_errcode(db);
+      return stmt->error();
+    }
+  }
+  for (const auto& kernel : facts.kernels) {
+    kernels->reset();
+    kernels->bind(1, run_id);
+    kernels->bind(2, std::string_view(kernel.name));
+    if (kernel.launches) {
+      kernels->bind(3, static_cast<std::int64_t>(*kernel.launches));
+    } else {
+      kernels->bind_null(3);
+    }
+    kernels->bind(4, kernel.duration_ns);
+    kernels->bind(5, kernel.share);
+    if (auto done = kernels->run(&code); !done) {
+      return std::move(done).error();
+    }
+  }
+  for (const auto& metric : facts.metrics) {
+    metrics->reset();
+    metrics->bind(1, run_id);
+    metrics->bind(2, std::string_view(metric.kernel));
+    metrics->bind(3, metric.launch);
+    metrics->bind(4, std::string_view(metric.metric));
+    metrics->bind(5, metric.value);
+    metrics->bind_text_or_null(6, metric.text);
+    metrics->bind_text_or_null(7, metric.unit);
+    if (auto done = metrics->run(&code); !done) {
+      return std::move(done).error();
+    }
+  }
+  for (const auto& roofline : facts.rooflines) {
+    rooflines->reset();
+    rooflines->bind(1, run_id);
+    rooflines->bind(2, std::string_view(roofline.kernel));
+    rooflines->bind_text_or_null(3, roofline.bottleneck);
+    rooflines->bind(4, roofline.compute_sol_pct);
+    rooflines->bind(5, roofline.memory_sol_pct);
+    rooflines->bind(6, roofline.headroom_pct);
+    rooflines->bind(7, roofline.tensor_cores_used);
+    if (auto done = rooflines->run(&code); !done) {
+      return std::move(done).error();
+    }
+  }
+  return run_id;
+}
+
+/// Marks best_so_far (running record per round) and best (the overall record). `rows` must be
+/// ordered by round, then candidate.
+void mark_best(std::vector<HistoryRow>& rows) {
+  std::optional<double> record;
+  HistoryRow* best = nullptr;
+  std::size_t i = 0;
+  while (i < rows.size()) {
+    const int round = rows[i].round;
+    HistoryRow* round_best = nullptr;
+    for (; i < rows.size() && rows[i].round == round; ++i) {
+      HistoryRow& row = rows[i];
+      if (row.status != "ok" || !row.total_duration_ns) {
+        continue;
+      }
+      if (round_best == nullptr || *row.total_duration_ns < *round_best->total_duration_ns) {
+        round_best = &row;
+      }
+    }
+    if (round_best != nullptr && (!record || *round_best->total_duration_ns < *record)) {
+      record = round_best->total_duration_ns;
+      round_best->best_so_far = true;
+      best = round_best;
+    }
+  }
+  if (best != nullptr) {
+    best->best = true;
+  }
+}
+
+} // namespace
+
+Result<RoundRef> parse_round_ref(std::string_view text) {
+  const auto fail = [text]() -> Error {
+    return make_error(ErrorCategory::usage,
+                      fmt::format("'{}' is not a round: expected N (round N) or N:C (round N, "
+                                  "candidate C), e.g. 3 or 3:1",
+                                  text));
+  };
+  const auto parse_part = [](std::string_view part) -> std::optional<int> {
+    if (part.empty() || part.front() < '0' || part.front() > '9') {
+      return std::nullopt;
+    }
+    int value = 0;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
+    if (ec != std::errc() || end != part.data() + part.size()) {
+      return std::nullopt;
+    }
+    return value;
+  };
+  const auto colon = text.find(':');
+  const auto round = parse_part(text.substr(0, colon));
+  if (!round) {
+    return fail();
+  }
+  if (colon == std::string_view::npos) {
+    return RoundRef{*round, std::nullopt};
+  }
+  const auto candidate = parse_part(text.substr(colon + 1));
+  if (!candidate) {
+    return fail();
+  }
+  return RoundRef{*round, *candidate};
+}
+
+std::string to_string(const RoundRef& ref) {
+  if (ref.candidate) {
+    return fmt::format("round {} candidate {}", ref.round, *ref.candidate);
+  }
+  return fmt::format("round {}", ref.round);
+}
+
+void HistoryStore::Closer::operator()(sqlite3* db) const noexcept {
+  sqlite3_close_v2(db);
+}
+
+HistoryStore::HistoryStore(fs::path path, std::unique_ptr<sqlite3, Closer> db)
+    : m_path(std::move(path)), m_db(std::move(db)) {}
+
+HistoryStore::HistoryStore(HistoryStore&& other) noexcept = default;
+HistoryStore& HistoryStore::operator=(HistoryStore&& other) noexcept = default;
+HistoryStore::~HistoryStore() = default;
+
+Result<HistoryStore> HistoryStore::open(const fs::path& path) {
+  const std::string context = fmt::format("while opening the history database {}", path.string());
+  if (path.has_parent_path()) {
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) {
+      return make_error(ErrorCategory::io, fmt::format("{}: cannot create {}: {}", context,
+                                                       path.parent_path().string(), ec.message()));
+    }
+  }
+  sqlite3* raw = nullptr;
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  std::unique_ptr<sqlite3, Closer> db(raw);
+  if (rc != SQLITE_OK) {
+    return history::sqlite_error(db.get(), rc, "cannot open").with_context(context);
+  }
+  sqlite3_extended_result_codes(db.get(), 1);
+  sqlite3_busy_timeout(db.get(), k_busy_timeout_ms);
+  if (auto done = exec(db.get(), "PRAGMA foreign_keys = ON"); !done) {
+    return done.error().with_context(context);
+  }
+  // Read the version first: a newer database must be refused before we touch its journal mode,
+  // and a file that is not a database fails here with a clear message.
+  if (auto migrated = migrate(db.get()); !migrated) {
+    return migrated.error().with_context(context);
+  }
+  if (auto wal = exec_retrying(db.get(), "PRAGMA journal_mode = WAL"); !wal) {
+    return wal.error().with_context(context);
+  }
+  return HistoryStore(path, std::move(db));
+}
+
+Result<std::int64_t> HistoryStore::record_round(const RoundEntry& entry) {
+  const std::string context =
+      fmt::format("while recording {} in {}", to_string(RoundRef{entry.round, entry.candidate}),
+                  m_path.string());
+  KPROF_ASSERT(m_db != nullptr);
+  if (entry.round < 0 || (entry.candidate && *entry.candidate < 0)) {
+    return make_error(ErrorCategory::usage,
+                      fmt::format("{}: round and candidate must not be negative", context));
+  }
+  if (!valid_status(entry.status)) {
+    return make_error(
+        ErrorCategory::usage,
+        fmt::format("{}: status '{}' is not one of ok|partial|failed", context, entry.status));
+  }
+  if (!entry.document && !entry.error) {
+    return make_error(ErrorCategory::usage,
+                      fmt::format("{}: a round needs a report document or an error", context));
+  }
+  RunFacts facts;
+  facts.label = entry.label;
+  facts.created_at = entry.created_at.empty() ? utc_timestamp() : entry.created_at;
+  if (entry.document) {
+    if (auto valid = validate_report(*entry.document); !valid) {
+      return valid.error().with_context(context);
+    }
+    collect_document_facts(*entry.document, facts);
+  }
+  sqlite3* db = m_db.get();
+  auto recorded = write_transaction<std::int64_t>(
+      db, [&](int& code) { return insert_run(db, entry, facts, code); });
+  if (!recorded) {
+    return recorded.error().with_context(context);
+  }
+  return recorded;
+}
+
+Result<std::vector<HistoryRow>> HistoryStore::rows() const {
+  const std::string context = fmt::format("while reading the history {}", m_path.string());
+  auto stmt = Statement::prepare(
+      m_db.get(), "SELECT id, round, candidate, label, status, error_category, error_message, "
+                  "error_detail, created_at, total_duration_ns, dominant_kernel, bottleneck, "
+                  "compute_sol_pct, memory_sol_pct FROM runs "
+                  "ORDER BY round, coalesce(candidate, -1)");
+  if (!stmt) {
+    return stmt.error().with_context(context);
+  }
+  std::vector<HistoryRow> rows;
+  while (true) {
+    auto more = stmt->step();
+    if (!more) {
+      return more.error().with_context(context);
+    }
+    if (!*more) {
+      break;
+    }
+    HistoryRow row;
+    row.id = stmt->column_int64(0);
+    row.round = stmt->column_int(1);
+    row.candidate = stmt->column_optional_int(2);
+    row.label = stmt->column_text(3);
+    row.status = stmt->column_text(4);
+    if (!stmt->is_null(5)) {
+      row.error =
+          Error{parse_category(stmt->column_text(5)), stmt->column_text(6), stmt->column_text(7)};
+    }
+    row.created_at = stmt->column_text(8);
+    row.total_duration_ns = stmt->column_optional_double(9);
+    row.dominant_kernel = stmt->column_text(10);
+    row.bottleneck = stmt->column_text(11);
+    row.compute_sol_pct = stmt->column_optional_double(12);
+    row.memory_sol_pct = stmt->column_optional_double(13);
+    row.max_sol_pct = history::max_of(row.compute_sol_pct, row.memory_sol_pct);
+    rows.push_back(std::move(row));
+  }
+  mark_best(rows);
+  return rows;
+}
+
+Result<RoundRef> HistoryStore::resolve(const RoundRef& ref) const {
+  const std::string context =
+      fmt::format("while looking up {} in {}", to_string(ref), m_path.string());
+  auto stmt = Statement::prepare(
+      m_db.get(), "SELECT candidate, status, total_duration_ns FROM runs WHERE round = ?1 "
+                  "ORDER BY coalesce(candidate, -1)");
+  if (!stmt) {
+    return stmt.error().with_context(context);
+  }
+  stmt->bind(1, ref.round);
+  struct Found {
+    std::optional<int> candidate;
+    bool ok = false;
+    std::optional<double> duration_ns;
+  };
+  std::vector<Found> found;
+  while (true) {
+    auto more = stmt->step();
+    if (!more) {
+      return more.error().with_context(context);
+    }
+    if (!*more) {
+      break;
+    }
+    found.push_back(Found{stmt->column_optional_int(0), stmt->column_text(1) == "ok",
+                          stmt->column_optional_double(2)});
+  }
+  if (found.empty()) {
+    return make_error(ErrorCategory::input_not_found,
+                      fmt::format("{}: round {} is not recorded", context, ref.round));
+  }
+  if (ref.candidate) {
+    const bool known = std::any_of(found.begin(), found.end(),
+                                   [&](const Found& f) { return f.candidate == ref.candidate; });
+    if (!known) {
+      return make_error(
+          ErrorCategory::input_not_found,
+          fmt::format("{}: round {} has no candidate {}", context, ref.round, *ref.candidate));
+    }
+    return ref;
+  }
+  if (found.size() == 1) {
+    return RoundRef{ref.round, found.front().candidate};
+  }
+  const Found* best = nullptr;
+  for (const auto& f : found) {
+    if (!f.candidate) {
+      return RoundRef{ref.round, std::nullopt}; // a plain round recorded beside candidates
+    }
+    if (f.ok && f.duration_ns && (best == nullptr || *f.duration_ns < *best->duration_ns)) {
+      best = &f;
+    }
+  }
+  if (best == nullptr) {
+    return make_error(ErrorCategory::input_not_found,
+                      fmt::format("{}: no candidate of round {} succeeded; name one as {}:C",
+                                  context, ref.round, ref.round));
+  }
+  return RoundRef{ref.round, best->candidate};
+}
+
+Result<Json> HistoryStore::document(const RoundRef& ref) const {
+  auto resolved = resolve(ref);
+  if (!resolved) {
+    return std::move(resolved).error();
+  }
+  const std::string context =
+      fmt::format("while loading the report of {} from {}", to_string(*resolved), m_path.string());
+  auto stmt = Statement::prepare(m_db.get(),
+                                 "SELECT document, status, error_category, error_message FROM runs "
+                                 "WHERE round = ?1 AND candidate IS ?2");
+  if (!stmt) {
+    return stmt.error().with_context(context);
+  }
+  stmt->bind(1, resolved->round);
+  stmt->bind(2, resolved->candidate);
+  auto row = stmt->step();
+  if (!row) {
+    return row.error().with_context(context);
+  }
+  if (!*row) {
+    return make_error(ErrorCategory::input_not_found, fmt::format("{}: not recorded", context));
+  }
+  if (stmt->is_null(0)) {
+    std::string why = stmt->column_text(2);
+    if (!why.empty()) {
+      why = fmt::format(" ({}: {})", why, stmt->column_text(3));
+    }
+    return make_error(ErrorCategory::input_not_found,
+                      fmt::format("{}: no report was recorded, the round {}{}", context,
+                                  stmt->column_text(1), why));
+  }
+  try {
+    return Json::parse(stmt->column_text(0));
+  } catch (const Json::exception& e) {
+    return make_error(ErrorCategory::database,
+                      fmt::format("{}: the stored report is not JSON: {}", context, e.what()));
+  }
+}
+
+Result<Json> HistoryStore::document(int round, std::optional<int> candidate) const {
+  return document(RoundRef{round, candidate});
+}
+
+} // namespace kprof

@@ -1,1 +1,97 @@
-// placeholder: implemented by the owner of this module
+// Building ncu's command line. Every option emitted here is checked against the recorded
+// `ncu --help` of the supported version (tests/unit/ncu/command_test.cpp).
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "kprof/metric_sets.hpp"
+#include "kprof/ncu.hpp"
+
+namespace kprof {
+namespace {
+
+/// Variables that must survive sudo for ncu and the profiled Python to behave as without it.
+constexpr std::array<std::string_view, 2> k_always_preserved = {"PATH", "LD_LIBRARY_PATH"};
+
+std::string preserve_env_option(const std::vector<std::string>& extra) {
+  std::vector<std::string> names(k_always_preserved.begin(), k_always_preserved.end());
+  for (const auto& name : extra) {
+    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
+  }
+  return fmt::format("--preserve-env={}", fmt::join(names, ","));
+}
+
+} // namespace
+
+std::string_view to_string(ClockControl clock) {
+  switch (clock) {
+  case ClockControl::base:
+    return "base";
+  case ClockControl::none:
+    return "none";
+  }
+  KPROF_ASSERT(false && "unknown ClockControl");
+  return "none";
+}
+
+Result<ClockControl> parse_clock_control(std::string_view word) {
+  if (word == "base") {
+    return ClockControl::base;
+  }
+  if (word == "none") {
+    return ClockControl::none;
+  }
+  return make_error(ErrorCategory::usage,
+                    fmt::format("unknown clock control '{}'; valid values: base, none", word));
+}
+
+std::vector<std::string> build_ncu_argv(const NcuCommand& command) {
+  std::vector<std::string> argv;
+  if (command.use_sudo) {
+    argv.emplace_back("sudo");
+    argv.emplace_back("-E");
+    argv.push_back(preserve_env_option(command.preserve_env));
+  }
+  argv.push_back(command.ncu.executable.string());
+  argv.emplace_back("--csv");
+  argv.emplace_back("--page");
+  const bool details = !command.metrics.sections.empty();
+  argv.emplace_back(details ? "details" : "raw");
+  if (!command.metrics.metrics.empty()) {
+    argv.emplace_back("--metrics");
+    argv.push_back(metrics_argument(command.metrics));
+  }
+  for (const auto& section : command.metrics.sections) {
+    argv.emplace_back("--section");
+    argv.push_back(section);
+  }
+  if (!command.nvtx_include.empty()) {
+    argv.emplace_back("--nvtx");
+    argv.emplace_back("--nvtx-include");
+    argv.push_back(command.nvtx_include);
+  }
+  argv.emplace_back("--target-processes");
+  argv.emplace_back("all");
+  argv.emplace_back("--replay-mode");
+  argv.emplace_back("kernel");
+  argv.emplace_back("--clock-control");
+  argv.emplace_back(to_string(command.clock_control));
+  if (!command.log_file.empty()) { // without one ncu prints to stdout, which the reader accepts
+    argv.emplace_back("--log-file");
+    argv.push_back(command.log_file.string());
+  }
+  if (command.report_file) {
+    argv.emplace_back("-o");
+    argv.push_back(command.report_file->string());
+    argv.emplace_back("-f");
+  }
+  argv.insert(argv.end(), command.target.begin(), command.target.end());
+  return argv;
+}
+
+} // namespace kprof

@@ -1,1 +1,146 @@
-// placeholder: implemented by the owner of this module
+// Reading saved ncu output (CSV or .ncu-rep) and asking ncu which metrics exist.
+#include <chrono>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "kprof/files.hpp"
+#include "kprof/ncu.hpp"
+#include "kprof/ncu_output.hpp"
+
+namespace kprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::chrono::milliseconds k_import_timeout{120000};
+constexpr std::chrono::milliseconds k_query_timeout{60000};
+/// The whole import output is needed (a head dropped by the process runner breaks the CSV).
+constexpr std::size_t k_max_import_bytes = std::size_t{1} << 31U;
+
+/// The last non-empty line of `text`, for one-line messages.
+std::string last_line(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
+    text.remove_suffix(1);
+  }
+  const auto eol = text.rfind('\n');
+  return std::string(eol == std::string_view::npos ? text : text.substr(eol + 1));
+}
+
+std::string output_of(const ProcessResult& result) {
+  std::string text = result.out;
+  if (!result.err.empty()) {
+    if (!text.empty() && text.back() != '\n') {
+      text += '\n';
+    }
+    text += result.err;
+  }
+  return text;
+}
+
+/// Keeps cache file names portable: letters, digits, '.', '_' and '-'.
+std::string file_name_part(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '.' || c == '_' || c == '-';
+    out += plain ? c : '_';
+  }
+  return out;
+}
+
+Result<Capture> import_report(const fs::path& path, const NcuInstall& ncu) {
+  ProcessSpec spec;
+  spec.argv = {ncu.executable.string(), "--import", path.string(), "--csv", "--page", "raw"};
+  spec.timeout = k_import_timeout;
+  spec.max_captured_bytes = k_max_import_bytes;
+  auto result = run_process(spec);
+  if (!result.ok()) {
+    return make_error(
+        ErrorCategory::ncu_not_found,
+        fmt::format("cannot run {}: {}", ncu.executable.string(), result.error().message));
+  }
+  if (!result->succeeded()) {
+    const std::string output = output_of(*result);
+    return make_error(ErrorCategory::ncu_failed,
+                      fmt::format("ncu --import {} failed ({}): {}", path.string(),
+                                  result->describe(), last_line(output)),
+                      output);
+  }
+  if (result->out_dropped > 0) {
+    return make_error(ErrorCategory::malformed_input,
+                      fmt::format("ncu --import {} printed more than {} bytes", path.string(),
+                                  k_max_import_bytes));
+  }
+  return parse_ncu_csv(result->out, ReadOptions{}, path.string());
+}
+
+} // namespace
+
+Result<Capture> load_capture(const fs::path& path, const NcuInstall* ncu) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    return make_error(ErrorCategory::input_not_found,
+                      fmt::format("{}: no such file", path.string()));
+  }
+  if (!looks_like_ncu_report(path)) {
+    return read_ncu_csv_file(path);
+  }
+  if (ncu == nullptr) {
+    return make_error(ErrorCategory::ncu_not_found,
+                      fmt::format("{} is an Nsight Compute report, which only ncu can read, and "
+                                  "ncu was not found; install Nsight Compute, pass --ncu PATH or "
+                                  "set KPROF_NCU, or give the CSV of `ncu --import {} --csv "
+                                  "--page raw` instead",
+                                  path.string(), path.string()));
+  }
+  auto capture = import_report(path, *ncu);
+  if (!capture.ok()) {
+    return std::move(capture).error().with_context(
+        fmt::format("while importing {}", path.string()));
+  }
+  return capture;
+}
+
+Result<std::string> query_metrics(const NcuInstall& ncu, std::string_view chip,
+                                  const fs::path& cache_dir) {
+  fs::path cache_file;
+  if (!cache_dir.empty() && !ncu.version.empty()) {
+    cache_file =
+        cache_dir / fmt::format("query-metrics-{}-{}.txt", file_name_part(ncu.version),
+                                chip.empty() ? std::string("device") : file_name_part(chip));
+    if (auto cached = read_file(cache_file); cached.ok() && !cached->empty()) {
+      return std::move(cached).value();
+    }
+  }
+
+  ProcessSpec spec;
+  spec.argv = {ncu.executable.string(), "--query-metrics"};
+  if (!chip.empty()) {
+    spec.argv.emplace_back("--chips");
+    spec.argv.emplace_back(chip);
+  }
+  spec.timeout = k_query_timeout;
+  spec.max_captured_bytes = std::size_t{256} << 20U;
+  auto result = run_process(spec);
+  if (!result.ok()) {
+    return make_error(
+        ErrorCategory::ncu_not_found,
+        fmt::format("cannot run {}: {}", ncu.executable.string(), result.error().message));
+  }
+  if (!result->succeeded() || result->out.empty()) {
+    const std::string output = output_of(*result);
+    return make_error(ErrorCategory::ncu_failed,
+                      fmt::format("ncu --query-metrics{}{} failed ({}): {}",
+                                  chip.empty() ? "" : " --chips ", chip, result->describe(),
+                                  last_line(output)),
+                      output);
+  }
+  if (!cache_file.empty()) {
+    // The cache only saves a minute next time; failing to write it must not fail the query.
+    (void)write_file_atomic(cache_file, result->out);
+  }
+  return std::move(result->out);
+}
+
+} // namespace kprof

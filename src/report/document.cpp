@@ -1,1 +1,523 @@
-// placeholder: implemented by the owner of this module
+// The report document (schema in docs/json-schema.md): built from a Capture and its Analysis,
+// validated when read back, and handed to the sinks.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "kprof/files.hpp"
+#include "kprof/numbers.hpp"
+#include "kprof/report.hpp"
+#include "kprof/version.hpp"
+#include "report/sinks.hpp"
+
+namespace kprof {
+
+namespace {
+
+using report_detail::number_json;
+
+constexpr int k_kernel_agent_digits = 3;
+
+Json optional_number(const std::optional<double>& value) {
+  return value ? number_json(*value) : Json(nullptr);
+}
+
+Json triple(const std::array<std::int64_t, 3>& values) {
+  return Json::array({values[0], values[1], values[2]});
+}
+
+Json gpu_spec_json(const GpuSpec& spec) {
+  Json out = Json::object();
+  out["name"] = spec.name;
+  out["architecture"] = spec.architecture;
+  out["dram_bandwidth_bytes_per_s"] = number_json(spec.dram_bandwidth_bytes_per_s);
+  out["fp32_flops"] = number_json(spec.fp32_flops);
+  out["bf16_tensor_flops"] = number_json(spec.bf16_tensor_flops);
+  out["sm_count"] = spec.sm_count;
+  out["l2_bytes"] = number_json(spec.l2_bytes);
+  return out;
+}
+
+Json metric_set_json(const MetricSet& set) {
+  Json metrics = Json::array();
+  for (const MetricSpec& spec : set.metrics) {
+    Json entry = Json::object();
+    entry["name"] = spec.name;
+    entry["label"] = spec.label;
+    entry["group"] = spec.group;
+    metrics.push_back(std::move(entry));
+  }
+  Json out = Json::object();
+  out["name"] = set.name;
+  out["metrics"] = std::move(metrics);
+  return out;
+}
+
+/// The JSON key of each column: its name, or "Section/Name" when another column has the same
+/// name (details pages repeat labels such as "Memory Throughput"). A key that still collides is
+/// left empty and the column is skipped.
+std::vector<std::string> column_keys(const Capture& capture) {
+  std::unordered_map<std::string_view, int> name_counts;
+  for (const Column& column : capture.columns) {
+    ++name_counts[column.name];
+  }
+  std::vector<std::string> keys;
+  keys.reserve(capture.columns.size());
+  std::unordered_set<std::string> taken;
+  for (const Column& column : capture.columns) {
+    std::string key = column.name;
+    if (name_counts[column.name] > 1 && !column.section.empty()) {
+      key = fmt::format("{}/{}", column.section, column.name);
+    }
+    if (!taken.insert(key).second) {
+      key.clear();
+    }
+    keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
+Json value_json(const MetricValue& value) {
+  switch (value.kind) {
+  case ValueKind::number:
+    return number_json(value.number);
+  case ValueKind::text:
+    return Json(std::string(value.text));
+  case ValueKind::null:
+    break;
+  }
+  return Json(nullptr);
+}
+
+Json rule_json(const RuleResult& rule) {
+  Json out = Json::object();
+  out["section"] = rule.section;
+  out["name"] = rule.name;
+  out["type"] = rule.type;
+  out["description"] = rule.description;
+  out["speedup_type"] = rule.speedup_type;
+  out["estimated_speedup"] = optional_number(rule.estimated_speedup);
+  return out;
+}
+
+Json kernel_json(const Capture& capture, const KernelRecord& record,
+                 const std::vector<std::string>& keys) {
+  Json out = Json::object();
+  out["name"] = record.name;
+  out["id"] = record.id;
+  out["nvtx_range"] = record.nvtx_range.empty() ? Json(nullptr) : Json(record.nvtx_range);
+  out["grid"] = triple(record.grid);
+  out["block"] = triple(record.block);
+  out["device"] = record.device;
+  out["cc"] = record.cc;
+  const bool details = capture.page == PageKind::details;
+  Json metrics = Json::object();
+  for (std::size_t i = 0; i < capture.columns.size(); ++i) {
+    if (keys[i].empty()) {
+      continue;
+    }
+    const MetricValue value = capture.value(record, i);
+    Json entry = Json::object();
+    entry["value"] = value_json(value);
+    entry["unit"] = capture.columns[i].unit;
+    if (details) {
+      entry["section"] = capture.columns[i].section;
+    }
+    metrics[keys[i]] = std::move(entry);
+  }
+  out["metrics"] = std::move(metrics);
+  if (!record.rules.empty()) {
+    Json rules = Json::array();
+    for (const RuleResult& rule : record.rules) {
+      rules.push_back(rule_json(rule));
+    }
+    out["rules"] = std::move(rules);
+  }
+  return out;
+}
+
+Json roofline_json(const Roofline& roofline) {
+  Json out = Json::object();
+  out["compute_sol_pct"] = optional_number(roofline.compute_sol_pct);
+  out["memory_sol_pct"] = optional_number(roofline.memory_sol_pct);
+  out["bottleneck"] = std::string(to_string(roofline.bottleneck));
+  out["headroom_pct"] = optional_number(roofline.headroom_pct);
+  out["tensor_pipe_pct"] = optional_number(roofline.tensor_pipe_pct);
+  out["tensor_cores_used"] = roofline.tensor_cores_used;
+  out["dram_bytes_per_s"] = optional_number(roofline.dram_bytes_per_s);
+  out["dram_peak_fraction"] = optional_number(roofline.dram_peak_fraction);
+  out["explanation"] = roofline.explanation;
+  return out;
+}
+
+/// KernelAgent's per-launch record: the set's metrics that the capture has, rounded like
+/// metrics_to_prompt does (NaN and missing become null, text stays text).
+Json kernel_agent_record(const Capture& capture, const KernelRecord& record, const MetricSet& set) {
+  Json out = Json::object();
+  for (const MetricSpec& spec : set.metrics) {
+    const std::optional<std::size_t> column = capture.column_index(spec.name);
+    if (!column) {
+      continue;
+    }
+    const MetricValue value = capture.value(record, *column);
+    if (value.kind == ValueKind::number) {
+      out[spec.name] = number_json(round_to(value.number, k_kernel_agent_digits));
+    } else {
+      out[spec.name] = value_json(value);
+    }
+  }
+  return out;
+}
+
+Json kernel_agent_metrics(const Capture& capture, const Analysis& analysis, const MetricSet& set) {
+  std::unordered_map<std::string_view, std::size_t> launches_per_name;
+  for (const std::size_t index : analysis.selected) {
+    ++launches_per_name[capture.kernels[index].name];
+  }
+  Json out = Json::object();
+  for (const std::size_t index : analysis.selected) {
+    const KernelRecord& record = capture.kernels[index];
+    Json entry = kernel_agent_record(capture, record, set);
+    if (launches_per_name[record.name] == 1) {
+      out[record.name] = std::move(entry);
+    } else {
+      Json& list = out[record.name];
+      if (list.is_null()) {
+        list = Json::array();
+      }
+      list.push_back(std::move(entry));
+    }
+  }
+  return out;
+}
+
+Json summary_json(const Analysis& analysis) {
+  Json kernels = Json::array();
+  for (const KernelSummary& kernel : analysis.kernels) {
+    Json entry = Json::object();
+    entry["name"] = kernel.name;
+    entry["launches"] = kernel.launches.size();
+    entry["duration_ns"] = optional_number(kernel.duration_ns);
+    entry["share"] = optional_number(kernel.share);
+    kernels.push_back(std::move(entry));
+  }
+  Json out = Json::object();
+  out["total_duration_ns"] = optional_number(analysis.summary.total_duration_ns);
+  out["launches"] = analysis.summary.launches;
+  out["dominant_kernel"] = analysis.summary.dominant_kernel.empty()
+                               ? Json(nullptr)
+                               : Json(analysis.summary.dominant_kernel);
+  out["kernels"] = std::move(kernels);
+  return out;
+}
+
+// ---- validation ----------------------------------------------------------------------------
+
+Error invalid(std::string what) {
+  return make_error(ErrorCategory::malformed_input,
+                    fmt::format("not a kprof report: {}", std::move(what)));
+}
+
+/// Checks that `object[key]` exists and satisfies `check`; `path` names the object in messages.
+template <class Check>
+Result<void> require(const Json& object, std::string_view path, std::string_view key,
+                     std::string_view expected, Check check) {
+  const Json* value = report_detail::member(object, key);
+  const std::string where = path.empty() ? std::string(key) : fmt::format("{}.{}", path, key);
+  if (value == nullptr) {
+    return invalid(fmt::format("missing key '{}'", where));
+  }
+  if (!check(*value)) {
+    return invalid(fmt::format("'{}' is {}, expected {}", where, value->type_name(), expected));
+  }
+  return {};
+}
+
+bool is_string(const Json& v) {
+  return v.is_string();
+}
+bool is_object(const Json& v) {
+  return v.is_object();
+}
+bool is_array(const Json& v) {
+  return v.is_array();
+}
+bool is_count(const Json& v) {
+  return v.is_number_unsigned() || (v.is_number_integer() && v >= 0);
+}
+bool is_number_or_null(const Json& v) {
+  return v.is_number() || v.is_null();
+}
+bool is_string_or_null(const Json& v) {
+  return v.is_string() || v.is_null();
+}
+bool is_value(const Json& v) {
+  return v.is_number() || v.is_string() || v.is_null();
+}
+
+#define KPROF_REQUIRE(object, path, key, expected, check)                                          \
+  do {                                                                                             \
+    if (Result<void> checked = require((object), (path), (key), (expected), (check));              \
+        !checked.ok()) {                                                                           \
+      return std::move(checked).error();                                                           \
+    }                                                                                              \
+  } while (false)
+
+Result<void> validate_metadata(const Json& metadata) {
+  KPROF_REQUIRE(metadata, "metadata", "kprof_version", "a string", is_string);
+  KPROF_REQUIRE(metadata, "metadata", "page", "\"raw\" or \"details\"",
+                [](const Json& v) { return v.is_string() && (v == "raw" || v == "details"); });
+  KPROF_REQUIRE(metadata, "metadata", "gpu", "a string or null", is_string_or_null);
+  KPROF_REQUIRE(metadata, "metadata", "metric_set", "an object", is_object);
+  const Json& set = metadata.at("metric_set");
+  KPROF_REQUIRE(set, "metadata.metric_set", "name", "a string", is_string);
+  KPROF_REQUIRE(set, "metadata.metric_set", "metrics", "an array", is_array);
+  std::size_t index = 0;
+  for (const Json& spec : set.at("metrics")) {
+    const std::string path = fmt::format("metadata.metric_set.metrics[{}]", index++);
+    if (!spec.is_object()) {
+      return invalid(fmt::format("'{}' is {}, expected an object", path, spec.type_name()));
+    }
+    KPROF_REQUIRE(spec, path, "name", "a string", is_string);
+    KPROF_REQUIRE(spec, path, "label", "a string", is_string);
+    KPROF_REQUIRE(spec, path, "group", "a string", is_string);
+  }
+  return {};
+}
+
+Result<void> validate_kernels(const Json& kernels) {
+  std::size_t index = 0;
+  for (const Json& kernel : kernels) {
+    const std::string path = fmt::format("kernels[{}]", index++);
+    if (!kernel.is_object()) {
+      return invalid(fmt::format("'{}' is {}, expected an object", path, kernel.type_name()));
+    }
+    KPROF_REQUIRE(kernel, path, "name", "a string", is_string);
+    KPROF_REQUIRE(kernel, path, "id", "an integer",
+                  [](const Json& v) { return v.is_number_integer(); });
+    KPROF_REQUIRE(kernel, path, "metrics", "an object", is_object);
+    for (const auto& [name, entry] : kernel.at("metrics").items()) {
+      const std::string entry_path = fmt::format("{}.metrics[\"{}\"]", path, name);
+      if (!entry.is_object()) {
+        return invalid(
+            fmt::format("'{}' is {}, expected an object", entry_path, entry.type_name()));
+      }
+      KPROF_REQUIRE(entry, entry_path, "value", "a number, string or null", is_value);
+      KPROF_REQUIRE(entry, entry_path, "unit", "a string", is_string);
+    }
+    if (report_detail::member(kernel, "rules") != nullptr) {
+      KPROF_REQUIRE(kernel, path, "rules", "an array", is_array);
+      std::size_t rule_index = 0;
+      for (const Json& rule : kernel.at("rules")) {
+        const std::string rule_path = fmt::format("{}.rules[{}]", path, rule_index++);
+        if (!rule.is_object()) {
+          return invalid(
+              fmt::format("'{}' is {}, expected an object", rule_path, rule.type_name()));
+        }
+        KPROF_REQUIRE(rule, rule_path, "name", "a string", is_string);
+        KPROF_REQUIRE(rule, rule_path, "type", "a string", is_string);
+        KPROF_REQUIRE(rule, rule_path, "description", "a string", is_string);
+        KPROF_REQUIRE(rule, rule_path, "estimated_speedup", "a number or null", is_number_or_null);
+      }
+    }
+  }
+  return {};
+}
+
+Result<void> validate_summary(const Json& summary) {
+  KPROF_REQUIRE(summary, "summary", "total_duration_ns", "a number or null", is_number_or_null);
+  KPROF_REQUIRE(summary, "summary", "launches", "a count", is_count);
+  KPROF_REQUIRE(summary, "summary", "dominant_kernel", "a string or null", is_string_or_null);
+  KPROF_REQUIRE(summary, "summary", "kernels", "an array", is_array);
+  std::size_t index = 0;
+  for (const Json& kernel : summary.at("kernels")) {
+    const std::string path = fmt::format("summary.kernels[{}]", index++);
+    if (!kernel.is_object()) {
+      return invalid(fmt::format("'{}' is {}, expected an object", path, kernel.type_name()));
+    }
+    KPROF_REQUIRE(kernel, path, "name", "a string", is_string);
+    KPROF_REQUIRE(kernel, path, "launches", "a count", is_count);
+    KPROF_REQUIRE(kernel, path, "duration_ns", "a number or null", is_number_or_null);
+    KPROF_REQUIRE(kernel, path, "share", "a number or null", is_number_or_null);
+  }
+  return {};
+}
+
+Result<void> validate_roofline(const Json& roofline) {
+  for (const auto& [name, entry] : roofline.items()) {
+    const std::string path = fmt::format("roofline[\"{}\"]", name);
+    if (!entry.is_object()) {
+      return invalid(fmt::format("'{}' is {}, expected an object", path, entry.type_name()));
+    }
+    KPROF_REQUIRE(entry, path, "bottleneck", "a string", is_string);
+    for (const char* key : {"compute_sol_pct", "memory_sol_pct", "headroom_pct", "tensor_pipe_pct",
+                            "dram_bytes_per_s", "dram_peak_fraction"}) {
+      KPROF_REQUIRE(entry, path, key, "a number or null", is_number_or_null);
+    }
+    KPROF_REQUIRE(entry, path, "tensor_cores_used", "a boolean",
+                  [](const Json& v) { return v.is_boolean(); });
+  }
+  return {};
+}
+
+#undef KPROF_REQUIRE
+
+} // namespace
+
+Json build_report(const Capture& capture, const Analysis& analysis, const MetricSet& metrics,
+                  const Json& run_metadata) {
+  KPROF_ASSERT(run_metadata.is_object() || run_metadata.is_null());
+  for (const std::size_t index : analysis.selected) {
+    KPROF_ASSERT(index < capture.kernels.size());
+  }
+
+  Json metadata = Json::object();
+  metadata["kprof_version"] = std::string(k_version);
+  metadata["source"] = capture.source;
+  metadata["generated_at"] = utc_timestamp();
+  metadata["page"] = capture.page == PageKind::details ? "details" : "raw";
+  metadata["gpu"] = analysis.gpu_name.empty() ? Json(nullptr) : Json(analysis.gpu_name);
+  metadata["gpu_spec"] = analysis.gpu ? gpu_spec_json(*analysis.gpu) : Json(nullptr);
+  metadata["metric_set"] = metric_set_json(metrics);
+  metadata["select"] = "all";
+  if (run_metadata.is_object()) {
+    for (const auto& [key, value] : run_metadata.items()) {
+      metadata[key] = value;
+    }
+  }
+
+  const std::vector<std::string> keys = column_keys(capture);
+  Json kernels = Json::array();
+  for (const std::size_t index : analysis.selected) {
+    kernels.push_back(kernel_json(capture, capture.kernels[index], keys));
+  }
+
+  Json roofline = Json::object();
+  for (const KernelSummary& kernel : analysis.kernels) {
+    roofline[kernel.name] = roofline_json(kernel.roofline);
+  }
+
+  Json doc = Json::object();
+  doc["schema_version"] = k_report_schema_version;
+  doc["metadata"] = std::move(metadata);
+  doc["kernels"] = std::move(kernels);
+  doc["summary"] = summary_json(analysis);
+  doc["roofline"] = std::move(roofline);
+  doc["metrics"] = kernel_agent_metrics(capture, analysis, metrics);
+  return doc;
+}
+
+Result<void> validate_report(const Json& doc) {
+  if (!doc.is_object()) {
+    return invalid(fmt::format("the document is {}, expected an object", doc.type_name()));
+  }
+  const Json* version = report_detail::member(doc, "schema_version");
+  if (version == nullptr) {
+    return invalid("missing key 'schema_version'");
+  }
+  if (!version->is_number_integer()) {
+    return invalid(
+        fmt::format("'schema_version' is {}, expected an integer", version->type_name()));
+  }
+  const auto number = version->get<std::int64_t>();
+  if (number > k_report_schema_version) {
+    return make_error(ErrorCategory::malformed_input,
+                      fmt::format("report written by a newer kprof (schema_version {}; this kprof "
+                                  "reads schema_version {})",
+                                  number, k_report_schema_version));
+  }
+  if (number < 1) {
+    return invalid(fmt::format("unknown schema_version {}", number));
+  }
+  for (const auto& [key, check] :
+       std::initializer_list<std::pair<std::string_view, bool (*)(const Json&)>>{
+           {"metadata", is_object},
+           {"kernels", is_array},
+           {"summary", is_object},
+           {"roofline", is_object},
+           {"metrics", is_object}}) {
+    if (Result<void> checked =
+            require(doc, "", key, key == "kernels" ? "an array" : "an object", check);
+        !checked.ok()) {
+      return checked;
+    }
+  }
+  if (Result<void> checked = validate_metadata(doc.at("metadata")); !checked.ok()) {
+    return checked;
+  }
+  if (Result<void> checked = validate_kernels(doc.at("kernels")); !checked.ok()) {
+    return checked;
+  }
+  if (Result<void> checked = validate_summary(doc.at("summary")); !checked.ok()) {
+    return checked;
+  }
+  return validate_roofline(doc.at("roofline"));
+}
+
+Result<Json> load_report(const std::filesystem::path& path) {
+  const std::string context = fmt::format("while reading report {}", path.string());
+  Result<std::string> text = read_file(path);
+  if (!text.ok()) {
+    return Error(text.error());
+  }
+  Json doc;
+  try {
+    doc = Json::parse(text.value());
+  } catch (const Json::parse_error& error) {
+    return make_error(ErrorCategory::malformed_input, fmt::format("{}: {}", context, error.what()));
+  }
+  if (Result<void> checked = validate_report(doc); !checked.ok()) {
+    return checked.error().with_context(context);
+  }
+  return doc;
+}
+
+std::string_view to_string(Format format) {
+  switch (format) {
+  case Format::json:
+    return "json";
+  case Format::csv:
+    return "csv";
+  case Format::prompt:
+    return "prompt";
+  case Format::table:
+    return "table";
+  }
+  return "json";
+}
+
+Result<Format> parse_format(std::string_view word) {
+  for (const Format format : {Format::json, Format::csv, Format::prompt, Format::table}) {
+    if (word == to_string(format)) {
+      return format;
+    }
+  }
+  return make_error(ErrorCategory::usage,
+                    fmt::format("unknown format '{}' (valid: json, csv, prompt, table)", word));
+}
+
+std::unique_ptr<Sink> make_sink(Format format) {
+  switch (format) {
+  case Format::json:
+    return report_detail::make_json_sink();
+  case Format::csv:
+    return report_detail::make_csv_sink();
+  case Format::prompt:
+    return report_detail::make_prompt_sink();
+  case Format::table:
+    return report_detail::make_table_sink();
+  }
+  KPROF_ASSERT(false && "unknown Format");
+  return nullptr;
+}
+
+std::string render(Format format, const Json& doc, const RenderOptions& options) {
+  return make_sink(format)->render(doc, options);
+}
+
+} // namespace kprof

@@ -1,1 +1,128 @@
-// placeholder: implemented by the owner of this module
+// Prompt sink: compact plain text for an LLM. No colour, no box drawing, no timestamps (the
+// same document always renders the same text). Kernels longest first; per kernel the roofline
+// verdict, the metric-set groups (raw page) or ncu sections (details page), and the top NCU
+// rule findings.
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "kprof/numbers.hpp"
+#include "report/sinks.hpp"
+
+namespace kprof::report_detail {
+
+namespace {
+
+std::string count_of(std::size_t count, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", count, count == 1 ? one : many);
+}
+
+std::string total_line(const Json& doc, const std::vector<KernelGroup>& groups) {
+  const Json* summary = member(doc, "summary");
+  std::optional<double> total;
+  std::size_t launches = 0;
+  std::string dominant;
+  if (summary != nullptr) {
+    total = number_at(*summary, "total_duration_ns");
+    launches = static_cast<std::size_t>(number_at(*summary, "launches").value_or(0));
+    dominant = string_at(*summary, "dominant_kernel");
+  }
+  std::string line = fmt::format("Total GPU time: {} over {}", duration_text(total, "unknown"),
+                                 count_of(launches, "kernel launch", "kernel launches"));
+  if (!dominant.empty()) {
+    line += fmt::format("; dominant kernel: {}", dominant);
+    for (const KernelGroup& group : groups) {
+      if (group.name == dominant && group.share) {
+        line += fmt::format(" ({})", share_text(*group.share));
+      }
+    }
+  }
+  return line;
+}
+
+std::string kernel_heading(const KernelGroup& group) {
+  std::string heading = fmt::format("## Kernel: {} ({}", group.name,
+                                    count_of(group.launch_count, "launch", "launches"));
+  if (group.duration_ns) {
+    heading += ", " + duration_text(group.duration_ns, "");
+  }
+  if (group.share) {
+    heading += fmt::format(", {} of total", share_text(*group.share));
+  }
+  heading += ")";
+  return heading;
+}
+
+std::string roofline_line(const Json& roofline) {
+  std::string line =
+      fmt::format("Roofline: {}-bound (compute SOL {}, memory SOL {}, headroom {}); tensor cores: ",
+                  string_at(roofline, "bottleneck", "unknown"),
+                  percent_text(number_at(roofline, "compute_sol_pct"), "n/a"),
+                  percent_text(number_at(roofline, "memory_sol_pct"), "n/a"),
+                  percent_text(number_at(roofline, "headroom_pct"), "n/a"));
+  if (bool_at(roofline, "tensor_cores_used").value_or(false)) {
+    line += "yes";
+    if (const std::optional<double> pipe = number_at(roofline, "tensor_pipe_pct")) {
+      line += fmt::format(" (pipe {} active)", percent_text(pipe, ""));
+    }
+  } else {
+    line += "no";
+  }
+  if (const std::optional<double> dram = number_at(roofline, "dram_bytes_per_s")) {
+    line += "; DRAM " + format_with_unit(*dram, "byte/s");
+    if (const std::optional<double> fraction = number_at(roofline, "dram_peak_fraction")) {
+      line += fmt::format(" ({} of peak)", share_text(*fraction));
+    }
+  }
+  return line;
+}
+
+class PromptSink final : public Sink {
+public:
+  [[nodiscard]] Format format() const override { return Format::prompt; }
+
+  [[nodiscard]] std::string render(const Json& doc, const RenderOptions& options) const override {
+    const std::vector<KernelGroup> groups = kernel_groups_by_duration(doc);
+    std::string out = gpu_line(doc) + "\n" + total_line(doc, groups) + "\n";
+    for (const KernelGroup& group : groups) {
+      out += "\n" + kernel_heading(group) + "\n";
+      if (group.roofline != nullptr) {
+        out += roofline_line(*group.roofline) + "\n";
+      }
+      if (group.representative == nullptr) {
+        continue;
+      }
+      if (group.launches.size() > 1) {
+        const Json* id = member(*group.representative, "id");
+        out += fmt::format("Values below are from the longest launch (id {}).\n",
+                           id != nullptr && id->is_number() ? id->dump() : "?");
+      }
+      for (const ValueGroup& values : value_groups(doc, *group.representative)) {
+        out += values.heading + ": ";
+        for (std::size_t i = 0; i < values.values.size(); ++i) {
+          out += fmt::format("{}{} {}", i == 0 ? "" : "; ", values.values[i].label,
+                             values.values[i].text);
+        }
+        out += "\n";
+      }
+      const std::vector<const Json*> rules = top_rules(*group.representative, options.max_rules);
+      if (!rules.empty()) {
+        out += "NCU findings:\n";
+        for (const Json* rule : rules) {
+          out += fmt::format("- {} {}: {}\n", rule_tag(*rule), string_at(*rule, "name"),
+                             first_sentence(string_at(*rule, "description")));
+        }
+      }
+    }
+    return out;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Sink> make_prompt_sink() {
+  return std::make_unique<PromptSink>();
+}
+
+} // namespace kprof::report_detail

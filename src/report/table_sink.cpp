@@ -1,1 +1,223 @@
-// placeholder: implemented by the owner of this module
+// Table sink: for a person at a terminal. A header line (GPU, total time), a fixed-width table
+// of kernels (longest first) that fits about 100 columns, then per kernel its grouped values
+// (metric-set groups or ncu sections) and its top NCU findings, wrapped to the same width.
+// ANSI colour only when RenderOptions::color; padding is computed before colour is added.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "kprof/numbers.hpp"
+#include "report/sinks.hpp"
+
+namespace kprof::report_detail {
+
+namespace {
+
+constexpr std::size_t k_width = 100;
+constexpr std::size_t k_max_kernel_width = 22;
+constexpr std::string_view k_ellipsis = "\u2026";
+
+constexpr std::string_view k_bold = "\x1b[1m";
+constexpr std::string_view k_reset = "\x1b[0m";
+
+/// Display columns of UTF-8 text (continuation bytes take no column).
+std::size_t display_width(std::string_view text) {
+  std::size_t width = 0;
+  for (const char c : text) {
+    if ((static_cast<unsigned char>(c) & 0xC0U) != 0x80U) {
+      ++width;
+    }
+  }
+  return width;
+}
+
+/// `text` cut to at most `width` display columns, ending in an ellipsis when cut.
+std::string fit(std::string_view text, std::size_t width) {
+  if (display_width(text) <= width) {
+    return std::string(text);
+  }
+  if (width == 0) {
+    return {};
+  }
+  std::size_t columns = 0;
+  std::size_t end = 0;
+  while (end < text.size() && columns < width - 1) {
+    ++end;
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0U) == 0x80U) {
+      ++end;
+    }
+    ++columns;
+  }
+  return std::string(text.substr(0, end)) + std::string(k_ellipsis);
+}
+
+std::string pad(std::string_view text, std::size_t width, bool right) {
+  const std::size_t used = display_width(text);
+  const std::string fill(used < width ? width - used : 0, ' ');
+  return right ? fill + std::string(text) : std::string(text) + fill;
+}
+
+std::string_view bottleneck_colour(std::string_view bottleneck) {
+  if (bottleneck == "memory") {
+    return "\x1b[33m"; // yellow
+  }
+  if (bottleneck == "compute") {
+    return "\x1b[32m"; // green
+  }
+  return "\x1b[31m"; // red: latency-bound, the GPU is mostly idle
+}
+
+struct TableColumn {
+  std::string_view header;
+  std::size_t width;
+  bool right;
+};
+
+/// Appends `items` after `prefix`, separated by "; ", wrapping to k_width with `indent`.
+void append_wrapped(std::string& out, std::string_view prefix,
+                    const std::vector<std::string>& items, std::size_t indent) {
+  std::string line(prefix);
+  bool at_line_start = false; // the prefix counts as content: the first item needs a space
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string piece = items[i] + (i + 1 < items.size() ? ";" : "");
+    if (!at_line_start && display_width(line) + 1 + display_width(piece) > k_width &&
+        display_width(line) > indent) {
+      out += line + "\n";
+      line = std::string(indent, ' ');
+      at_line_start = true;
+    }
+    if (!at_line_start) {
+      line += ' ';
+    }
+    line += piece;
+    at_line_start = false;
+  }
+  out += line + "\n";
+}
+
+class TableSink final : public Sink {
+public:
+  [[nodiscard]] Format format() const override { return Format::table; }
+
+  [[nodiscard]] std::string render(const Json& doc, const RenderOptions& options) const override {
+    const std::vector<KernelGroup> groups = kernel_groups_by_duration(doc);
+    const auto styled = [&](std::string_view text, std::string_view style) {
+      return options.color ? fmt::format("{}{}{}", style, text, k_reset) : std::string(text);
+    };
+
+    std::string out = header_line(doc) + "\n\n";
+
+    std::size_t kernel_width = std::string_view("kernel").size();
+    for (const KernelGroup& group : groups) {
+      kernel_width =
+          std::max(kernel_width, std::min(display_width(group.name), k_max_kernel_width));
+    }
+    const std::vector<TableColumn> columns{{"kernel", kernel_width, false},
+                                           {"launches", 8, true},
+                                           {"time", 9, true},
+                                           {"share", 5, true},
+                                           {"compute SOL", 11, true},
+                                           {"memory SOL", 10, true},
+                                           {"bottleneck", 10, false},
+                                           {"tensor", 6, false},
+                                           {"DRAM BW", 11, true}};
+
+    std::string header;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      header += (i == 0 ? "" : " ") + pad(columns[i].header, columns[i].width, columns[i].right);
+    }
+    out += styled(trim_right(header), k_bold) + "\n";
+
+    for (const KernelGroup& group : groups) {
+      const Json empty = Json::object();
+      const Json& roofline = group.roofline != nullptr ? *group.roofline : empty;
+      const std::string bottleneck = string_at(roofline, "bottleneck", "-");
+      const std::optional<bool> tensor = bool_at(roofline, "tensor_cores_used");
+      const std::optional<double> dram = number_at(roofline, "dram_bytes_per_s");
+      const std::vector<std::string> cells{
+          fit(group.name, kernel_width),
+          fmt::format("{}", group.launch_count),
+          duration_text(group.duration_ns, "-"),
+          group.share ? share_text(*group.share) : "-",
+          percent_text(number_at(roofline, "compute_sol_pct"), "-"),
+          percent_text(number_at(roofline, "memory_sol_pct"), "-"),
+          bottleneck,
+          tensor ? (*tensor ? "yes" : "no") : "-",
+          dram ? format_with_unit(*dram, "byte/s") : "-"};
+      std::string row;
+      for (std::size_t i = 0; i < columns.size(); ++i) {
+        std::string cell = pad(cells[i], columns[i].width, columns[i].right);
+        if (i == 6 && group.roofline != nullptr) {
+          // Colour only the word so that the padding stays outside the escape codes.
+          cell = styled(cells[i], bottleneck_colour(bottleneck)) +
+                 std::string(cell.size() - cells[i].size(), ' ');
+        }
+        row += (i == 0 ? "" : " ") + cell;
+      }
+      out += trim_right(row) + "\n";
+    }
+
+    for (const KernelGroup& group : groups) {
+      if (group.representative == nullptr) {
+        continue;
+      }
+      const std::vector<ValueGroup> values = value_groups(doc, *group.representative);
+      const std::vector<const Json*> rules = top_rules(*group.representative, options.max_rules);
+      if (values.empty() && rules.empty()) {
+        continue;
+      }
+      out += "\n" + styled(group.name, k_bold);
+      if (group.launches.size() > 1) {
+        const Json* id = member(*group.representative, "id");
+        out += fmt::format(" (longest launch, id {})",
+                           id != nullptr && id->is_number() ? id->dump() : "?");
+      }
+      out += "\n";
+      for (const ValueGroup& value_group : values) {
+        std::vector<std::string> items;
+        items.reserve(value_group.values.size());
+        for (const LabelledValue& value : value_group.values) {
+          items.push_back(value.label + " " + value.text);
+        }
+        append_wrapped(out, "  " + value_group.heading + ":", items, 4);
+      }
+      for (const Json* rule : rules) {
+        const std::string line =
+            fmt::format("  {} {}: {}", rule_tag(*rule), string_at(*rule, "name"),
+                        first_sentence(string_at(*rule, "description")));
+        out += fit(line, k_width) + "\n";
+      }
+    }
+    return out;
+  }
+
+private:
+  static std::string trim_right(std::string text) {
+    while (!text.empty() && text.back() == ' ') {
+      text.pop_back();
+    }
+    return text;
+  }
+
+  static std::string header_line(const Json& doc) {
+    const Json* summary = member(doc, "summary");
+    std::optional<double> total;
+    std::size_t launches = 0;
+    if (summary != nullptr) {
+      total = number_at(*summary, "total_duration_ns");
+      launches = static_cast<std::size_t>(number_at(*summary, "launches").value_or(0));
+    }
+    return fmt::format("{} | total GPU time {} over {} kernel launch{}", gpu_line(doc),
+                       duration_text(total, "unknown"), launches, launches == 1 ? "" : "es");
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Sink> make_table_sink() {
+  return std::make_unique<TableSink>();
+}
+
+} // namespace kprof::report_detail

@@ -1,1 +1,208 @@
-// placeholder: implemented by the owner of this module
+// kprof: file helpers.
+//
+// write_file_atomic is how every kprof output reaches the disk: the data goes to a temp file in the
+// target's own directory (so rename() stays within one file system and is atomic), is fsync'ed,
+// then renamed over the target. A reader therefore sees the old file or the new one, never a
+// prefix. Any failure removes the temp file.
+#include "kprof/files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <random>
+#include <system_error>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "util/unique_fd.hpp"
+
+namespace kprof {
+namespace {
+
+Error io_error(const std::filesystem::path& path, std::string_view what, int error_number) {
+  return make_error(ErrorCategory::io,
+                    fmt::format("cannot {} {}: {}", what, path.string(), errno_text(error_number)));
+}
+
+/// Writes all of `data`, retrying short writes and EINTR. Returns 0 or an errno value.
+int write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t written = ::write(fd, data.data(), data.size());
+    if (written < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return errno;
+    }
+    data.remove_prefix(static_cast<std::size_t>(written));
+  }
+  return 0;
+}
+
+/// A random suffix for temp names; not security-relevant (O_EXCL decides), only collision-avoiding.
+std::string random_suffix() {
+  thread_local std::mt19937_64 generator{std::random_device{}() ^
+                                         static_cast<std::uint64_t>(::getpid())};
+  return fmt::format("{:012x}", generator() & 0xffffffffffffULL);
+}
+
+/// Best effort: makes the rename itself durable. Failure is not an error (some file systems
+/// refuse fsync on directories).
+void sync_directory(const std::filesystem::path& directory) {
+  UniqueFd fd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd) {
+    ::fsync(fd.get());
+  }
+}
+
+} // namespace
+
+Result<std::string> read_file(const std::filesystem::path& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) {
+    return make_error(ErrorCategory::input_not_found,
+                      fmt::format("cannot open {}: {}", path.string(), errno_text(errno)));
+  }
+  std::string data;
+  struct stat info {};
+  if (::fstat(fd.get(), &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
+    data.reserve(static_cast<std::size_t>(info.st_size));
+  }
+  std::vector<char> buffer(std::size_t{1} << 16U);
+  while (true) {
+    const ssize_t got = ::read(fd.get(), buffer.data(), buffer.size());
+    if (got < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return make_error(ErrorCategory::input_not_found,
+                        fmt::format("cannot read {}: {}", path.string(), errno_text(errno)));
+    }
+    if (got == 0) {
+      break;
+    }
+    data.append(buffer.data(), static_cast<std::size_t>(got));
+  }
+  return data;
+}
+
+Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view data) {
+  if (path.filename().empty()) {
+    return make_error(ErrorCategory::io,
+                      fmt::format("cannot write {}: not a file name", path.string()));
+  }
+  std::filesystem::path directory = path.parent_path();
+  if (directory.empty()) {
+    directory = ".";
+  } else if (auto created = kprof::create_directories(directory); !created) {
+    return std::move(created).error();
+  }
+
+  // O_EXCL makes the name ours; a collision (same pid, same random) just draws again.
+  std::filesystem::path temp_path;
+  UniqueFd fd;
+  for (int attempt = 0; attempt < 16 && !fd; ++attempt) {
+    temp_path = directory /
+                fmt::format(".{}.tmp.{}.{}", path.filename().string(), ::getpid(), random_suffix());
+    fd.reset(::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+    if (!fd && errno != EEXIST) {
+      return io_error(path, "write", errno);
+    }
+  }
+  if (!fd) {
+    return io_error(path, "write", EEXIST);
+  }
+
+  int failure = write_all(fd.get(), data);
+  if (failure == 0 && ::fsync(fd.get()) != 0) {
+    failure = errno;
+  }
+  if (fd.close_checked() != 0 && failure == 0) {
+    failure = errno;
+  }
+  if (failure == 0 && ::rename(temp_path.c_str(), path.c_str()) != 0) {
+    failure = errno;
+  }
+  if (failure != 0) {
+    ::unlink(temp_path.c_str());
+    return io_error(path, "write", failure);
+  }
+  sync_directory(directory);
+  return {};
+}
+
+Result<void> create_directories(const std::filesystem::path& path) {
+  std::error_code error;
+  std::filesystem::create_directories(path, error);
+  if (error) {
+    return make_error(ErrorCategory::io, fmt::format("cannot create directory {}: {}",
+                                                     path.string(), error.message()));
+  }
+  // create_directories succeeds quietly when a non-directory already has the name.
+  if (!std::filesystem::is_directory(path, error)) {
+    return io_error(path, "create directory", ENOTDIR);
+  }
+  return {};
+}
+
+Result<TempDir> TempDir::create(std::string_view prefix) {
+  std::error_code error;
+  const std::filesystem::path base = std::filesystem::temp_directory_path(error);
+  if (error) {
+    return make_error(ErrorCategory::io,
+                      fmt::format("cannot find the temp directory: {}", error.message()));
+  }
+  std::string name_template = (base / fmt::format("{}-XXXXXX", prefix)).string();
+  if (::mkdtemp(name_template.data()) == nullptr) {
+    return io_error(name_template, "create directory", errno);
+  }
+  return TempDir(std::filesystem::path(name_template));
+}
+
+TempDir::TempDir(TempDir&& other) noexcept
+    : m_path(std::exchange(other.m_path, {})), m_keep(other.m_keep) {}
+
+TempDir& TempDir::operator=(TempDir&& other) noexcept {
+  if (this != &other) {
+    if (!m_keep && !m_path.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove_all(m_path, ignored);
+    }
+    m_path = std::exchange(other.m_path, {});
+    m_keep = other.m_keep;
+  }
+  return *this;
+}
+
+TempDir::~TempDir() {
+  if (!m_keep && !m_path.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(m_path, ignored);
+  }
+}
+
+std::string utc_timestamp() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm parts{};
+  ::gmtime_r(&now, &parts);
+  std::array<char, 32> text{};
+  const std::size_t length = std::strftime(text.data(), text.size(), "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return {text.data(), length};
+}
+
+std::optional<std::string> env_var(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') {
+    return std::nullopt;
+  }
+  return std::string(value);
+}
+
+} // namespace kprof

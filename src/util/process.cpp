@@ -1,1 +1,526 @@
-// placeholder: implemented by the owner of this module
+// kprof: the process runner.
+//
+// Design note.
+// - Spawning: posix_spawn(p) with an argv vector, never a shell. The child gets its own process
+//   group (so a timeout can kill everything it started with one kill(-pgid)), default signal
+//   dispositions and an empty signal mask (kprof may block or ignore signals; the child must not
+//   inherit that), and no descriptors beyond 0-2 (closefrom(3) in the file actions).
+//   A program name without '/' is looked up on *our* PATH (posix_spawnp); one with '/' that is
+//   relative is made absolute against our cwd first, so `cwd` does not change which program runs.
+// - Waiting: one poll() loop drains stdout and stderr (non-blocking pipe ends) and feeds stdin,
+//   so a child that floods either stream, or reads stdin slowly, never deadlocks with us. Child
+//   exit is noticed with waitid(WNOWAIT) on each turn: the child stays a zombie until the very end,
+//   which keeps its pid (= pgid) reserved, so a late kill(-pgid) can never hit a recycled id. The
+//   poll timeout is bounded (50 ms, shorter right after the pipes close) and by the next deadline;
+//   there is no busy loop and no SIGCHLD handler (a process-wide handler is not ours to set).
+// - Timeout: SIGTERM to the group, then SIGKILL to the group once the leader has exited or the
+//   grace is over, whichever is first: stragglers that ignored SIGTERM die too. A child that exits
+//   normally is left alone, with whatever it left running (it may have daemonized on purpose).
+// - Capture: each stream keeps its tail (max_captured_bytes); the buffer is trimmed only when it
+//   reaches twice the limit, so trimming costs amortized O(1) per byte even for a 64 MB flood.
+// - Writing stdin: a child that exits without reading it makes write() fail with EPIPE; SIGPIPE is
+//   blocked in this thread around the write (and a pending one consumed), so kprof is not killed.
+#include "kprof/process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <csignal>
+#include <cstring>
+#include <string_view>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "util/unique_fd.hpp"
+
+extern char** environ; // NOLINT: POSIX global
+
+namespace kprof {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::chrono::milliseconds k_exit_check_tick{50};
+constexpr std::size_t k_read_chunk = std::size_t{1} << 16U;
+constexpr int k_pipe_size = 1 << 20;
+/// Bytes read in one turn of the loop from one stream before deadlines are looked at again.
+constexpr std::size_t k_max_read_per_turn = std::size_t{4} << 20U;
+/// After the child is gone, read what it left in the pipes, but not forever: a grandchild that
+/// still holds the pipe could keep writing.
+constexpr std::size_t k_max_final_drain = std::size_t{16} << 20U;
+
+/// The last `limit` bytes of a stream, and how many bytes were dropped before them.
+class TailBuffer {
+public:
+  explicit TailBuffer(std::size_t limit) : m_limit(limit) {}
+
+  void append(const char* data, std::size_t size) {
+    m_data.append(data, size);
+    // Trim at 2x the limit so that the erase (a memmove of `limit` bytes) is amortized.
+    if (m_data.size() > 2 * m_limit) {
+      trim();
+    }
+  }
+
+  /// Drops the head beyond the limit; returns the tail and the dropped count.
+  std::pair<std::string, std::size_t> finish() {
+    trim();
+    return {std::move(m_data), m_dropped};
+  }
+
+private:
+  void trim() {
+    if (m_data.size() > m_limit) {
+      const std::size_t excess = m_data.size() - m_limit;
+      m_data.erase(0, excess);
+      m_dropped += excess;
+    }
+  }
+
+  std::size_t m_limit;
+  std::string m_data;
+  std::size_t m_dropped = 0;
+};
+
+struct Pipe {
+  UniqueFd read_end;
+  UniqueFd write_end;
+};
+
+Result<Pipe> make_pipe() {
+  std::array<int, 2> fds{-1, -1};
+  if (::pipe2(fds.data(), O_CLOEXEC) != 0) {
+    return make_error(ErrorCategory::io,
+                      fmt::format("cannot create a pipe: {}", errno_text(errno)));
+  }
+  // Bigger pipes mean fewer wake-ups for chatty children; best effort (the limit is
+  // /proc/sys/fs/pipe-max-size, 1 MiB by default).
+  ::fcntl(fds[0], F_SETPIPE_SZ, k_pipe_size);
+  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+void set_nonblocking(int fd) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  KPROF_ASSERT(flags >= 0);
+  KPROF_ASSERT(::fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0);
+}
+
+/// write() that cannot raise SIGPIPE in this process (see the design note).
+ssize_t write_without_sigpipe(int fd, const char* data, std::size_t size) {
+  sigset_t pipe_set;
+  sigset_t old_set;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
+  sigset_t pending;
+  sigemptyset(&pending);
+  sigpending(&pending);
+  const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+
+  const ssize_t written = ::write(fd, data, size);
+  const int saved_errno = errno;
+  if (written < 0 && saved_errno == EPIPE && !was_pending) {
+    const timespec no_wait{};
+    while (sigtimedwait(&pipe_set, nullptr, &no_wait) < 0 && errno == EINTR) {}
+  }
+  pthread_sigmask(SIG_SETMASK, &old_set, nullptr);
+  errno = saved_errno;
+  return written;
+}
+
+/// The environment for the child: ours, minus env_unset, then env_set applied.
+std::vector<std::string> child_environment(const ProcessSpec& spec) {
+  std::vector<std::string> entries;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    entries.emplace_back(*entry);
+  }
+  const auto remove_name = [&entries](std::string_view name) {
+    std::erase_if(entries, [name](const std::string& entry) {
+      return entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 &&
+             entry[name.size()] == '=';
+    });
+  };
+  for (const std::string& name : spec.env_unset) {
+    KPROF_ASSERT(!name.empty() && name.find('=') == std::string::npos);
+    remove_name(name);
+  }
+  for (const auto& [name, value] : spec.env_set) {
+    KPROF_ASSERT(!name.empty() && name.find('=') == std::string::npos);
+    remove_name(name);
+    entries.push_back(fmt::format("{}={}", name, value));
+  }
+  return entries;
+}
+
+std::vector<char*> c_pointers(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  pointers.reserve(strings.size() + 1);
+  for (std::string& text : strings) {
+    pointers.push_back(text.data());
+  }
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+/// RAII for the posix_spawn attribute objects.
+class SpawnSetup {
+public:
+  SpawnSetup() {
+    KPROF_ASSERT(posix_spawn_file_actions_init(&m_actions) == 0);
+    KPROF_ASSERT(posix_spawnattr_init(&m_attributes) == 0);
+  }
+  SpawnSetup(const SpawnSetup&) = delete;
+  SpawnSetup& operator=(const SpawnSetup&) = delete;
+  ~SpawnSetup() {
+    posix_spawn_file_actions_destroy(&m_actions);
+    posix_spawnattr_destroy(&m_attributes);
+  }
+  posix_spawn_file_actions_t* actions() { return &m_actions; }
+  posix_spawnattr_t* attributes() { return &m_attributes; }
+
+private:
+  posix_spawn_file_actions_t m_actions{};
+  posix_spawnattr_t m_attributes{};
+};
+
+/// errno values of posix_spawn that mean "this program cannot be run" rather than "the system
+/// could not start a process".
+bool is_unrunnable(int error_number) {
+  switch (error_number) {
+  case ENOENT:
+  case EACCES:
+  case ENOEXEC:
+  case ENOTDIR:
+  case ELOOP:
+  case ENAMETOOLONG:
+  case EPERM:
+  case EISDIR:
+  case ETXTBSY:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Reads what is available on `fd` into `buffer`, at most `budget` bytes. Returns false at EOF or
+/// on a read error (the stream is finished), true when it would block or the budget is spent.
+bool drain(int fd, TailBuffer& buffer, std::size_t budget) {
+  std::array<char, k_read_chunk> chunk{};
+  std::size_t taken = 0;
+  while (taken < budget) {
+    const ssize_t got = ::read(fd, chunk.data(), chunk.size());
+    if (got > 0) {
+      buffer.append(chunk.data(), static_cast<std::size_t>(got));
+      taken += static_cast<std::size_t>(got);
+      continue;
+    }
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    // Would block: come back later. EOF, or an error we can do nothing about: the stream is done.
+    return got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+  }
+  return true;
+}
+
+/// True once the child has exited; it stays a zombie (WNOWAIT) until reap().
+bool has_exited(pid_t pid) {
+  siginfo_t info{};
+  while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+    KPROF_ASSERT(errno == EINTR);
+  }
+  return info.si_pid != 0;
+}
+
+int reap(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    KPROF_ASSERT(errno == EINTR);
+  }
+  return status;
+}
+
+int poll_timeout_ms(Clock::time_point now, Clock::time_point next_event,
+                    std::chrono::milliseconds tick) {
+  auto wait = tick;
+  if (next_event != Clock::time_point::max()) {
+    const auto until_event = std::chrono::ceil<std::chrono::milliseconds>(next_event - now);
+    wait = std::clamp(until_event, std::chrono::milliseconds{0}, tick);
+  }
+  return static_cast<int>(wait.count());
+}
+
+std::string fixed_one_decimal(double value) {
+  std::array<char, 64> text{};
+  const auto [end, error] =
+      std::to_chars(text.data(), text.data() + text.size(), value, std::chars_format::fixed, 1);
+  KPROF_ASSERT(error == std::errc{});
+  return std::string(text.data(), end);
+}
+
+} // namespace
+
+std::string ProcessResult::describe() const {
+  if (timed_out) {
+    const double limit_seconds =
+        timeout.count() > 0 ? std::chrono::duration<double>(timeout).count() : wall.count();
+    return fmt::format("timed out after {} s", fixed_one_decimal(limit_seconds));
+  }
+  if (signaled) {
+    const char* name = sigabbrev_np(term_signal);
+    if (name == nullptr) {
+      return fmt::format("killed by signal {}", term_signal);
+    }
+    return fmt::format("killed by signal {} (SIG{})", term_signal, name);
+  }
+  return fmt::format("exit code {}", exit_code);
+}
+
+Result<ProcessResult> run_process(const ProcessSpec& spec) {
+  KPROF_ASSERT(!spec.argv.empty() && !spec.argv.front().empty());
+  const std::string& program = spec.argv.front();
+
+  if (spec.cwd) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(*spec.cwd, error)) {
+      return make_error(ErrorCategory::input_not_found,
+                        fmt::format("cannot run {} in {}: {}", program, spec.cwd->string(),
+                                    errno_text(error ? error.value() : ENOTDIR)));
+    }
+  }
+  const bool search_path = program.find('/') == std::string::npos;
+  std::string exec_path = program;
+  if (!search_path && spec.cwd && !std::filesystem::path(program).is_absolute()) {
+    std::error_code error;
+    exec_path = std::filesystem::absolute(program, error).string();
+  }
+
+  auto out_pipe = make_pipe();
+  if (!out_pipe) {
+    return std::move(out_pipe).error();
+  }
+  auto err_pipe = make_pipe();
+  if (!err_pipe) {
+    return std::move(err_pipe).error();
+  }
+  Pipe in_pipe;
+  const bool feed_stdin = !spec.stdin_data.empty();
+  if (feed_stdin) {
+    auto created = make_pipe();
+    if (!created) {
+      return std::move(created).error();
+    }
+    in_pipe = std::move(created).value();
+  }
+
+  SpawnSetup setup;
+  posix_spawn_file_actions_t* actions = setup.actions();
+  if (feed_stdin) {
+    KPROF_ASSERT(posix_spawn_file_actions_adddup2(actions, in_pipe.read_end.get(), 0) == 0);
+  } else {
+    KPROF_ASSERT(posix_spawn_file_actions_addopen(actions, 0, "/dev/null", O_RDONLY, 0) == 0);
+  }
+  KPROF_ASSERT(posix_spawn_file_actions_adddup2(actions, out_pipe->write_end.get(), 1) == 0);
+  KPROF_ASSERT(posix_spawn_file_actions_adddup2(actions, err_pipe->write_end.get(), 2) == 0);
+  KPROF_ASSERT(posix_spawn_file_actions_addclosefrom_np(actions, 3) == 0);
+  if (spec.cwd) {
+    KPROF_ASSERT(posix_spawn_file_actions_addchdir_np(actions, spec.cwd->c_str()) == 0);
+  }
+
+  posix_spawnattr_t* attributes = setup.attributes();
+  sigset_t all_signals;
+  sigfillset(&all_signals);
+  sigset_t no_signals;
+  sigemptyset(&no_signals);
+  KPROF_ASSERT(posix_spawnattr_setsigdefault(attributes, &all_signals) == 0);
+  KPROF_ASSERT(posix_spawnattr_setsigmask(attributes, &no_signals) == 0);
+  KPROF_ASSERT(posix_spawnattr_setpgroup(attributes, 0) == 0);
+  KPROF_ASSERT(posix_spawnattr_setflags(attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
+                                                        POSIX_SPAWN_SETSIGMASK) == 0);
+
+  std::vector<std::string> argv_strings = spec.argv;
+  std::vector<char*> argv = c_pointers(argv_strings);
+  std::vector<std::string> env_strings = child_environment(spec);
+  std::vector<char*> envp = c_pointers(env_strings);
+
+  const Clock::time_point started = Clock::now();
+  pid_t pid = -1;
+  const int spawn_error =
+      search_path
+          ? ::posix_spawnp(&pid, exec_path.c_str(), actions, attributes, argv.data(), envp.data())
+          : ::posix_spawn(&pid, exec_path.c_str(), actions, attributes, argv.data(), envp.data());
+  if (spawn_error != 0) {
+    const ErrorCategory category =
+        is_unrunnable(spawn_error) ? ErrorCategory::input_not_found : ErrorCategory::io;
+    return make_error(category, fmt::format("cannot run {}: {}", program, errno_text(spawn_error)));
+  }
+
+  // The child holds its ends now; ours must go, or we would never see EOF.
+  out_pipe->write_end.reset();
+  err_pipe->write_end.reset();
+  in_pipe.read_end.reset();
+  UniqueFd out_fd = std::move(out_pipe->read_end);
+  UniqueFd err_fd = std::move(err_pipe->read_end);
+  UniqueFd in_fd = std::move(in_pipe.write_end);
+  set_nonblocking(out_fd.get());
+  set_nonblocking(err_fd.get());
+  if (in_fd) {
+    set_nonblocking(in_fd.get());
+  }
+
+  TailBuffer out_buffer(spec.max_captured_bytes);
+  TailBuffer err_buffer(spec.max_captured_bytes);
+  std::size_t stdin_offset = 0;
+
+  const Clock::time_point deadline =
+      spec.timeout.count() > 0 ? started + spec.timeout : Clock::time_point::max();
+  Clock::time_point kill_at = Clock::time_point::max();
+  bool term_sent = false;
+  bool kill_sent = false;
+  bool exited = false;
+  std::chrono::milliseconds idle_tick{1};
+
+  while (true) {
+    const Clock::time_point now = Clock::now();
+    exited = exited || has_exited(pid);
+    if (!term_sent && !exited && now >= deadline) {
+      ::kill(-pid, SIGTERM);
+      term_sent = true;
+      kill_at = now + spec.kill_grace;
+    }
+    if (term_sent && !kill_sent && (exited || now >= kill_at)) {
+      ::kill(-pid, SIGKILL);
+      kill_sent = true;
+    }
+    if (exited) {
+      break;
+    }
+
+    std::array<pollfd, 3> fds{};
+    nfds_t count = 0;
+    const auto watch = [&](const UniqueFd& fd, short events) {
+      if (fd) {
+        fds[count++] = pollfd{fd.get(), events, 0};
+      }
+    };
+    watch(out_fd, POLLIN);
+    watch(err_fd, POLLIN);
+    watch(in_fd, POLLOUT);
+
+    // With pipes open, their activity wakes us and the tick only bounds how late we notice the
+    // exit. With all pipes closed the child is usually exiting right now: back off from 1 ms.
+    std::chrono::milliseconds tick = k_exit_check_tick;
+    if (count == 0) {
+      tick = idle_tick;
+      idle_tick = std::min(idle_tick * 2, k_exit_check_tick);
+    }
+    const Clock::time_point next_event = term_sent ? kill_at : deadline;
+    const int ready = ::poll(fds.data(), count, poll_timeout_ms(now, next_event, tick));
+    if (ready < 0) {
+      KPROF_ASSERT(errno == EINTR);
+      continue;
+    }
+    for (nfds_t i = 0; i < count; ++i) {
+      const pollfd& entry = fds[i];
+      if (entry.revents == 0) {
+        continue;
+      }
+      if (entry.fd == out_fd.get()) {
+        if (!drain(entry.fd, out_buffer, k_max_read_per_turn)) {
+          out_fd.reset();
+        }
+        continue;
+      }
+      if (entry.fd == err_fd.get()) {
+        if (!drain(entry.fd, err_buffer, k_max_read_per_turn)) {
+          err_fd.reset();
+        }
+        continue;
+      }
+      // stdin
+      if ((entry.revents & (POLLERR | POLLHUP)) != 0) {
+        in_fd.reset(); // the child closed its stdin: it does not want the rest
+        continue;
+      }
+      const std::string_view rest = std::string_view(spec.stdin_data).substr(stdin_offset);
+      const ssize_t written = write_without_sigpipe(in_fd.get(), rest.data(), rest.size());
+      if (written > 0) {
+        stdin_offset += static_cast<std::size_t>(written);
+      } else if (written < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        in_fd.reset(); // EPIPE: the child exited or closed stdin without reading it all
+      }
+      if (stdin_offset == spec.stdin_data.size()) {
+        in_fd.reset(); // EOF for the child
+      }
+    }
+  }
+
+  in_fd.reset();
+  if (out_fd) {
+    drain(out_fd.get(), out_buffer, k_max_final_drain);
+  }
+  if (err_fd) {
+    drain(err_fd.get(), err_buffer, k_max_final_drain);
+  }
+  const int status = reap(pid);
+
+  ProcessResult result;
+  result.wall = Clock::now() - started;
+  result.timeout = spec.timeout;
+  result.timed_out = term_sent;
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.term_signal = WTERMSIG(status);
+    result.signaled = !term_sent;
+  }
+  std::tie(result.out, result.out_dropped) = out_buffer.finish();
+  std::tie(result.err, result.err_dropped) = err_buffer.finish();
+  return result;
+}
+
+std::optional<std::filesystem::path> find_executable(std::string_view program) {
+  const auto runnable = [](const std::filesystem::path& candidate) {
+    struct stat info {};
+    return ::stat(candidate.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+           ::access(candidate.c_str(), X_OK) == 0;
+  };
+  if (program.empty()) {
+    return std::nullopt;
+  }
+  if (program.find('/') != std::string_view::npos) {
+    std::filesystem::path candidate(program);
+    return runnable(candidate) ? std::optional(candidate) : std::nullopt;
+  }
+  const char* path_variable = std::getenv("PATH");
+  // execvp's default when PATH is unset.
+  const std::string_view search = path_variable != nullptr ? path_variable : "/bin:/usr/bin";
+  std::size_t start = 0;
+  while (start <= search.size()) {
+    std::size_t end = search.find(':', start);
+    if (end == std::string_view::npos) {
+      end = search.size();
+    }
+    const std::string_view directory = search.substr(start, end - start);
+    // An empty PATH entry means the current directory (POSIX legacy).
+    std::filesystem::path candidate =
+        std::filesystem::path(directory.empty() ? "." : directory) / std::filesystem::path(program);
+    if (runnable(candidate)) {
+      return candidate;
+    }
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+} // namespace kprof

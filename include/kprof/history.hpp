@@ -1,0 +1,209 @@
+// kprof: the history of profiling rounds (SQLite), the diff of two reports, and convergence.
+//
+// Every round (and every candidate of a batch round) is one row of an SQLite database, usually
+// out_dir/kprof.db, written in one transaction together with its kernels, metric values,
+// roofline verdicts and the full report document. Several kprof processes may record into the
+// same database at once (WAL, busy timeout, bounded retries). docs/history.md has the schema,
+// the migration policy and the rules of diff and convergence.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kprof/error.hpp"
+#include "kprof/report.hpp"
+
+struct sqlite3;
+
+namespace kprof {
+
+/// The newest history database layout this kprof writes (SQLite `PRAGMA user_version`).
+inline constexpr int k_history_schema_version = 1;
+
+/// A round and, optionally, one candidate of it: "3" or "3:1" on the command line.
+struct RoundRef {
+  int round = 0;
+  std::optional<int> candidate; ///< nullopt: the only row of the round, or its best candidate
+
+  friend bool operator==(const RoundRef&, const RoundRef&) = default;
+};
+
+/// Parses "3" (round 3) or "3:1" (round 3, candidate 1). Both numbers are decimal and >= 0;
+/// anything else (empty, signs, spaces, "3:", "a") is a usage error naming the argument.
+Result<RoundRef> parse_round_ref(std::string_view text);
+
+/// "round 3" or "round 3 candidate 1": how reports, diffs and tables name a round.
+std::string to_string(const RoundRef& ref);
+
+/// What one profiling round (or one candidate of a batch round) left behind.
+struct RoundEntry {
+  int round = 0;                ///< >= 0
+  std::optional<int> candidate; ///< >= 0; nullopt for a plain (non-batch) round
+  std::string label;            ///< the kernel file; "" takes metadata.kernel_file
+  std::string status = "ok";    ///< "ok", "partial" or "failed"
+  std::optional<Error> error;   ///< why the round failed (or partly failed)
+  std::optional<Json> document; ///< the report document (ok and partial rounds)
+  std::string created_at;       ///< ISO 8601 UTC; "" means now
+};
+
+/// One recorded round as `kprof history` shows it. Durations are nanoseconds; SOL values are the
+/// dominant kernel's roofline (percent of peak).
+struct HistoryRow {
+  std::int64_t id = 0; ///< the runs.id of the row
+  int round = 0;
+  std::optional<int> candidate;
+  std::string label;
+  std::string status; ///< "ok", "partial" or "failed"
+  std::string created_at;
+  std::optional<double> total_duration_ns;
+  std::string dominant_kernel; ///< "" when unknown
+  std::string bottleneck;      ///< "memory", "compute", "latency" or ""
+  std::optional<double> compute_sol_pct;
+  std::optional<double> memory_sol_pct;
+  std::optional<double> max_sol_pct; ///< max(compute, memory) of the dominant kernel
+  std::optional<Error> error;        ///< category and message of a failed round
+  /// This row set a new record: the lowest total duration among ok rows of its round and every
+  /// earlier round, strictly lower than any earlier round's. Computed by rows().
+  bool best_so_far = false;
+  /// This row is the best ok row of the whole history (the last row with best_so_far).
+  bool best = false;
+
+  [[nodiscard]] RoundRef ref() const { return RoundRef{round, candidate}; }
+};
+
+/// Owns one open history database (RAII; move-only). Not for sharing between threads; each
+/// process (or thread) opens its own store. A store must not be carried across fork().
+class HistoryStore {
+public:
+  /// Opens or creates the database at `path` (and its parent directories): WAL journal, 10 s
+  /// busy timeout, foreign keys on, pending migrations applied in one transaction. Fails with
+  /// io (the directory cannot be created) or database (cannot open, not an SQLite file, busy,
+  /// or "written by a newer kprof" when its schema version is above k_history_schema_version).
+  static Result<HistoryStore> open(const std::filesystem::path& path);
+
+  HistoryStore(HistoryStore&& other) noexcept;
+  HistoryStore& operator=(HistoryStore&& other) noexcept;
+  HistoryStore(const HistoryStore&) = delete;
+  HistoryStore& operator=(const HistoryStore&) = delete;
+  ~HistoryStore();
+
+  /// Records one round in one transaction (BEGIN IMMEDIATE, retried a bounded number of times
+  /// when the database is busy or locked): the run row, its kernels, metric values (number or
+  /// text), roofline verdicts, error and the document text. A row with the same round and
+  /// candidate is replaced. Returns the new run id. Fails with usage (negative round or
+  /// candidate, unknown status, neither document nor error), malformed_input (the document is
+  /// not a valid report, see validate_report) or database (busy after every retry, disk full).
+  Result<std::int64_t> record_round(const RoundEntry& entry);
+
+  /// Every row, ordered by round then candidate (a plain round first), with best_so_far and
+  /// best computed. database error on failure.
+  [[nodiscard]] Result<std::vector<HistoryRow>> rows() const;
+
+  /// The concrete row `ref` names: itself when it names a candidate (or a plain round);
+  /// otherwise the only row of the round, or else its ok row with the lowest total duration.
+  /// input_not_found when the round (or candidate) is not recorded, or when no candidate of a
+  /// round with several succeeded.
+  [[nodiscard]] Result<RoundRef> resolve(const RoundRef& ref) const;
+
+  /// The report document recorded for `ref` (resolved as resolve() does). input_not_found when
+  /// there is no such row or the row has no document (a failed round); database on failure.
+  [[nodiscard]] Result<Json> document(const RoundRef& ref) const;
+  /// Same as document(RoundRef{round, candidate}).
+  [[nodiscard]] Result<Json> document(int round, std::optional<int> candidate) const;
+
+  [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
+
+  /// Closes sqlite3 handles; public only so that std::unique_ptr can use it.
+  struct Closer {
+    void operator()(sqlite3* db) const noexcept;
+  };
+
+private:
+  HistoryStore(std::filesystem::path path, std::unique_ptr<sqlite3, Closer> db);
+
+  std::filesystem::path m_path;
+  std::unique_ptr<sqlite3, Closer> m_db;
+};
+
+/// Renders rows for a person or a program:
+///   table (and prompt): one line per round and candidate, '*' before each row with best_so_far;
+///   json: {"schema_version": 1, "rows": [{round, candidate, label, status, ...}]};
+///   csv: a header line and one line per row (RFC 4180 quoting).
+/// Never fails; an empty history renders as "no rounds recorded" (table) or no rows.
+std::string render_history(const std::vector<HistoryRow>& rows, Format format);
+
+/// How the two sides of a diff are named and how much of it is kept.
+struct DiffOptions {
+  std::string label_a;         ///< "" takes "round N[ candidate C]" from metadata, else "A"
+  std::string label_b;         ///< "" takes it from metadata, else "B"
+  std::size_t top_metrics = 8; ///< metrics listed per kernel, largest relative change first
+};
+
+/// Compares report `a` (before) with report `b` (after), both validated with validate_report
+/// (malformed_input naming the side otherwise). The result (docs/history.md "Diff"):
+///   {schema_version, a: {label, round, candidate}, b: {...},
+///    total: {duration_ns: {a, b}, speedup, dominant_kernel: {a, b}},
+///    kernels: [{name, duration_ns: {a, b}, speedup, bottleneck: {a, b, shifted},
+///               compute_sol_pct: {a, b}, memory_sol_pct: {a, b}, max_sol_pct: {a, b},
+///               moved_metrics: [{metric, label, unit, a, b, change, relative_change}]}],
+///    only_in_a: [names], only_in_b: [names]}
+/// Kernels are matched by name, in a's order. speedup is a/b (null when either is unknown or
+/// zero). Unknown values are null.
+Result<Json> diff_reports(const Json& a, const Json& b, const DiffOptions& options = {});
+
+/// Renders a diff_reports() result: prompt is one line for an LLM ("round 3 vs round 2: total
+/// 2.42 ms -> 1.21 ms (2.00x faster); scale_kernel: DRAM throughput 45% -> 91%; now memory-bound
+/// at 91% of peak"), table a few aligned lines for a person, json the document itself, csv one
+/// line per compared value. Never fails on a diff_reports() result.
+std::string render_diff(const Json& diff, Format format);
+
+/// When to stop optimising: the thresholds of converged().
+struct ConvergenceOptions {
+  double sol_threshold_pct = 95; ///< the best row is at the roofline at this max SOL
+  int window = 5;                ///< rounds without improvement before stopping (>= 1)
+  double min_improvement = 0.01; ///< relative; improvements up to this count as none
+};
+
+enum class ConvergenceReason {
+  at_roofline,         ///< the best row's max SOL reached sol_threshold_pct
+  no_improvement,      ///< the last `window` rounds improved the best by at most min_improvement
+  improving,           ///< neither: keep going (also when there are too few rounds to judge)
+  no_successful_round, ///< no ok row with a duration yet
+};
+
+/// "at_roofline", "no_improvement", "improving", "no_successful_round".
+std::string_view to_string(ConvergenceReason reason);
+
+/// The verdict of converged().
+struct Convergence {
+  bool converged = false;
+  ConvergenceReason reason = ConvergenceReason::improving;
+  std::optional<RoundRef> best; ///< the best ok row
+  std::optional<double> best_duration_ns;
+  std::optional<double> best_sol_pct; ///< its max(compute, memory) SOL
+  /// Relative improvement of the best duration over the last `window` rounds ((before - now) /
+  /// before); nullopt when there are fewer than window + 1 rounds or no ok row before them.
+  std::optional<double> improvement;
+  int rounds = 0;      ///< distinct rounds in the history
+  std::string details; ///< one sentence for a person
+};
+
+/// Judges a history (rows in any order; failed rounds count as rounds without improvement).
+/// Converged when the best ok row's max SOL >= sol_threshold_pct (at_roofline), or, with at
+/// least window + 1 rounds, when the best duration improved by at most min_improvement
+/// (relative) over the last `window` rounds (no_improvement). usage error when the options are
+/// out of range (window < 1, threshold not in (0, 100], min_improvement < 0).
+Result<Convergence> converged(const std::vector<HistoryRow>& rows,
+                              const ConvergenceOptions& options = {});
+
+/// {converged, reason, best: {round, candidate} | null, best_duration_ns, best_sol_pct,
+///  improvement, rounds, details}.
+Json to_json(const Convergence& convergence);
+
+} // namespace kprof

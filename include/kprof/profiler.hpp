@@ -1,0 +1,134 @@
+// kprof: profiling rounds, from kernel.py + problem.py to a round directory of results.
+//
+// One KernelProfiler serves many kernel files and rounds of one output directory. It keeps the
+// located ncu (and its version), the metric set and the output layout; the profiled programs
+// share one Triton cache that persists across rounds and runs ($TRITON_CACHE_DIR when set, else
+// ~/.cache/kprof/triton), so a kernel is compiled once. `profile` is `batch` with one candidate:
+// both run the same session code.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kprof/analysis.hpp"
+#include "kprof/error.hpp"
+#include "kprof/harness.hpp"
+#include "kprof/metric_sets.hpp"
+#include "kprof/ncu.hpp"
+#include "kprof/report.hpp"
+
+namespace kprof {
+
+struct ProfileOptions {
+  std::filesystem::path out_dir = "kprof-out";   ///< rounds land in out_dir/roundNNN/
+  std::string metrics = "default";               ///< a set name or a comma-separated metric list
+  std::optional<std::filesystem::path> ncu;      ///< else $KPROF_NCU, PATH, CUDA dirs
+  std::optional<std::filesystem::path> python;   ///< else $KPROF_PYTHON, python3 on PATH
+  bool use_sudo = false;                         ///< also on when KPROF_NCU_USE_SUDO=1
+  std::chrono::seconds timeout{300};             ///< per candidate
+  int retries = 2;                               ///< extra attempts for retryable failures
+  std::chrono::milliseconds retry_backoff{1000}; ///< doubled after each failed attempt
+  int warmup = 3;
+  InputsOn inputs = InputsOn::gpu;
+  CastDtype cast = CastDtype::none;
+  std::uint64_t seed = 0;
+  ClockControl clock_control = ClockControl::none;
+  std::vector<int> gpus;       ///< empty: GPU 0 (CUDA_VISIBLE_DEVICES untouched)
+  SelectOptions select;        ///< applied to each candidate's kernels
+  bool check_metrics = true;   ///< validate names with --query-metrics first
+  bool keep_ncu_report = true; ///< also write roundNNN/report.ncu-rep
+  bool record_history = true;  ///< record rounds in out_dir/kprof.db
+  std::chrono::milliseconds lock_wait{std::chrono::minutes(30)};
+  std::filesystem::path lock_dir; ///< empty: GpuLock::default_dir()
+  /// Called with a progress line ("[3/8] cand2 ok (1.2 s)"); may be empty.
+  std::function<void(const std::string&)> on_progress;
+};
+
+/// The outcome of one candidate in a round.
+struct CandidateResult {
+  int index = 0;
+  std::filesystem::path kernel;
+  std::string status;         ///< "ok", "partial" (rows kept, run failed after) or "failed"
+  std::optional<Error> error; ///< set unless status == "ok"
+  std::optional<Json> report; ///< the report document (ok and partial)
+  std::filesystem::path dir;  ///< where its files are
+  int gpu = 0;
+  int attempts = 0;
+};
+
+struct RoundResult {
+  int round = 0;
+  std::filesystem::path dir; ///< out_dir/roundNNN
+  std::vector<CandidateResult> candidates;
+  double wall_seconds = 0;
+  Json metadata; ///< run facts (argv, ncu version, GPU, clock control, ...)
+};
+
+class KernelProfiler {
+public:
+  /// Validates the options, resolves the metric set and finds ncu and python. Fails with usage,
+  /// ncu_not_found or input_not_found (python).
+  static Result<KernelProfiler> create(ProfileOptions options);
+
+  /// Profiles one kernel: writes out_dir/roundNNN/ (harness.py, plan.json, status.json, ncu.log,
+  /// report.ncu-rep, metrics.csv, report.json or error.json) and out_dir/roundNNN_ncu_metrics.json
+  /// (KernelAgent layout). The RoundResult is returned even when the candidate failed; a Result
+  /// error means the round could not be attempted (inputs missing, unknown metrics, GPU busy,
+  /// output not writable).
+  Result<RoundResult> profile(const std::filesystem::path& kernel,
+                              const std::filesystem::path& problem, int round);
+
+  /// Profiles several candidates of one problem: one harness process per GPU imports the problem
+  /// once and runs each candidate in its own NVTX range; a candidate that fails or poisons the
+  /// CUDA context costs the others nothing. Files go to out_dir/roundNNN/cand<i>/.
+  Result<RoundResult> profile_batch(const std::filesystem::path& problem,
+                                    const std::vector<std::filesystem::path>& kernels, int round);
+
+  [[nodiscard]] const ProfileOptions& options() const { return m_options; }
+  [[nodiscard]] const NcuInstall& ncu() const { return m_ncu; }
+  [[nodiscard]] const MetricSet& metric_set() const { return m_metric_set; }
+  [[nodiscard]] const std::filesystem::path& python() const { return m_python; }
+
+private:
+  KernelProfiler(ProfileOptions options, NcuInstall ncu, MetricSet set,
+                 std::filesystem::path python)
+      : m_options(std::move(options)), m_ncu(std::move(ncu)), m_metric_set(std::move(set)),
+        m_python(std::move(python)) {}
+  Result<RoundResult> run_round(const std::filesystem::path& problem,
+                                const std::vector<std::filesystem::path>& kernels, int round,
+                                bool batch_layout);
+  Result<void> check_metrics_once();
+
+  ProfileOptions m_options;
+  NcuInstall m_ncu;
+  MetricSet m_metric_set;
+  std::filesystem::path m_python;
+  bool m_metrics_checked = false;
+};
+
+/// "round007" for 7.
+std::string round_dir_name(int round);
+
+/// The KernelAgent-compatible file body for one candidate: {"metrics": ..., "metadata": ...}.
+Json kernelagent_round_json(const Json& report);
+
+/// One line of `kprof doctor`.
+struct DoctorCheck {
+  std::string name; ///< "ncu", "gpu", "counters", "python", "torch", "triton"
+  bool ok = false;
+  std::string detail; ///< version or the reason it failed
+  std::optional<Error> error;
+};
+
+/// Runs every check: ncu found and its version, GPUs visible, counter permission (a tiny real
+/// profile), python found, torch and triton importable with versions.
+std::vector<DoctorCheck> run_doctor(const std::optional<std::filesystem::path>& ncu,
+                                    const std::optional<std::filesystem::path>& python,
+                                    ClockControl clock_control);
+
+} // namespace kprof

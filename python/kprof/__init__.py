@@ -1,0 +1,728 @@
+"""kprof: Nsight Compute profiles of Triton kernels, as facts an optimizer can act on.
+
+The names mirror KernelAgent's profiler (``KernelProfiler.profile_kernel``, ``ProfilerResults``,
+``load_ncu_metrics``, ``metrics_to_prompt``) so that switching is a one-line import change. All
+the work is done by the C++ library (libkprof) through the ``_kprof`` extension; this file only
+adapts names, defaults and Python types. See docs/python.md.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import sys
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+from . import _kprof
+from ._errors import (
+    DatabaseError,
+    GpuBusy,
+    InputNotFound,
+    InternalError,
+    KernelImportError,
+    KernelRuntimeError,
+    KprofError,
+    MalformedOutput,
+    NcuFailed,
+    NcuNotFound,
+    NoKernelsProfiled,
+    OutputError,
+    PermissionDenied,
+    ProblemInvalid,
+    Timeout,
+    UnknownMetric,
+    UsageError,
+    error_from_dict,
+)
+
+__version__: str = _kprof.version()
+
+__all__ = [
+    "__version__",
+    "KernelProfiler",
+    "ProfilerResults",
+    "MetricRows",
+    "History",
+    "Diff",
+    "Convergence",
+    "profile_batch",
+    "load_ncu_metrics",
+    "metrics_to_prompt",
+    "report",
+    "render",
+    "diff",
+    "KprofError",
+    "UsageError",
+    "InputNotFound",
+    "MalformedOutput",
+    "NoKernelsProfiled",
+    "NcuNotFound",
+    "PermissionDenied",
+    "KernelImportError",
+    "ProblemInvalid",
+    "KernelRuntimeError",
+    "UnknownMetric",
+    "Timeout",
+    "NcuFailed",
+    "OutputError",
+    "DatabaseError",
+    "GpuBusy",
+    "InternalError",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+Report = Dict[str, Any]
+
+_KERNEL_NAME = "Kernel Name"
+_LOGGER = logging.getLogger("kprof")
+
+
+# ---- small helpers -----------------------------------------------------------------------------
+
+
+def _path(value: Any, what: str = "path") -> str:
+    """A str path from str or os.PathLike (bytes paths are decoded as the OS does)."""
+    try:
+        return os.fsdecode(os.fspath(value))
+    except TypeError:
+        raise TypeError(f"{what} must be a str or os.PathLike, not {type(value).__name__}") from None
+
+
+def _word(value: Any, what: str) -> str:
+    """An enum-like word: a str, or an Enum whose value is one (KernelAgent's
+    MetricSelectionPolicy). The C++ parsers validate it and list the valid words."""
+    word = getattr(value, "value", value)
+    if not isinstance(word, str):
+        raise UsageError(f"{what} must be a string, not {type(value).__name__}")
+    return word
+
+
+def _tidy(value: Any) -> Any:
+    """JSON numbers as kprof prints them: integral values as int, NaN/inf as None."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        if value.is_integer() and abs(value) < 2.0**53:
+            return int(value)
+    return value
+
+
+def _is_report(value: Any) -> bool:
+    return isinstance(value, Mapping) and all(key in value for key in ("schema_version", "metadata", "kernels"))
+
+
+def _report_of(value: Any) -> Report:
+    """The report document of a ProfilerResults or a report dict."""
+    if isinstance(value, ProfilerResults):
+        return value.report
+    if _is_report(value):
+        return dict(value)
+    raise TypeError(f"expected a kprof report dict or ProfilerResults, not {type(value).__name__}")
+
+
+def _dumps(doc: Any) -> str:
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False)
+
+
+def _round_ref(ref: Any) -> str:
+    """3 -> "3", "3:1" -> "3:1", (3, 1) -> "3:1"; parse_round_ref validates the text."""
+    if isinstance(ref, tuple) and len(ref) == 2:
+        return f"{ref[0]}:{ref[1]}"
+    if isinstance(ref, bool) or not isinstance(ref, (int, str)):
+        raise UsageError(f"a round is an int, 'N' or 'N:C', not {ref!r}")
+    return str(ref)
+
+
+class _AttrDict(Dict[str, Any]):
+    """A dict whose keys also read as attributes (KernelAgent's ProfilerMetadata was a
+    dataclass: ``results.metadata.round_num`` keeps working)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+# ---- reading ncu output ------------------------------------------------------------------------
+
+
+class MetricRows(List[Dict[str, Any]]):
+    """The rows load_ncu_metrics() returns: a list of {"Kernel Name": ..., metric: value}."""
+
+    @property
+    def empty(self) -> bool:
+        """True when no launch was kept (pandas' DataFrame.empty)."""
+        return len(self) == 0
+
+    @property
+    def columns(self) -> List[str]:
+        """"Kernel Name" and the metric names, in order (pandas' DataFrame.columns)."""
+        names: List[str] = []
+        for row in self:
+            for key in row:
+                if key not in names:
+                    names.append(key)
+        return names
+
+    def to_pandas(self) -> Any:
+        """The rows as a pandas DataFrame. ImportError when pandas is not installed."""
+        try:
+            import pandas
+        except ImportError as error:
+            raise ImportError(
+                "MetricRows.to_pandas() needs pandas, which is not installed "
+                "(pip install pandas); the rows themselves are plain dicts"
+            ) from error
+        return pandas.DataFrame(list(self), columns=self.columns)
+
+
+def load_ncu_metrics(
+    csv_path: PathLike,
+    columns: Union[None, str, Sequence[str]] = None,
+    name_list: Optional[Sequence[str]] = None,
+    select: Any = "last",
+) -> MetricRows:
+    """Reads ncu ``--csv`` output (raw or details page, or an .ncu-rep through ``ncu --import``)
+    into one row per kept launch: {"Kernel Name": name, metric: number | str | None}.
+
+    columns: the metrics to keep, in order: a list of names, a metric-set name ("default",
+    "lean", "deep") or a comma-separated list; None means the "default" set (KernelAgent's
+    metrics). Names the file lacks are left out. name_list: keep kernels whose name contains one
+    of these substrings. select: which launches of each kernel name to keep (first, last,
+    max-cycles, all); unlike KernelAgent, the policy applies per kernel name, so a file with two
+    kernels gives two rows.
+
+    Raises InputNotFound, MalformedOutput (not ncu output), NoKernelsProfiled (ncu profiled
+    nothing), UsageError (a bad select word, or none of the given columns is in the file).
+    """
+    if columns is None:
+        column_text = "default"
+    elif isinstance(columns, str):
+        column_text = columns
+    else:
+        column_text = ",".join(columns)
+    names = [] if name_list is None else [str(name) for name in name_list]
+    text = _kprof.load_metrics(_path(csv_path, "csv_path"), column_text, names, _word(select, "select"))
+    return MetricRows({key: _tidy(value) for key, value in row.items()} for row in json.loads(text))
+
+
+def _rows_of(value: Any) -> List[Dict[str, Any]]:
+    """Rows for metrics_to_prompt: from a report (the metric set's metrics of each launch), a
+    DataFrame, or any iterable of dicts."""
+    if isinstance(value, ProfilerResults) or _is_report(value):
+        doc = _report_of(value)
+        names = [spec["name"] for spec in doc["metadata"]["metric_set"]["metrics"]]
+        rows = []
+        for kernel in doc["kernels"]:
+            row: Dict[str, Any] = {_KERNEL_NAME: kernel["name"]}
+            for name in names:
+                if name in kernel["metrics"]:
+                    row[name] = kernel["metrics"][name]["value"]
+            rows.append(row)
+        return rows
+    if hasattr(value, "to_dict") and hasattr(value, "columns"):  # a pandas DataFrame
+        return list(value.to_dict(orient="records"))
+    return [dict(row) for row in value]
+
+
+def metrics_to_prompt(
+    rows_or_report: Any,
+    title: str = "GPU Profiling Metrics:",
+    round_digits: Optional[int] = 3,
+    compact: bool = False,
+    keep_cols: Optional[Sequence[str]] = None,
+    key_by: str = _KERNEL_NAME,
+) -> str:
+    """KernelAgent's metrics JSON text: {kernel name: {metric: value}}, a list of such objects
+    for a name with several rows, floats rounded to ``round_digits`` (None: unrounded), NaN and
+    infinities as null, indented by 2 unless ``compact``. ``title`` is accepted for
+    compatibility and not printed. Takes load_ncu_metrics() rows, a DataFrame, a report dict or
+    ProfilerResults (their metric-set metrics, so metrics_to_prompt(report) is the report's
+    "metrics" block as text)."""
+    del title  # KernelAgent documents it as "not included in output"
+    rows = _rows_of(rows_or_report)
+    indent = None if compact else 2
+
+    def value_of(value: Any) -> Any:
+        if isinstance(value, float) and round_digits is not None and math.isfinite(value):
+            value = round(value, round_digits)
+        return _tidy(value)
+
+    if rows and any(key_by not in row for row in rows):
+        listed = [{key: value_of(value) for key, value in row.items()} for row in rows]
+        return json.dumps(listed, ensure_ascii=False, indent=indent)
+    data: Dict[str, Any] = {}
+    for row in rows:
+        name = str(row[key_by])
+        record = {
+            key: value_of(value)
+            for key, value in row.items()
+            if key != key_by and (keep_cols is None or key in keep_cols)
+        }
+        if name not in data:
+            data[name] = record
+        elif isinstance(data[name], list):
+            data[name].append(record)
+        else:
+            data[name] = [data[name], record]
+    return json.dumps(data, ensure_ascii=False, indent=indent)
+
+
+def report(
+    csv_path: PathLike,
+    select: Any = "all",
+    metrics: str = "default",
+    kernels: Optional[Sequence[str]] = None,
+) -> Report:
+    """The report document of an ncu output, exactly as ``kprof report FILE --select S --metrics
+    M [--kernel K]...`` builds it (schema in docs/json-schema.md). Raises like
+    load_ncu_metrics(); NoKernelsProfiled when the filters leave nothing."""
+    filters = [] if kernels is None else [str(kernel) for kernel in kernels]
+    text = _kprof.build_report(_path(csv_path, "csv_path"), _word(select, "select"), metrics, filters)
+    result: Report = json.loads(text)
+    return result
+
+
+def render(
+    report_or_results: Any,
+    format: str = "prompt",
+    round_digits: int = 3,
+    compact: bool = False,
+    max_rules: int = 5,
+) -> str:
+    """Renders a report (dict or ProfilerResults) with one of kprof's sinks: "json", "csv",
+    "prompt" (text for an LLM, identical to ``kprof report --format prompt``) or "table". A Diff
+    renders as ``kprof diff`` does. Raises UsageError for an unknown format, MalformedOutput
+    for a dict that is not a kprof report."""
+    if isinstance(report_or_results, Diff):
+        return report_or_results.render(format)
+    doc = _report_of(report_or_results)
+    return str(_kprof.render(_dumps(doc), _word(format, "format"), round_digits, compact, max_rules))
+
+
+# ---- profiling ---------------------------------------------------------------------------------
+
+
+class ProfilerResults:
+    """One profiled kernel (or batch candidate): the kprof report document and views of it.
+
+    ``metrics`` and ``to_dict()`` have KernelAgent's layout; ``report`` is the whole document.
+    """
+
+    def __init__(
+        self,
+        report: Report,
+        status: str = "ok",
+        error: Optional[KprofError] = None,
+        directory: Optional[str] = None,
+        candidate: Optional[int] = None,
+        gpu: Optional[int] = None,
+        attempts: int = 0,
+    ) -> None:
+        self.report: Report = report
+        self.status = status
+        self.error = error
+        self.dir = directory
+        self.candidate = candidate
+        self.gpu = gpu
+        self.attempts = attempts
+        agent = json.loads(_kprof.kernelagent_json(_dumps(report)))
+        self._metadata = _AttrDict(agent["metadata"])
+
+    @property
+    def metrics(self) -> Dict[str, Any]:
+        """{kernel name: {metric: value}} (a list for a name with several launches)."""
+        result: Dict[str, Any] = self.report["metrics"]
+        return result
+
+    @property
+    def metadata(self) -> _AttrDict:
+        """KernelAgent's ProfilerMetadata fields (kernel_file, problem_file, round_num,
+        timestamp, ncu_version) and kprof's (candidate, gpu, clock_control, status); readable as
+        keys or attributes. The full run facts are in ``report["metadata"]``."""
+        return self._metadata
+
+    @property
+    def kernels(self) -> List[Dict[str, Any]]:
+        """Every kept launch: name, id, nvtx_range, grid, block, metrics {m: {value, unit}}."""
+        result: List[Dict[str, Any]] = self.report["kernels"]
+        return result
+
+    @property
+    def roofline(self) -> Dict[str, Any]:
+        """{kernel name: {compute_sol_pct, memory_sol_pct, bottleneck, headroom_pct, ...}}."""
+        result: Dict[str, Any] = self.report["roofline"]
+        return result
+
+    @property
+    def summary(self) -> Dict[str, Any]:
+        """{total_duration_ns, launches, dominant_kernel, kernels [{name, duration_ns, share}]}."""
+        result: Dict[str, Any] = self.report["summary"]
+        return result
+
+    @property
+    def metrics_df(self) -> Any:
+        """The launches' metric-set metrics as a pandas DataFrame (KernelAgent's metrics_df)."""
+        return MetricRows(_rows_of(self.report)).to_pandas()
+
+    def to_dict(self) -> Dict[str, Any]:
+        """{"metrics": ..., "metadata": ...}, the body of roundNNN_ncu_metrics.json."""
+        return {"metrics": self.metrics, "metadata": dict(self.metadata)}
+
+    def to_json(self) -> str:
+        """to_dict() as JSON text, indented by 2 (as KernelAgent writes it)."""
+        return json.dumps(self.to_dict(), indent=2)
+
+    def render(self, format: str = "prompt") -> str:
+        """The report through one of kprof's sinks: json, csv, prompt or table."""
+        return render(self.report, format)
+
+    def prompt(self) -> str:
+        """Plain text for an LLM; identical to ``kprof report --format prompt``."""
+        return self.render("prompt")
+
+    def table(self) -> str:
+        """Aligned text for a person."""
+        return self.render("table")
+
+    def __repr__(self) -> str:
+        total = self.summary.get("total_duration_ns")
+        return (
+            f"ProfilerResults(round={self.metadata.get('round_num')}, status={self.status!r}, "
+            f"kernels={len(self.roofline)}, total_duration_ns={total})"
+        )
+
+
+Outcome = Union[ProfilerResults, KprofError]
+
+
+class KernelProfiler:
+    """Profiles kernel.py + problem.py rounds with ncu (KernelAgent's KernelProfiler).
+
+    artifacts_dir receives the rounds (artifacts_dir/roundNNN/, the history kprof.db and
+    roundNNN_ncu_metrics.json); logs_dir, when given, receives a copy of each
+    roundNNN_ncu_metrics.json as KernelAgent wrote it there. Options are checked at once
+    (UsageError lists the valid words); ncu and python are located at the first profile call.
+    KernelAgent's positional order ``KernelProfiler(logger, artifacts_dir, logs_dir, ...)`` is
+    accepted too.
+
+    One instance may be used from several threads: each call runs with its own copy of the C++
+    profiler and without the GIL. kprof's per-GPU lock serialises calls on the same GPU.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args and isinstance(args[0], logging.Logger):
+            if "logger" in kwargs:
+                raise TypeError("logger given twice (first argument and logger=)")
+            kwargs["logger"] = args[0]
+            args = args[1:]
+        self._setup(*args, **kwargs)
+
+    def _setup(
+        self,
+        artifacts_dir: PathLike,
+        logs_dir: Optional[PathLike] = None,
+        ncu_bin_path: Optional[PathLike] = None,
+        ncu_timeout_seconds: int = 300,
+        metrics: str = "default",
+        python_executable: Optional[PathLike] = None,
+        use_sudo: bool = False,
+        gpu: Union[None, int, Sequence[int]] = None,
+        clock_control: Optional[str] = None,
+        logger: Optional[logging.Logger] = None,
+        *,
+        select: Any = "all",
+        kernels: Optional[Sequence[str]] = None,
+        warmup: int = 3,
+        inputs: str = "gpu",
+        cast: str = "none",
+        seed: int = 0,
+        check_metrics: bool = True,
+        keep_ncu_report: bool = True,
+        record_history: bool = True,
+    ) -> None:
+        # Absolute, so that a later os.chdir() of the agent does not move the outputs.
+        self.artifacts_dir = os.path.abspath(_path(artifacts_dir, "artifacts_dir"))
+        self.logs_dir = None if logs_dir is None else os.path.abspath(_path(logs_dir, "logs_dir"))
+        self.ncu_bin_path = None if ncu_bin_path is None else _path(ncu_bin_path, "ncu_bin_path")
+        self.ncu_timeout_seconds = int(ncu_timeout_seconds)
+        self.logger = logger if logger is not None else _LOGGER
+        if python_executable is None:
+            python = os.environ.get("KPROF_PYTHON") or sys.executable
+        else:
+            python = _path(python_executable, "python_executable")
+        if gpu is None:
+            gpus: List[int] = []
+        elif isinstance(gpu, int):
+            gpus = [gpu]
+        else:
+            gpus = [int(index) for index in gpu]
+        options = _kprof.profile_options(
+            self.artifacts_dir,
+            metrics,
+            self.ncu_bin_path,
+            python or None,
+            bool(use_sudo),
+            self.ncu_timeout_seconds,
+            "none" if clock_control is None else _word(clock_control, "clock_control"),
+            gpus,
+            _word(select, "select"),
+            [] if kernels is None else [str(kernel) for kernel in kernels],
+            int(warmup),
+            _word(inputs, "inputs"),
+            _word(cast, "cast"),
+            int(seed),
+            bool(check_metrics),
+            bool(keep_ncu_report),
+            bool(record_history),
+            self._progress,
+        )
+        self._native = _kprof.Profiler(options)
+        self._ncu_version: Optional[str] = None
+
+    def _progress(self, line: str) -> None:
+        self.logger.info("kprof: %s", line)
+
+    @property
+    def ncu_version(self) -> Optional[str]:
+        """The version of the ncu this profiler uses ("2025.3.1.0"), None when ncu cannot be
+        found or does not say."""
+        if self._ncu_version is None:
+            try:
+                self._ncu_version = self._native.ncu(1)[1] or None
+            except KprofError:
+                return None
+        return self._ncu_version
+
+    @staticmethod
+    def _retries(max_retries: int) -> int:
+        # KernelAgent's max_retries counts attempts; kprof's retries counts extra attempts.
+        if int(max_retries) < 1:
+            raise UsageError(f"max_retries is the number of attempts (1 or more), got {max_retries}")
+        return int(max_retries) - 1
+
+    def _outcome(self, round_num: int, candidate: Dict[str, Any], batch: bool) -> Outcome:
+        error = error_from_dict(candidate["error"])
+        results = None
+        if candidate["report"] is not None:
+            results = ProfilerResults(
+                candidate["report"],
+                status=candidate["status"],
+                error=error,
+                directory=candidate["dir"],
+                candidate=candidate["index"] if batch else None,
+                gpu=candidate["gpu"],
+                attempts=candidate["attempts"],
+            )
+        if candidate["status"] == "ok" and results is not None:
+            return results
+        if error is None:
+            error = InternalError(f"candidate {candidate['index']} has status {candidate['status']}")
+        error.results = results
+        error.kernel_file = candidate["kernel"]
+        error.round_num = round_num
+        error.candidate = candidate["index"] if batch else None
+        return error
+
+    def _copy_to_logs(self, round_num: int, outcomes: Sequence[Outcome], batch: bool) -> None:
+        if self.logs_dir is None:
+            return
+        if os.path.abspath(self.logs_dir) == os.path.abspath(self.artifacts_dir):
+            return
+        for outcome in outcomes:
+            if not isinstance(outcome, ProfilerResults):
+                continue
+            name = _kprof.round_dir_name(round_num)
+            name += f"_cand{outcome.candidate}_ncu_metrics.json" if batch else "_ncu_metrics.json"
+            with open(os.path.join(self.artifacts_dir, name), encoding="utf-8") as source:
+                _kprof.write_file_atomic(os.path.join(self.logs_dir, name), source.read())
+
+    def profile(
+        self, kernel_file: PathLike, problem_file: PathLike, round_num: int, max_retries: int = 2
+    ) -> ProfilerResults:
+        """Profiles ``kernel_function`` of kernel_file on problem_file's inputs as round
+        ``round_num``. Returns the results; raises the KprofError subclass of the failure
+        (e.g. PermissionDenied, KernelRuntimeError, Timeout). A run that failed after its
+        kernels were profiled raises too, with the partial results in ``error.results``.
+        ``max_retries`` counts attempts, as in KernelAgent; only retryable failures (timeouts,
+        transient ncu failures) are attempted again."""
+        text = self._native.profile(
+            _path(kernel_file, "kernel_file"),
+            _path(problem_file, "problem_file"),
+            int(round_num),
+            self._retries(max_retries),
+        )
+        outcome = self._outcome(int(round_num), json.loads(text)["candidates"][0], batch=False)
+        if isinstance(outcome, KprofError):
+            raise outcome
+        self._copy_to_logs(int(round_num), [outcome], batch=False)
+        self.logger.info("kprof: round %d profiled (%s)", int(round_num), outcome.dir)
+        return outcome
+
+    def profile_kernel(
+        self, kernel_file: PathLike, problem_file: PathLike, round_num: int, max_retries: int = 2
+    ) -> Optional[ProfilerResults]:
+        """profile(), KernelAgent style: returns None after logging the classified error."""
+        try:
+            return self.profile(kernel_file, problem_file, round_num, max_retries)
+        except KprofError as error:
+            self.logger.error(
+                "kprof: profiling round %s failed [%s]: %s", round_num, error.category, error.message
+            )
+            if error.detail:
+                self.logger.debug("kprof: %s", error.detail)
+            return None
+
+    def profile_batch(
+        self,
+        problem_file: PathLike,
+        kernel_files: Sequence[PathLike],
+        round_num: int,
+        max_retries: int = 2,
+    ) -> List[Outcome]:
+        """Profiles several candidate kernels of one problem in one round (one harness process
+        per GPU; a failing candidate costs the others nothing). Returns, per candidate in
+        order, its ProfilerResults or its KprofError (not raised). Raises only when the round
+        could not be attempted (inputs missing, unknown metrics, GPU busy, ...)."""
+        text = self._native.profile_batch(
+            _path(problem_file, "problem_file"),
+            [_path(kernel, "kernel_files") for kernel in kernel_files],
+            int(round_num),
+            self._retries(max_retries),
+        )
+        outcomes = [
+            self._outcome(int(round_num), candidate, batch=True)
+            for candidate in json.loads(text)["candidates"]
+        ]
+        self._copy_to_logs(int(round_num), outcomes, batch=True)
+        return outcomes
+
+
+def profile_batch(
+    problem_file: PathLike,
+    kernel_files: Sequence[PathLike],
+    round_num: int,
+    gpus: Optional[Sequence[int]] = None,
+    out_dir: PathLike = "kprof-out",
+    **options: Any,
+) -> List[Outcome]:
+    """KernelProfiler(out_dir, gpu=gpus, **options).profile_batch(...): candidates spread over
+    ``gpus`` (default GPU 0). ``max_retries`` and every KernelProfiler option are accepted."""
+    max_retries = int(options.pop("max_retries", 2))
+    profiler = KernelProfiler(out_dir, gpu=None if gpus is None else list(gpus), **options)
+    return profiler.profile_batch(problem_file, kernel_files, round_num, max_retries)
+
+
+# ---- history -----------------------------------------------------------------------------------
+
+
+class Diff(Dict[str, Any]):
+    """The comparison of two reports (docs/history.md "Diff"): a dict with total, kernels,
+    only_in_a, only_in_b, and the renderings of ``kprof diff``."""
+
+    def render(self, format: str = "prompt") -> str:
+        """"prompt" (one line for an LLM), "table", "json" or "csv"."""
+        return str(_kprof.render_diff(_dumps(dict(self)), _word(format, "format")))
+
+    def prompt(self) -> str:
+        return self.render("prompt")
+
+    def table(self) -> str:
+        return self.render("table")
+
+
+def diff(a: Any, b: Any, top_metrics: int = 8) -> Diff:
+    """Compares report a (before) with report b (after); each a report dict, ProfilerResults
+    or the path of a report.json."""
+
+    def document(side: Any) -> Report:
+        if isinstance(side, (str, os.PathLike)):
+            with open(_path(side), encoding="utf-8") as handle:
+                loaded: Report = json.load(handle)
+            return loaded
+        return _report_of(side)
+
+    return Diff(json.loads(_kprof.diff_reports(_dumps(document(a)), _dumps(document(b)), int(top_metrics))))
+
+
+class Convergence:
+    """The verdict of History.converged(); true when optimising should stop."""
+
+    def __init__(self, verdict: Dict[str, Any]) -> None:
+        self.converged: bool = bool(verdict["converged"])
+        self.reason: str = verdict["reason"]
+        self.best: Optional[Dict[str, Any]] = verdict.get("best")
+        self.best_duration_ns: Optional[float] = verdict.get("best_duration_ns")
+        self.best_sol_pct: Optional[float] = verdict.get("best_sol_pct")
+        self.improvement: Optional[float] = verdict.get("improvement")
+        self.rounds: int = int(verdict.get("rounds", 0))
+        self.details: str = verdict.get("details", "")
+        self._verdict = verdict
+
+    def __bool__(self) -> bool:
+        return self.converged
+
+    def to_dict(self) -> Dict[str, Any]:
+        """{converged, reason, best, best_duration_ns, best_sol_pct, improvement, rounds, details}."""
+        return dict(self._verdict)
+
+    def __repr__(self) -> str:
+        return f"Convergence(converged={self.converged}, reason={self.reason!r}, rounds={self.rounds})"
+
+
+class History:
+    """The rounds recorded in DIR/kprof.db (by KernelProfiler, ``kprof profile/batch``, or
+    ``kprof report FILE --round N --out DIR``). ``dir`` may also name the database file.
+    Raises InputNotFound when there is no history, DatabaseError when it cannot be read."""
+
+    def __init__(self, dir: PathLike) -> None:
+        path = _path(dir, "dir")
+        database = path if os.path.isfile(path) else os.path.join(path, "kprof.db")
+        if not os.path.isfile(database):
+            raise InputNotFound(f"no history in {path} (expected {database})")
+        self._native = _kprof.History(database)
+
+    @property
+    def path(self) -> str:
+        """The database file."""
+        return str(self._native.path)
+
+    def rounds(self) -> List[Dict[str, Any]]:
+        """Every recorded row, by round then candidate: round, candidate, label, status,
+        total_duration_ns, dominant_kernel, bottleneck, SOL values, best_so_far, best, ..."""
+        rows: List[Dict[str, Any]] = json.loads(self._native.rows("json"))["rows"]
+        return rows
+
+    def render(self, format: str = "table") -> str:
+        """The rows as ``kprof history DIR --format F`` prints them."""
+        return str(self._native.rows(_word(format, "format")))
+
+    def best(self) -> Optional[Dict[str, Any]]:
+        """The best ok row (lowest total duration), None when no round succeeded."""
+        return next((row for row in self.rounds() if row.get("best")), None)
+
+    def document(self, ref: Any) -> Report:
+        """The report recorded for round ``ref`` (3, "3", "3:1" or (3, 1)); a round with
+        several candidates gives its best. InputNotFound when absent or failed."""
+        doc: Report = json.loads(self._native.document(_round_ref(ref)))
+        return doc
+
+    def results(self, ref: Any) -> ProfilerResults:
+        """document(ref) as ProfilerResults (prompt(), roofline, ...)."""
+        return ProfilerResults(self.document(ref))
+
+    def diff(self, a: Any, b: Any, top_metrics: int = 8) -> Diff:
+        """Compares round a (before) with round b (after), as ``kprof diff DIR A B``."""
+        return Diff(json.loads(self._native.diff(_round_ref(a), _round_ref(b), int(top_metrics))))
+
+    def converged(
+        self, sol_threshold: float = 95, window: int = 5, min_improvement: float = 0.01
+    ) -> Convergence:
+        """Whether to stop optimising: the best round reached ``sol_threshold`` percent of
+        peak (at_roofline), or the last ``window`` rounds improved the best duration by at most
+        ``min_improvement`` (no_improvement). UsageError for out-of-range options."""
+        text = self._native.converged(float(sol_threshold), int(window), float(min_improvement))
+        return Convergence(json.loads(text))

@@ -1,0 +1,448 @@
+// _kprof: the pybind11 layer under the Python package `kprof` (python/kprof/__init__.py).
+//
+// Design notes.
+// - Thin on purpose: each binding forwards to libkprof in a line or two. Names, defaults and
+//   KernelAgent compatibility live in the Python layer.
+// - JSON crosses the boundary as text (json.loads / json.dumps on the Python side): exact for
+//   every value nlohmann can hold, and no hand-written converters to keep in sync.
+// - Expected failures (Result errors) become a C++ `Failure`, and one exception translator turns
+//   it into the kprof.KprofError subclass of its category (kprof/_errors.py). Nothing else here
+//   knows the Python exception classes.
+// - The GIL is released while ncu runs, so Python threads can profile on several GPUs at once.
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "kprof/analysis.hpp"
+#include "kprof/error.hpp"
+#include "kprof/files.hpp"
+#include "kprof/harness.hpp"
+#include "kprof/history.hpp"
+#include "kprof/metric_sets.hpp"
+#include "kprof/ncu.hpp"
+#include "kprof/ncu_output.hpp"
+#include "kprof/profiler.hpp"
+#include "kprof/report.hpp"
+#include "kprof/version.hpp"
+
+namespace py = pybind11;
+namespace fs = std::filesystem;
+
+namespace kprof::python {
+
+namespace {
+
+/// An expected failure on its way to Python; see the translator in PYBIND11_MODULE.
+class Failure : public std::exception {
+public:
+  explicit Failure(Error error) : m_error(std::move(error)) {}
+  [[nodiscard]] const char* what() const noexcept override { return m_error.message.c_str(); }
+  [[nodiscard]] const Error& error() const { return m_error; }
+
+private:
+  Error m_error;
+};
+
+template <class T>
+T unwrap(Result<T> result) {
+  if (!result.ok()) {
+    throw Failure(std::move(result).error());
+  }
+  return std::move(result).value();
+}
+
+void unwrap(Result<void> result) {
+  if (!result.ok()) {
+    throw Failure(std::move(result).error());
+  }
+}
+
+Json parse_json(const std::string& text, std::string_view what) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::exception& error) {
+    throw Failure(make_error(ErrorCategory::malformed_input,
+                             fmt::format("{} is not valid JSON: {}", what, error.what())));
+  }
+}
+
+/// A report document given by Python, validated like a report read from disk.
+Json parse_report(const std::string& text) {
+  Json doc = parse_json(text, "the report");
+  unwrap(validate_report(doc));
+  return doc;
+}
+
+Json error_json(const std::optional<Error>& error) {
+  if (!error) {
+    return nullptr;
+  }
+  return Json{{"category", std::string(to_string(error->category))},
+              {"message", error->message},
+              {"detail", error->detail}};
+}
+
+/// Reads ncu output: a CSV directly (keeping the columns `options` accepts), or an .ncu-rep
+/// through `ncu --import` with the ncu that locate_ncu finds.
+Capture read_capture(const fs::path& path, const ReadOptions& options) {
+  if (looks_like_ncu_report(path)) {
+    NcuInstall ncu = unwrap(locate_ncu(std::nullopt));
+    return unwrap(load_capture(path, &ncu));
+  }
+  return unwrap(read_ncu_csv_file(path, options));
+}
+
+/// KernelAgent's load_ncu_metrics: one row per kept launch, {"Kernel Name": name, metric: value}
+/// with the metrics in the requested order. `columns` is a set name or comma-separated list.
+std::string load_metrics(const std::string& path, const std::string& columns,
+                         const std::vector<std::string>& name_list, const std::string& select) {
+  const MetricSet set = unwrap(resolve_metric_set(columns));
+  SelectOptions options;
+  options.select = unwrap(parse_select(select));
+  options.kernel_filters = name_list;
+  // The columns max-cycles selects by are read even when not asked for.
+  std::unordered_set<std::string> wanted{"sm__cycles_active.avg", "gpu__time_duration.sum"};
+  for (const MetricSpec& spec : set.metrics) {
+    wanted.insert(spec.name);
+  }
+  ReadOptions read;
+  read.keep_column = [&wanted](std::string_view name) {
+    return wanted.contains(std::string(name));
+  };
+  const Capture capture = read_capture(path, read);
+  std::vector<std::pair<std::string, std::size_t>> present;
+  for (const MetricSpec& spec : set.metrics) {
+    if (auto column = capture.column_index(spec.name)) {
+      present.emplace_back(spec.name, *column);
+    }
+  }
+  if (present.empty() && set.name == "custom") {
+    throw Failure(
+        make_error(ErrorCategory::usage, fmt::format("none of the requested columns ({}) is in {}",
+                                                     metrics_argument(set), path)));
+  }
+  Json rows = Json::array();
+  for (const std::size_t index : select_kernels(capture, options)) {
+    const KernelRecord& kernel = capture.kernels[index];
+    Json row = Json::object();
+    row["Kernel Name"] = kernel.name;
+    for (const auto& [name, column] : present) {
+      const MetricValue value = capture.value(kernel, column);
+      if (value.kind == ValueKind::number) {
+        row[name] = value.number;
+      } else if (value.kind == ValueKind::text) {
+        row[name] = std::string(value.text);
+      } else {
+        row[name] = nullptr;
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows.dump();
+}
+
+/// `kprof report FILE --select S --metrics M [--kernel K]...` as a document.
+std::string build_report_from_file(const std::string& path, const std::string& select,
+                                   const std::string& metrics,
+                                   const std::vector<std::string>& kernels) {
+  const MetricSet set = unwrap(resolve_metric_set(metrics));
+  SelectOptions options;
+  options.select = unwrap(parse_select(select));
+  options.kernel_filters = kernels;
+  const Capture capture = read_capture(path, {});
+  Analysis analysis = unwrap(analyse(capture, options));
+  Json run = Json::object();
+  run["select"] = std::string(to_string(options.select));
+  return build_report(capture, analysis, set, run).dump();
+}
+
+std::string render_report(const std::string& doc, const std::string& format, int round_digits,
+                          bool compact, std::size_t max_rules) {
+  RenderOptions options;
+  options.round_digits = round_digits;
+  options.compact = compact;
+  options.max_rules = max_rules;
+  return render(unwrap(parse_format(format)), parse_report(doc), options);
+}
+
+/// A KernelProfiler shared by Python threads. Each call profiles with its own copy (the C++
+/// profiler is not meant for concurrent use), made under a mutex; the copy is made from a
+/// prototype created on first use, so ncu and python are located once per retry setting.
+class Profiler {
+public:
+  explicit Profiler(ProfileOptions options) : m_options(std::move(options)) {
+    // Usage errors surface at construction; locating ncu and python waits for the first call.
+    unwrap(resolve_metric_set(m_options.metrics));
+  }
+
+  std::string profile(const std::string& kernel, const std::string& problem, int round,
+                      int retries) {
+    Result<RoundResult> result = [&]() -> Result<RoundResult> {
+      const py::gil_scoped_release release;
+      Result<KernelProfiler> profiler = instance(retries);
+      if (!profiler.ok()) {
+        return std::move(profiler).error();
+      }
+      return profiler->profile(kernel, problem, round);
+    }();
+    return round_json(unwrap(std::move(result)));
+  }
+
+  std::string profile_batch(const std::string& problem, const std::vector<std::string>& kernels,
+                            int round, int retries) {
+    const std::vector<fs::path> paths(kernels.begin(), kernels.end());
+    Result<RoundResult> result = [&]() -> Result<RoundResult> {
+      const py::gil_scoped_release release;
+      Result<KernelProfiler> profiler = instance(retries);
+      if (!profiler.ok()) {
+        return std::move(profiler).error();
+      }
+      return profiler->profile_batch(problem, paths, round);
+    }();
+    return round_json(unwrap(std::move(result)));
+  }
+
+  /// [executable, version] of the ncu this profiler uses.
+  std::pair<std::string, std::string> ncu(int retries) {
+    Result<KernelProfiler> profiler = [&] {
+      const py::gil_scoped_release release;
+      return instance(retries);
+    }();
+    const KernelProfiler found = unwrap(std::move(profiler));
+    return {found.ncu().executable.string(), found.ncu().version};
+  }
+
+private:
+  /// A copy of the prototype for `retries`, creating it first when needed. Called without the
+  /// GIL: create() may run `ncu --version`.
+  Result<KernelProfiler> instance(int retries) {
+    const std::lock_guard<std::mutex> hold(m_mutex);
+    if (!m_prototype || m_prototype->options().retries != retries) {
+      ProfileOptions options = m_options;
+      options.retries = retries;
+      Result<KernelProfiler> created = KernelProfiler::create(std::move(options));
+      if (!created.ok()) {
+        return std::move(created).error();
+      }
+      m_prototype = std::move(created).value();
+    }
+    return *m_prototype;
+  }
+
+  static std::string round_json(const RoundResult& round) {
+    Json candidates = Json::array();
+    for (const CandidateResult& candidate : round.candidates) {
+      candidates.push_back(Json{{"index", candidate.index},
+                                {"kernel", candidate.kernel.string()},
+                                {"status", candidate.status},
+                                {"error", error_json(candidate.error)},
+                                {"report", candidate.report ? *candidate.report : Json(nullptr)},
+                                {"dir", candidate.dir.string()},
+                                {"gpu", candidate.gpu},
+                                {"attempts", candidate.attempts}});
+    }
+    return Json{{"round", round.round},
+                {"dir", round.dir.string()},
+                {"wall_seconds", round.wall_seconds},
+                {"metadata", round.metadata},
+                {"candidates", std::move(candidates)}}
+        .dump();
+  }
+
+  ProfileOptions m_options;
+  std::mutex m_mutex;
+  std::optional<KernelProfiler> m_prototype;
+};
+
+/// Everything the Python constructor passes; one struct so the binding stays one line.
+ProfileOptions make_profile_options(const std::string& out_dir, const std::string& metrics,
+                                    const std::optional<std::string>& ncu,
+                                    const std::optional<std::string>& python, bool use_sudo,
+                                    int timeout_s, const std::string& clock_control,
+                                    const std::vector<int>& gpus, const std::string& select,
+                                    const std::vector<std::string>& kernel_filters, int warmup,
+                                    const std::string& inputs, const std::string& cast,
+                                    std::uint64_t seed, bool check_metrics, bool keep_ncu_report,
+                                    bool record_history, const py::object& on_progress) {
+  ProfileOptions options;
+  options.out_dir = out_dir;
+  options.metrics = metrics;
+  if (ncu) {
+    options.ncu = *ncu;
+  }
+  if (python) {
+    options.python = *python;
+  }
+  options.use_sudo = use_sudo;
+  if (timeout_s <= 0) {
+    throw Failure(
+        make_error(ErrorCategory::usage,
+                   fmt::format("ncu_timeout_seconds must be positive, got {}", timeout_s)));
+  }
+  options.timeout = std::chrono::seconds(timeout_s);
+  options.clock_control = unwrap(parse_clock_control(clock_control));
+  options.gpus = gpus;
+  options.select.select = unwrap(parse_select(select));
+  options.select.kernel_filters = kernel_filters;
+  options.warmup = warmup;
+  options.inputs = unwrap(parse_inputs_on(inputs));
+  options.cast = unwrap(parse_cast_dtype(cast));
+  options.seed = seed;
+  options.check_metrics = check_metrics;
+  options.keep_ncu_report = keep_ncu_report;
+  options.record_history = record_history;
+  if (!on_progress.is_none()) {
+    // Copies of ProfileOptions happen without the GIL: share the callable through a pointer
+    // whose deleter takes the GIL, and take it again for each call.
+    std::shared_ptr<py::object> callback(new py::object(on_progress), [](py::object* object) {
+      const py::gil_scoped_acquire hold;
+      delete object;
+    });
+    options.on_progress = [callback](const std::string& line) {
+      const py::gil_scoped_acquire hold;
+      try {
+        (*callback)(line);
+      } catch (py::error_already_set& error) {
+        error.discard_as_unraisable("kprof progress callback");
+      }
+    };
+  }
+  return options;
+}
+
+/// One open history database (HistoryStore is move-only; pybind11 holds it by value here).
+class History {
+public:
+  explicit History(const std::string& db_path) : m_store(unwrap(HistoryStore::open(db_path))) {}
+
+  [[nodiscard]] std::string rows(const std::string& format) const {
+    return render_history(unwrap(m_store.rows()), unwrap(parse_format(format)));
+  }
+
+  [[nodiscard]] std::string document(const std::string& ref) const {
+    const RoundRef parsed = unwrap(parse_round_ref(ref));
+    return unwrap(m_store.document(parsed)).dump();
+  }
+
+  [[nodiscard]] std::string diff(const std::string& a, const std::string& b,
+                                 std::size_t top_metrics) const {
+    DiffOptions options;
+    options.top_metrics = top_metrics;
+    const Json left = unwrap(m_store.document(unwrap(parse_round_ref(a))));
+    const Json right = unwrap(m_store.document(unwrap(parse_round_ref(b))));
+    return unwrap(diff_reports(left, right, options)).dump();
+  }
+
+  [[nodiscard]] std::string converged(double sol_threshold, int window,
+                                      double min_improvement) const {
+    ConvergenceOptions options;
+    options.sol_threshold_pct = sol_threshold;
+    options.window = window;
+    options.min_improvement = min_improvement;
+    return to_json(unwrap(kprof::converged(unwrap(m_store.rows()), options))).dump();
+  }
+
+  [[nodiscard]] std::string path() const { return m_store.path().string(); }
+
+private:
+  HistoryStore m_store;
+};
+
+std::string diff_documents(const std::string& a, const std::string& b, std::size_t top_metrics) {
+  DiffOptions options;
+  options.top_metrics = top_metrics;
+  return unwrap(diff_reports(parse_json(a, "report a"), parse_json(b, "report b"), options)).dump();
+}
+
+std::string render_diff_text(const std::string& diff, const std::string& format) {
+  return render_diff(parse_json(diff, "the diff"), unwrap(parse_format(format)));
+}
+
+/// Sets the Python error for `failure`: the kprof.KprofError subclass of its category.
+void raise_failure(const Failure& failure) {
+  const Error& error = failure.error();
+  try {
+    const py::object exception =
+        py::module_::import("kprof._errors")
+            .attr("error_from_native")(std::string(to_string(error.category)), error.message,
+                                       error.detail);
+    PyErr_SetObject(py::type::handle_of(exception).ptr(), exception.ptr());
+  } catch (const py::error_already_set&) {
+    // kprof._errors is missing (the extension imported on its own): keep the message.
+    PyErr_SetString(PyExc_RuntimeError, error.message.c_str());
+  }
+}
+
+} // namespace
+
+} // namespace kprof::python
+
+PYBIND11_MODULE(_kprof, m) {
+  using namespace kprof;
+  using namespace kprof::python;
+  m.doc() = "kprof's native layer; use the `kprof` package instead.";
+
+  py::register_exception_translator([](std::exception_ptr pointer) {
+    try {
+      if (pointer) {
+        std::rethrow_exception(pointer);
+      }
+    } catch (const Failure& failure) {
+      raise_failure(failure);
+    }
+  });
+
+  m.def("version", [] { return std::string(k_version); });
+  m.def("exit_code", [](const std::string& category) {
+    for (int i = 0; i <= static_cast<int>(ErrorCategory::internal); ++i) {
+      const auto value = static_cast<ErrorCategory>(i);
+      if (to_string(value) == category) {
+        return exit_code(value);
+      }
+    }
+    return exit_code(ErrorCategory::internal);
+  });
+  m.def("load_metrics", &load_metrics, py::arg("path"), py::arg("columns"), py::arg("name_list"),
+        py::arg("select"));
+  m.def("build_report", &build_report_from_file, py::arg("path"), py::arg("select"),
+        py::arg("metrics"), py::arg("kernels"));
+  m.def("render", &render_report, py::arg("doc"), py::arg("format"), py::arg("round_digits") = 3,
+        py::arg("compact") = false, py::arg("max_rules") = 5);
+  m.def("kernelagent_json", [](const std::string& doc) {
+    return kernelagent_round_json(parse_json(doc, "the report")).dump(2) + "\n";
+  });
+  m.def("round_dir_name", &round_dir_name);
+  m.def("write_file_atomic", [](const std::string& path, const std::string& data) {
+    unwrap(write_file_atomic(path, data));
+  });
+  m.def("diff_reports", &diff_documents, py::arg("a"), py::arg("b"), py::arg("top_metrics") = 8);
+  m.def("render_diff", &render_diff_text, py::arg("diff"), py::arg("format"));
+  py::class_<ProfileOptions>(m, "ProfileOptions");
+  m.def("profile_options", &make_profile_options);
+  py::class_<Profiler>(m, "Profiler")
+      .def(py::init<ProfileOptions>())
+      .def("profile", &Profiler::profile)
+      .def("profile_batch", &Profiler::profile_batch)
+      .def("ncu", &Profiler::ncu);
+
+  py::class_<History>(m, "History")
+      .def(py::init<const std::string&>())
+      .def("rows", &History::rows, py::arg("format") = "json")
+      .def("document", &History::document)
+      .def("diff", &History::diff, py::arg("a"), py::arg("b"), py::arg("top_metrics") = 8)
+      .def("converged", &History::converged)
+      .def_property_readonly("path", &History::path);
+}

@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# End-to-end proof of kprof on a real GPU with the real ncu. Run from the repository root on the
+# GPU machine (see docs/device-e2e.md). Builds kprof there (with the header-only dependencies
+# carried in .device/include), then:
+#   1. kprof doctor
+#   2. profiles every example (examples/{vadd,twostage,softmax,matmul}) once cold and three times
+#      warm (median wall time), checking the kernels each case must report;
+#   3. failure cases: a kernel that raises, one that does not import, one that hangs past
+#      --timeout, one that launches nothing, and a missing ncu;
+#   4. kprof batch of the eight softmax candidates on one GPU (and on two when two are visible);
+#   5. the Python API over the cases, with a thread pool.
+# Everything lands in $OUT (or ./device-out): a summary (summary.md) and logs in results.tar.gz.
+# Options: STEPS="build doctor cases failures batch python" (default all), KPROF_CLOCK=none.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=${OUT:-$root/device-out}
+mkdir -p "$out"
+work=$(mktemp -d /tmp/kprof-e2e.XXXXXX)
+logs="$work/logs"
+mkdir -p "$logs"
+steps=${STEPS:-"build doctor cases failures batch python"}
+clock=${KPROF_CLOCK:-none}
+summary="$out/summary.md"; : >"$summary"
+build="$work/build"
+kprof="$build/kprof"
+
+note() { echo "$*" | tee -a "$summary"; }
+now() { date +%s.%N; }
+elapsed() { python3 -c "print(f'{$2 - $1:.2f}')"; }
+want() { [[ " $steps " == *" $1 "* ]]; }
+
+note "# kprof device end-to-end run"
+note ""
+note "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+note "- gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | tr '\n' ';')"
+note "- ncu: $(ncu --version 2>/dev/null | grep -o 'Version [^ ]*' || echo missing)"
+note "- python: $(python3 -c 'import sys, torch, triton; print(sys.version.split()[0], "torch", torch.__version__, "triton", triton.__version__)' 2>&1 | tail -1)"
+note "- clock control: $clock"
+note ""
+
+# ---- 1. build ---------------------------------------------------------------------------------
+if want build; then
+  t0=$(now)
+  pybind_dir=$(python3 -m pybind11 --cmakedir 2>/dev/null || true)
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DKPROF_BUNDLED_HEADERS="$root/.device/include" -DKPROF_ENABLE_TESTS=OFF \
+    -DKPROF_ENABLE_PYTHON=ON -DPython3_EXECUTABLE="$(command -v python3)" \
+    ${pybind_dir:+-Dpybind11_DIR="$pybind_dir"} >"$logs/cmake.log" 2>&1 \
+    && cmake --build "$build" -j "$(nproc)" >"$logs/build.log" 2>&1
+  rc=$?
+  note "## build: rc=$rc in $(elapsed "$t0" "$(now)") s"
+  if [ $rc -ne 0 ]; then
+    tail -40 "$logs/cmake.log" "$logs/build.log"
+    # The CLI alone is enough for most steps; retry without the Python module.
+    cmake -S . -B "$build" -DKPROF_ENABLE_PYTHON=OFF >>"$logs/cmake.log" 2>&1 \
+      && cmake --build "$build" -j "$(nproc)" >>"$logs/build.log" 2>&1
+    note "- rebuilt without the Python module: rc=$?"
+  fi
+fi
+[ -x "$kprof" ] || { note "no kprof binary; stopping"; tar -C "$work" -czf "$out/results.tar.gz" logs; exit 1; }
+"$kprof" --version | tee -a "$summary"
+
+# ---- 2. doctor ----------------------------------------------------------------------------------
+if want doctor; then
+  note ""
+  note "## kprof doctor"
+  note '```'
+  timeout 300 "$kprof" doctor --clock-control "$clock" 2>&1 | tee -a "$summary"
+  note "exit: ${PIPESTATUS[0]}"
+  note '```'
+fi
+
+# Runs `kprof profile` and records wall time and exit code. Args: label outdir round extra...
+profile() {
+  local label=$1 dir=$2 round=$3 kernel=$4 problem=$5
+  shift 5
+  local t0 t1 rc
+  t0=$(now)
+  timeout 400 "$kprof" profile "$kernel" "$problem" --out "$dir" --round "$round" \
+    --clock-control "$clock" --format json "$@" >"$logs/$label.json" 2>"$logs/$label.err"
+  rc=$?
+  t1=$(now)
+  echo "$label rc=$rc wall=$(elapsed "$t0" "$t1")" >>"$logs/timings.txt"
+  echo "$rc $(elapsed "$t0" "$t1")"
+}
+
+# ---- 3. the cases -------------------------------------------------------------------------------
+if want cases; then
+  note ""
+  note "## Cases: kprof profile, 1 cold + 3 warm runs each (warm = Triton cache and metric list cached)"
+  note ""
+  note "| case | kernels reported | cold s | warm runs s | median s | checks |"
+  note "|---|---|---|---|---|---|"
+  for case in vadd twostage softmax matmul; do
+    dir="$work/cases/$case"
+    read -r rc cold < <(profile "$case-cold" "$dir" 0 "examples/$case/kernel.py" "examples/$case/problem.py")
+    warm=()
+    for r in 1 2 3; do
+      read -r rc_w t < <(profile "$case-warm$r" "$dir" "$r" "examples/$case/kernel.py" "examples/$case/problem.py")
+      warm+=("$t")
+      [ "$rc_w" = 0 ] || rc=$rc_w
+    done
+    median=$(printf '%s\n' "${warm[@]}" | sort -g | sed -n 2p)
+    checks=$(python3 - "$logs/$case-warm1.json" "$case" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+case = sys.argv[2]
+names = [k["name"] for k in doc["kernels"]]
+out = [f"{len(names)}: {', '.join(names)}"]
+m = lambda k, n: (k["metrics"].get(n) or {}).get("value")
+if case == "vadd":
+    read = m(doc["kernels"][0], "dram__bytes_read.sum")
+    out.append(f"DRAM read {read/2**20:.1f} MiB (expect ~512)" if read else "no dram read")
+if case == "twostage":
+    out.append("2 kernels OK" if len(names) == 2 else "EXPECTED 2 KERNELS")
+if case == "matmul":
+    r = doc["roofline"][names[0]]
+    out.append(f"tensor pipe {r['tensor_pipe_pct']}% used={r['tensor_cores_used']}")
+r = doc["roofline"][doc["summary"]["dominant_kernel"]]
+out.append(f"{r['bottleneck']}-bound (SOL c {r['compute_sol_pct']} / m {r['memory_sol_pct']})")
+md = doc["metadata"]
+out.append(f"setup {md.get('harness_setup_seconds', 0):.2f}s inputs {md.get('harness_inputs_seconds', 0):.2f}s "
+           f"warmup {md.get('warmup_seconds', 0):.2f}s call {md.get('call_seconds', 0):.2f}s "
+           f"ncu session {md.get('session_wall_seconds', 0):.2f}s passes {md.get('replay_passes')}")
+print(" | ".join(out))
+PY
+)
+    note "| $case (rc $rc) | ${checks%% | *} | $cold | ${warm[*]} | $median | ${checks#* | } |"
+  done
+  note ""
+  note "Prompt for twostage (round 1):"
+  note '```'
+  "$kprof" report "$work/cases/twostage/round001/ncu.log" --format prompt 2>&1 | head -40 | tee -a "$summary" >/dev/null
+  note '```'
+  "$kprof" history "$work/cases/softmax" --format table >"$logs/history-softmax.txt" 2>&1
+  "$kprof" diff "$work/cases/twostage" 1 2 --format prompt >"$logs/diff-twostage.txt" 2>&1
+  note "diff twostage 1 vs 2: $(head -3 "$logs/diff-twostage.txt" | tr '\n' ' ')"
+fi
+
+# ---- 4. failure cases ---------------------------------------------------------------------------
+if want failures; then
+  note ""
+  note "## Failure cases (each must be classified, never hang, leave no half-written file)"
+  note ""
+  note "| case | exit | wall s | message |"
+  note "|---|---|---|---|"
+  for f in raises syntax_error no_launch illegal_address; do
+    read -r rc t < <(profile "fail-$f" "$work/failures/$f" 0 "examples/failures/$f.py" examples/softmax/problem.py --retries 0)
+    note "| $f | $rc | $t | $(head -1 "$logs/fail-$f.err" | cut -c1-160) |"
+  done
+  read -r rc t < <(profile "fail-hangs" "$work/failures/hangs" 0 examples/failures/hangs.py examples/softmax/problem.py --timeout 20 --retries 1)
+  note "| hangs (--timeout 20 --retries 1) | $rc | $t | $(head -1 "$logs/fail-hangs.err" | cut -c1-160) |"
+  left=$(pgrep -f 'failures/hangs.py' | wc -l)
+  note "| processes left after the hang | - | - | $left |"
+  read -r rc t < <(profile "fail-no-ncu" "$work/failures/noncu" 0 examples/vadd/kernel.py examples/vadd/problem.py --ncu /nonexistent/ncu)
+  note "| missing ncu | $rc | $t | $(head -1 "$logs/fail-no-ncu.err" | cut -c1-160) |"
+fi
+
+# ---- 5. batch -----------------------------------------------------------------------------------
+if want batch; then
+  note ""
+  note "## Batch: 8 softmax candidates"
+  cands=(examples/softmax_variants/cand{0..7}.py)
+  healthy=(examples/softmax_variants/cand{0,1,2,3,4,7,8,9}.py)
+  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+  # Warm the Triton cache once so both timings compare profiling, not compilation.
+  timeout 400 "$kprof" batch examples/softmax/problem.py examples/softmax_variants/cand*.py --out "$work/batch-warm" \
+    --clock-control "$clock" --format json >"$logs/batch-warm.json" 2>"$logs/batch-warm.err"
+  for set in healthy with-failures; do
+    if [ "$set" = healthy ]; then files=("${healthy[@]}"); else files=("${cands[@]}"); fi
+    for gpus in 0 $( [ "$ngpu" -ge 2 ] && echo 0,1 ); do
+      for run in 1 2; do
+        t0=$(now)
+        timeout 400 "$kprof" batch examples/softmax/problem.py "${files[@]}" --out "$work/batch-$set-$gpus" --round "$run" \
+          --gpus "$gpus" --clock-control "$clock" --format table >"$logs/batch-$set-$gpus-$run.txt" 2>"$logs/batch-$set-$gpus-$run.err"
+        rc=$?
+        note ""
+        note "### $set candidates, --gpus $gpus, run $run: exit $rc in $(elapsed "$t0" "$(now)") s"
+        if [ "$run" = 1 ]; then
+          note '```'
+          cat "$logs/batch-$set-$gpus-$run.txt" >>"$summary"
+          note '```'
+        fi
+      done
+    done
+  done
+  [ "$ngpu" -ge 2 ] || note "(only $ngpu GPU visible: no two-GPU run)"
+fi
+
+# ---- 6. Python API ------------------------------------------------------------------------------
+if want python; then
+  note ""
+  note "## Python API"
+  if [ -d "$build/python/kprof" ]; then
+    t0=$(now)
+    PYTHONPATH="$build/python" KPROF_E2E_WORK="$work/python" KPROF_CLOCK="$clock" \
+      timeout 500 python3 scripts/device-python-example.py >"$logs/python.txt" 2>&1
+    rc=$?
+    note "exit $rc in $(elapsed "$t0" "$(now)") s"
+    note '```'
+    tail -30 "$logs/python.txt" >>"$summary"
+    note '```'
+  else
+    note "the Python module was not built (see build.log)"
+  fi
+fi
+
+cp -r "$work/cases/twostage/round001" "$logs/twostage-round001" 2>/dev/null
+tar -C "$work" -czf "$out/results.tar.gz" logs
+
+echo "done: $out"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs kprof's build and test dependencies from Debian packages (bookworm). Idempotent:
+# does nothing when everything is already there. Needs root (or sudo) only when installing.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config git
+  nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev
+  libgtest-dev libbenchmark-dev
+  python3 python3-dev pybind11-dev python3-pytest
+  clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "kprof: installing ${missing[*]}" >&2
+as_root=()
+if [ "$(id -u)" -ne 0 ]; then
+  as_root=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The main job: profile an example kernel on this machine's GPU; without a GPU (or ncu), analyse
+# the recorded H200 capture that ships with kprof instead, and say so.
+#   scripts/run-example.sh [CASE]     CASE: twostage (default), vadd, softmax, matmul
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${BUILD_DIR:-$root/build}
+case_name=${1:-twostage}
+"$root/scripts/build.sh" >&2
+kprof="$build_dir/kprof"
+
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && "$kprof" doctor >/dev/null 2>&1; then
+  echo "kprof: GPU found: profiling examples/$case_name on it" >&2
+  exec "$kprof" profile "$root/examples/$case_name/kernel.py" "$root/examples/$case_name/problem.py" \
+    --out "${OUT_DIR:-$root/kprof-out}" --clock-control none --format table
+fi
+
+capture="$root/examples/captures/h200_${case_name}.csv"
+echo "kprof: no usable GPU or ncu on this machine (kprof doctor says why):" >&2
+echo "kprof: analysing the recorded H200 capture $capture instead." >&2
+exec "$kprof" report "$capture" --format table

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Builds kprof and runs every test that can run here: the GoogleTest suites and the end-to-end
+# tests of the binary (ctest), then the Python tests (pytest). Tests that need a GPU or ncu
+# report themselves as skipped, with the reason.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${BUILD_DIR:-$root/build}
+"$root/scripts/build.sh" "$@"
+(cd "$build_dir" && ctest --output-on-failure -j "$(nproc)")
+PYTHONPATH="$build_dir/python${PYTHONPATH:+:$PYTHONPATH}" KPROF_BUILD_DIR="$build_dir" \
+  /usr/bin/python3 -m pytest -q "$root/tests/python"

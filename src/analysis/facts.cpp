@@ -1,0 +1,148 @@
+#include "analysis/facts.hpp"
+
+#include <cmath>
+#include <string_view>
+
+namespace kprof::analysis {
+namespace {
+
+enum class Unit { time_ns, percent, bytes, bytes_per_s, count };
+
+struct Candidate {
+  Fact fact;
+  std::string_view name;
+  bool is_label; ///< details-page label (matched as "Label" or "Section/Label")
+  Unit unit;
+};
+
+// Priority order within a fact: the raw metric first, then its details-page label.
+constexpr std::array k_candidates{
+    Candidate{Fact::duration_ns, "gpu__time_duration.sum", false, Unit::time_ns},
+    Candidate{Fact::duration_ns, "Duration", true, Unit::time_ns},
+    Candidate{Fact::compute_sol_pct, "sm__throughput.avg.pct_of_peak_sustained_elapsed", false,
+              Unit::percent},
+    Candidate{Fact::compute_sol_pct, "Compute (SM) Throughput", true, Unit::percent},
+    Candidate{Fact::memory_sol_pct,
+              "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", false,
+              Unit::percent},
+    // Also a Memory Workload Analysis label in byte/s: the unit tells them apart.
+    Candidate{Fact::memory_sol_pct, "Memory Throughput", true, Unit::percent},
+    Candidate{Fact::dram_sol_pct, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", false,
+              Unit::percent},
+    Candidate{Fact::dram_sol_pct, "dram__throughput.avg.pct_of_peak_sustained_elapsed", false,
+              Unit::percent},
+    Candidate{Fact::dram_sol_pct, "DRAM Throughput", true, Unit::percent},
+    Candidate{Fact::tensor_pipe_pct,
+              "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", false,
+              Unit::percent},
+    Candidate{Fact::tensor_pipe_pct,
+              "sm__inst_executed_pipe_tensor.avg.pct_of_peak_sustained_active", false,
+              Unit::percent},
+    Candidate{Fact::dram_bytes_read, "dram__bytes_read.sum", false, Unit::bytes},
+    Candidate{Fact::dram_bytes_write, "dram__bytes_write.sum", false, Unit::bytes},
+    Candidate{Fact::dram_bytes_per_s, "dram__bytes.sum.per_second", false, Unit::bytes_per_s},
+    Candidate{Fact::dram_bytes_per_s, "Memory Throughput", true, Unit::bytes_per_s},
+    Candidate{Fact::achieved_occupancy_pct, "sm__warps_active.avg.pct_of_peak_sustained_active",
+              false, Unit::percent},
+    Candidate{Fact::achieved_occupancy_pct, "Achieved Occupancy", true, Unit::percent},
+    Candidate{Fact::registers_per_thread, "launch__registers_per_thread", false, Unit::count},
+    Candidate{Fact::registers_per_thread, "Registers Per Thread", true, Unit::count},
+    Candidate{Fact::sm_active_cycles, "sm__cycles_active.avg", false, Unit::count},
+    Candidate{Fact::sm_active_cycles, "SM Active Cycles", true, Unit::count},
+    Candidate{Fact::elapsed_cycles, "gpc__cycles_elapsed.max", false, Unit::count},
+    Candidate{Fact::elapsed_cycles, "Elapsed Cycles", true, Unit::count},
+};
+
+struct Scale {
+  std::string_view unit;
+  double factor;
+};
+
+/// The factor that turns a value printed in `unit` into the fact's unit; nullopt when the unit
+/// is not one of the family's (a "Memory Throughput" in byte/s is no percentage). An empty unit
+/// counts as the base unit (hand-built captures, attributes).
+std::optional<double> unit_scale(Unit family, std::string_view unit) {
+  if (unit.empty()) {
+    return 1.0;
+  }
+  static constexpr std::array k_time{
+      Scale{"ns", 1},   Scale{"nsecond", 1},   Scale{"us", 1e3}, Scale{"usecond", 1e3},
+      Scale{"ms", 1e6}, Scale{"msecond", 1e6}, Scale{"s", 1e9},  Scale{"second", 1e9}};
+  static constexpr std::array k_bytes{
+      Scale{"byte", 1},    Scale{"Kbyte", 1e3},  Scale{"Mbyte", 1e6},
+      Scale{"Gbyte", 1e9}, Scale{"Tbyte", 1e12}, Scale{"KB", 1e3},
+      Scale{"MB", 1e6},    Scale{"GB", 1e9},     Scale{"TB", 1e12}};
+  static constexpr std::array k_count{Scale{"cycle", 1}, Scale{"Kcycle", 1e3}, Scale{"Mcycle", 1e6},
+                                      Scale{"Gcycle", 1e9}, Scale{"register/thread", 1}};
+  auto look_up = [](const auto& scales, std::string_view wanted) -> std::optional<double> {
+    for (const Scale& scale : scales) {
+      if (scale.unit == wanted) {
+        return scale.factor;
+      }
+    }
+    return std::nullopt;
+  };
+  switch (family) {
+  case Unit::time_ns:
+    return look_up(k_time, unit);
+  case Unit::percent:
+    return unit == "%" ? std::optional<double>(1.0) : std::nullopt;
+  case Unit::bytes:
+    return look_up(k_bytes, unit);
+  case Unit::bytes_per_s:
+    for (std::string_view per : {std::string_view("/s"), std::string_view("/second")}) {
+      if (unit.ends_with(per)) {
+        return look_up(k_bytes, unit.substr(0, unit.size() - per.size()));
+      }
+    }
+    return std::nullopt;
+  case Unit::count:
+    return look_up(k_count, unit);
+  }
+  return std::nullopt;
+}
+
+bool matches(const Column& column, const Candidate& candidate) {
+  if (column.name == candidate.name) {
+    return true;
+  }
+  // The reader names a details label "Section/Label" when the label is not unique.
+  const std::string_view name = column.name;
+  return candidate.is_label && name.size() > candidate.name.size() &&
+         name.ends_with(candidate.name) && name[name.size() - candidate.name.size() - 1] == '/';
+}
+
+} // namespace
+
+FactLookup::FactLookup(const Capture& capture) : m_capture(&capture) {
+  for (const Candidate& candidate : k_candidates) {
+    const bool wanted =
+        candidate.is_label ? capture.page == PageKind::details : capture.page == PageKind::raw;
+    if (!wanted) {
+      continue;
+    }
+    for (std::size_t column = 0; column < capture.columns.size(); ++column) {
+      if (!matches(capture.columns[column], candidate)) {
+        continue;
+      }
+      if (const auto scale = unit_scale(candidate.unit, capture.columns[column].unit)) {
+        m_sources[static_cast<std::size_t>(candidate.fact)].push_back({column, *scale});
+      }
+    }
+  }
+}
+
+std::optional<double> FactLookup::get(const KernelRecord& kernel, Fact fact) const {
+  for (const Source& source : m_sources[static_cast<std::size_t>(fact)]) {
+    if (source.column >= kernel.cells.size()) {
+      continue;
+    }
+    const Cell& cell = kernel.cells[source.column];
+    if (cell.kind == ValueKind::number && std::isfinite(cell.number)) {
+      return cell.number * source.scale;
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace kprof::analysis

@@ -1,0 +1,72 @@
+// kprof internal: the facts the analysis needs, read from either ncu page.
+//
+// The raw page names metrics (gpu__time_duration.sum); the details page names labels
+// ("Duration", in a section, with a unit that may be us or ms). FactLookup resolves, once per
+// capture, which columns hold each fact and how to scale them to one unit, so selection and the
+// roofline never care which page they read.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "kprof/capture.hpp"
+
+namespace kprof::analysis {
+
+/// The facts, each in one fixed unit.
+enum class Fact : std::size_t {
+  duration_ns,     ///< gpu__time_duration.sum | "Duration"
+  compute_sol_pct, ///< sm__throughput.avg.pct_of_peak_sustained_elapsed | "Compute (SM) Throughput"
+  memory_sol_pct,  ///< gpu__compute_memory_throughput.avg.pct_... | "Memory Throughput" [%]
+  dram_sol_pct,    ///< gpu__dram_throughput / dram__throughput .avg.pct_... | "DRAM Throughput"
+  tensor_pipe_pct, ///< sm__pipe_tensor_cycles_active..., else sm__inst_executed_pipe_tensor...
+  dram_bytes_read, ///< dram__bytes_read.sum
+  dram_bytes_write,       ///< dram__bytes_write.sum
+  dram_bytes_per_s,       ///< dram__bytes.sum.per_second | "Memory Throughput" [byte/s]
+  achieved_occupancy_pct, ///< sm__warps_active.avg.pct_of_peak_sustained_active | "Achieved
+                          ///< Occupancy"
+  registers_per_thread,   ///< launch__registers_per_thread | "Registers Per Thread"
+  sm_active_cycles,       ///< sm__cycles_active.avg | "SM Active Cycles"
+  elapsed_cycles,         ///< gpc__cycles_elapsed.max | "Elapsed Cycles"
+};
+inline constexpr std::size_t k_fact_count = 12;
+
+/// Column lookup for one Capture. Holds a reference: the Capture must outlive it.
+class FactLookup {
+public:
+  explicit FactLookup(const Capture& capture);
+
+  /// The fact for `kernel`: the first source column (raw metric first, then details label) that
+  /// holds a finite number, scaled to the fact's unit. nullopt when none does.
+  [[nodiscard]] std::optional<double> get(const KernelRecord& kernel, Fact fact) const;
+
+  [[nodiscard]] std::optional<double> duration_ns(const KernelRecord& kernel) const {
+    return get(kernel, Fact::duration_ns);
+  }
+  [[nodiscard]] std::optional<double> compute_sol_pct(const KernelRecord& kernel) const {
+    return get(kernel, Fact::compute_sol_pct);
+  }
+  [[nodiscard]] std::optional<double> memory_sol_pct(const KernelRecord& kernel) const {
+    return get(kernel, Fact::memory_sol_pct);
+  }
+  [[nodiscard]] std::optional<double> tensor_pipe_pct(const KernelRecord& kernel) const {
+    return get(kernel, Fact::tensor_pipe_pct);
+  }
+  [[nodiscard]] std::optional<double> sm_active_cycles(const KernelRecord& kernel) const {
+    return get(kernel, Fact::sm_active_cycles);
+  }
+
+  [[nodiscard]] const Capture& capture() const { return *m_capture; }
+
+private:
+  struct Source {
+    std::size_t column = 0;
+    double scale = 1.0;
+  };
+  const Capture* m_capture;
+  std::array<std::vector<Source>, k_fact_count> m_sources;
+};
+
+} // namespace kprof::analysis

@@ -1,0 +1,32 @@
+// kprof (private to src/csv, its tests, fuzzer and benchmark): the reader with an explicit chunk
+// size, so tests can prove that chunk boundaries change nothing.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "kprof/capture.hpp"
+#include "kprof/error.hpp"
+#include "kprof/ncu_output.hpp"
+
+namespace kprof::csv {
+
+/// How much read_ncu_csv_file() reads at a time.
+inline constexpr std::size_t k_default_chunk_size = std::size_t{1} << 20;
+
+/// parse_ncu_csv(), but handing the text to the tokenizer `chunk_size` bytes at a time
+/// (chunk_size 0 means all at once). The result must not depend on chunk_size.
+Result<Capture> parse_ncu_csv_chunked(std::string_view text, const ReadOptions& options,
+                                      std::string_view source, std::size_t chunk_size);
+
+/// read_ncu_csv_file() with an explicit read size (at least 1 byte).
+Result<Capture> read_ncu_csv_file_chunked(const std::filesystem::path& path,
+                                          const ReadOptions& options, std::size_t chunk_size);
+
+/// Empty when `a` and `b` hold the same data (NaN equals NaN, `source` is not compared);
+/// otherwise a description of the first difference. For tests and the fuzzer.
+std::string capture_difference(const Capture& a, const Capture& b);
+
+} // namespace kprof::csv

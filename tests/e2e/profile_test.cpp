@@ -1,0 +1,211 @@
+// `kprof profile` and `kprof batch` end to end, on a machine without a GPU: a stand-in ncu
+// (tests/standins/ncu) runs the real harness under a fake torch and replays recorded H200 output.
+// The real ncu is exercised by scripts/device-e2e.sh on a GPU machine (docs/device-e2e.md).
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "e2e/e2e_support.hpp"
+
+namespace kprof::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string standin(const std::string& name) {
+  return std::string(KPROF_STANDINS_DIR) + "/" + name;
+}
+std::string case_file(const std::string& name) {
+  return std::string(KPROF_FIXTURES_DIR) + "/../python/cases/" + name;
+}
+std::string example(const std::string& name) {
+  return std::string(KPROF_EXAMPLES_DIR) + "/" + name;
+}
+
+json read_json(const fs::path& path) {
+  auto text = read_file(path);
+  EXPECT_TRUE(text.ok()) << path;
+  return text.ok() ? json::parse(*text) : json();
+}
+
+class KprofProfile : public E2eTest {
+protected:
+  void SetUp() override {
+    E2eTest::SetUp();
+    // The recorded captures name the range "kprof"; kprof's harness uses "kprof:cand<i>".
+    auto text = read_file(fixture("curated_nvtx_twostage.csv"));
+    ASSERT_TRUE(text.ok());
+    std::string csv = *text;
+    const std::string from = "<default domain>:kprof:none";
+    for (auto pos = csv.find(from); pos != std::string::npos; pos = csv.find(from, pos)) {
+      csv.replace(pos, from.size(), "<default domain>:kprof:cand0:none");
+    }
+    m_twostage = dir() / "twostage_cand0.csv";
+    ASSERT_TRUE(write_file_atomic(m_twostage, csv).ok());
+  }
+
+  KprofRun profile(std::vector<std::string> args,
+                   std::vector<std::pair<std::string, std::string>> env = {}) {
+    std::vector<std::string> argv = {"profile"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--ncu", standin("ncu"), "--python", "/usr/bin/python3", "--out",
+                             (dir() / "out").string(), "--format", "json", "--retries", "1"});
+    return run_with_env(argv, std::move(env));
+  }
+
+  KprofRun run_with_env(const std::vector<std::string>& argv,
+                        std::vector<std::pair<std::string, std::string>> env) {
+    env.emplace_back("PYTHONPATH", standin("fake_torch"));
+    env.emplace_back("KPROF_LOCK_DIR", (dir() / "locks").string());
+    env.emplace_back("XDG_CACHE_HOME", (dir() / "cache").string());
+    bool has_csv = false;
+    for (const auto& [key, value] : env) {
+      has_csv = has_csv || key == "KPROF_FAKE_NCU_CSV";
+    }
+    if (!has_csv) {
+      env.emplace_back("KPROF_FAKE_NCU_CSV", m_twostage.string());
+    }
+    return run_kprof(argv, env);
+  }
+
+  [[nodiscard]] fs::path out() const { return dir() / "out"; }
+
+  fs::path m_twostage;
+};
+
+TEST_F(KprofProfile, WritesTheWholeRoundLayoutAndReportsBothKernels) {
+  KprofRun run = profile({example("twostage/kernel.py"), example("twostage/problem.py")});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const char* file : {"harness.py", "plan.json", "status.json", "ncu.log", "report.ncu-rep",
+                           "metrics.csv", "report.json"}) {
+    EXPECT_TRUE(fs::exists(out() / "round000" / file)) << file;
+  }
+  EXPECT_FALSE(fs::exists(out() / "round000" / "error.json"));
+  json report = read_json(out() / "round000" / "report.json");
+  ASSERT_EQ(report["kernels"].size(), 2U);
+  EXPECT_EQ(report["kernels"][0]["nvtx_range"], "kprof:cand0");
+  EXPECT_EQ(report["metadata"]["clock_control"], "none");
+  EXPECT_EQ(report["metadata"]["status"], "ok");
+  const auto& argv = report["metadata"]["ncu_argv"];
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--clock-control"), argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "regex:kprof:cand[0-9]+/"), argv.end());
+  json ka = read_json(out() / "round000_ncu_metrics.json");
+  EXPECT_EQ(ka["metrics"]["scale_kernel"]["gpu__time_duration.sum"], 9856);
+  EXPECT_EQ(ka["metadata"]["round_num"], 0);
+  EXPECT_TRUE(fs::exists(out() / "kprof.db"));
+  EXPECT_EQ(json::parse(run.out)["summary"]["dominant_kernel"], "scale_kernel");
+}
+
+TEST_F(KprofProfile, LeavesNoStagingDirectoryBehind) {
+  ASSERT_EQ(profile({example("twostage/kernel.py"), example("twostage/problem.py")}).exit_code, 0);
+  ASSERT_EQ(profile({example("twostage/kernel.py"), example("twostage/problem.py")}).exit_code, 0);
+  for (const auto& entry : fs::directory_iterator(out())) {
+    EXPECT_EQ(entry.path().filename().string().find(".round"), std::string::npos) << entry.path();
+  }
+}
+
+TEST_F(KprofProfile, AKernelThatDoesNotImportIsClassified) {
+  KprofRun run = profile({case_file("syntax_error/kernel.py"), case_file("vector/problem.py")});
+  EXPECT_EQ(run.exit_code, 8) << run.err;
+  EXPECT_NE(run.err.find("SyntaxError"), std::string::npos) << run.err;
+  json error = read_json(out() / "round000" / "error.json");
+  EXPECT_EQ(error["error"]["category"], "kernel_import");
+  EXPECT_FALSE(fs::exists(out() / "round000" / "report.json"));
+}
+
+TEST_F(KprofProfile, AKernelThatRaisesIsClassifiedWithItsTraceback) {
+  KprofRun run = profile({case_file("raises/kernel.py"), case_file("vector/problem.py")});
+  EXPECT_EQ(run.exit_code, 10) << run.err;
+  EXPECT_NE(run.err.find("Traceback"), std::string::npos) << run.err;
+}
+
+TEST_F(KprofProfile, AProblemWithoutGetInputsIsClassified) {
+  KprofRun run =
+      profile({case_file("positional/kernel.py"), case_file("no_get_inputs/problem.py")});
+  EXPECT_EQ(run.exit_code, 9) << run.err;
+}
+
+TEST_F(KprofProfile, MissingCounterPermissionSaysHowToFixIt) {
+  KprofRun run = profile({example("twostage/kernel.py"), example("twostage/problem.py")},
+                         {{"KPROF_FAKE_NCU_SCENARIO", "permission"}});
+  EXPECT_EQ(run.exit_code, 7) << run.err;
+  EXPECT_NE(run.err.find("--sudo"), std::string::npos) << run.err;
+}
+
+TEST_F(KprofProfile, NothingProfiledIsNoKernelsEvenWithExitCodeZero) {
+  KprofRun run = profile({example("twostage/kernel.py"), example("twostage/problem.py")},
+                         {{"KPROF_FAKE_NCU_SCENARIO", "no_kernels"}});
+  EXPECT_EQ(run.exit_code, 5) << run.err;
+}
+
+TEST_F(KprofProfile, AHangingRunTimesOutAndIsRetried) {
+  KprofRun run =
+      profile({example("twostage/kernel.py"), example("twostage/problem.py"), "--timeout", "2"},
+              {{"KPROF_FAKE_NCU_SCENARIO", "hang"}});
+  EXPECT_EQ(run.exit_code, 12) << run.err;
+  json error = read_json(out() / "round000" / "error.json");
+  EXPECT_EQ(error["metadata"]["attempts"], 2);
+}
+
+TEST_F(KprofProfile, ATransientNcuFailureIsRetried) {
+  KprofRun run =
+      profile({example("twostage/kernel.py"), example("twostage/problem.py")},
+              {{"KPROF_FAKE_NCU_SCENARIO", "flaky:" + (dir() / "flaky-state").string()}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(read_json(out() / "round000" / "report.json")["metadata"]["attempts"], 2);
+}
+
+TEST_F(KprofProfile, UnknownMetricNamesAreRefusedBeforeRunning) {
+  KprofRun run = profile({example("twostage/kernel.py"), example("twostage/problem.py"),
+                          "--metrics", "foo__bar.sum,dram__bytes_read.sum"});
+  EXPECT_EQ(run.exit_code, 11) << run.err;
+  EXPECT_NE(run.err.find("foo__bar.sum"), std::string::npos);
+  EXPECT_FALSE(fs::exists(out() / "round000"));
+}
+
+TEST_F(KprofProfile, AMissingNcuIsItsOwnError) {
+  KprofRun run =
+      run_kprof({"profile", example("twostage/kernel.py"), example("twostage/problem.py"), "--ncu",
+                 (dir() / "no-ncu").string(), "--out", out().string()});
+  EXPECT_EQ(run.exit_code, 6) << run.err;
+}
+
+TEST_F(KprofProfile, BatchKeepsGoodCandidatesWhenOthersFailOrPoisonTheContext) {
+  // Candidates 0 and 3 are healthy; 1 raises; 2 poisons the CUDA context, so 3 must run in a
+  // fresh process. The recorded batch capture has rows for ranges kprof:cand0..3.
+  const std::vector<std::string> argv = {"batch",
+                                         case_file("vector/problem.py"),
+                                         case_file("positional/kernel.py"),
+                                         case_file("raises/kernel.py"),
+                                         case_file("poisoned/kernel.py"),
+                                         case_file("positional/kernel.py"),
+                                         "--ncu",
+                                         standin("ncu"),
+                                         "--python",
+                                         "/usr/bin/python3",
+                                         "--out",
+                                         out().string(),
+                                         "--format",
+                                         "json",
+                                         "--round",
+                                         "4"};
+  KprofRun run =
+      run_with_env(argv, {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json batch = read_json(out() / "round004" / "batch.json");
+  ASSERT_EQ(batch["candidates"].size(), 4U);
+  EXPECT_EQ(batch["candidates"][0]["status"], "ok");
+  EXPECT_EQ(batch["candidates"][1]["error"]["category"], "kernel_raised");
+  EXPECT_EQ(batch["candidates"][2]["status"], "failed");
+  EXPECT_EQ(batch["candidates"][3]["status"], "ok") << batch["candidates"][3].dump();
+  EXPECT_TRUE(fs::exists(out() / "round004" / "cand0" / "report.json"));
+  EXPECT_TRUE(fs::exists(out() / "round004" / "cand1" / "error.json"));
+  EXPECT_TRUE(fs::exists(out() / "round004" / "gpu0-part1"))
+      << "a fresh process after the poisoned candidate";
+  KprofRun history = run_kprof({"history", out().string(), "--format", "json"});
+  EXPECT_EQ(history.exit_code, 0) << history.err;
+}
+
+} // namespace
+} // namespace kprof::e2e

@@ -1,0 +1,2 @@
+def kernel_fn(x, y):
+    return x

@@ -1,0 +1,2 @@
+def kernel_function(x, y):
+    raise ValueError("the kernel rejects these inputs")

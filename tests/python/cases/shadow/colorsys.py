@@ -1,0 +1,1 @@
+raise ImportError("kernel directory's colorsys.py shadowed the standard library")

@@ -1,0 +1,1 @@
+raise ImportError("kernel directory's types.py shadowed the standard library")

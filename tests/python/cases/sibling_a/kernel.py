@@ -1,0 +1,6 @@
+import kprof_sibling
+
+
+def kernel_function(x, y):
+    assert kprof_sibling.NAME == "a", "imported the other candidate's sibling module"
+    return x

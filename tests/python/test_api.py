@@ -1,0 +1,573 @@
+"""Tests of the Python package `kprof` (python/), run against a build tree:
+
+    PYTHONPATH=<build>/python /usr/bin/python3 -m pytest tests/python/test_api.py
+
+Values asserted below were read by hand from the recorded captures in
+tests/fixtures/ncu/2025.3.1/ (see /work/shared/ncu-samples/README.md). The profiling tests use
+the stand-in ncu (tests/standins/ncu) and fake torch (tests/standins/fake_torch); the test of the
+real ncu is skipped, with the reason, where no GPU or ncu is present.
+"""
+
+import csv
+import enum
+import glob
+import json
+import logging
+import os
+import pathlib
+import pickle
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import kprof
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures" / "ncu" / "2025.3.1"
+STANDINS = ROOT / "tests" / "standins"
+EXAMPLES = ROOT / "examples"
+TWOSTAGE = FIXTURES / "curated_nvtx_twostage.csv"
+TWOSTAGE_INSTANCES = FIXTURES / "curated_instances_twostage.csv"
+BATCH4 = FIXTURES / "batch4_flat_regex_ranges.csv"
+DETAILS_SOFTMAX = FIXTURES / "details_page_softmax.csv"
+NO_KERNELS = FIXTURES / "no_kernels_profiled.txt"
+FAKE_NCU = STANDINS / "ncu"
+VADD_KERNEL = EXAMPLES / "vadd" / "kernel.py"
+VADD_PROBLEM = EXAMPLES / "vadd" / "problem.py"
+
+
+def kprof_binary() -> pathlib.Path:
+    """The built CLI: $KPROF_BUILD_DIR/kprof, else the build tree this package was loaded from."""
+    build = os.environ.get("KPROF_BUILD_DIR")
+    base = pathlib.Path(build) if build else pathlib.Path(kprof.__file__).resolve().parents[2]
+    binary = base / "kprof"
+    if not binary.is_file():
+        pytest.fail(f"the kprof CLI is not built at {binary} (build the kprof_exe target or set KPROF_BUILD_DIR)")
+    return binary
+
+
+def run_cli(*args: str) -> str:
+    completed = subprocess.run(
+        [str(kprof_binary()), *args], capture_output=True, text=True, check=False
+    )
+    assert completed.returncode == 0, completed.stderr
+    return completed.stdout
+
+
+def by_name(rows):
+    return {row["Kernel Name"]: row for row in rows}
+
+
+def write_repeated_capture(directory: pathlib.Path) -> pathlib.Path:
+    """The twostage capture with another, longer launch of partial_sum_kernel (ID 2) before the
+    recorded ones: gpu__time_duration.sum 7,000 ns, sm__cycles_active.avg 99,999 and
+    dram__bytes_read.sum 1,234 (the recorded launch has 6,208 ns, 9,035.68 cycles and
+    16,781,824 bytes)."""
+    lines = TWOSTAGE.read_text(encoding="utf-8").splitlines(keepends=True)
+    preamble = [line for line in lines if line.startswith("==")]
+    table = list(csv.reader(line for line in lines if not line.startswith("==")))
+    header, units, rows = table[0], table[1], table[2:]
+    extra = list(rows[0])
+    assert extra[header.index("Kernel Name")] == "partial_sum_kernel"
+    extra[header.index("ID")] = "2"
+    extra[header.index("gpu__time_duration.sum")] = "7,000"
+    extra[header.index("sm__cycles_active.avg")] = "99,999"
+    extra[header.index("dram__bytes_read.sum")] = "1,234"
+    path = directory / "repeated.csv"
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.writelines(preamble)
+        writer = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        writer.writerows([header, units, extra, *rows])
+    return path
+
+
+# ---- reading captures ---------------------------------------------------------------------------
+
+
+def test_load_ncu_metrics_reads_both_kernels_of_the_twostage_capture():
+    rows = kprof.load_ncu_metrics(TWOSTAGE)
+    assert [row["Kernel Name"] for row in rows] == ["partial_sum_kernel", "scale_kernel"]
+    named = by_name(rows)
+    assert named["partial_sum_kernel"]["dram__bytes_read.sum"] == 16781824
+    assert isinstance(named["partial_sum_kernel"]["dram__bytes_read.sum"], int)
+    assert named["scale_kernel"]["gpu__time_duration.sum"] == 9856
+    assert named["partial_sum_kernel"]["sm__cycles_active.avg"] == pytest.approx(9035.68)
+
+
+def test_load_ncu_metrics_leaves_out_default_metrics_the_device_lacks():
+    # sm__inst_executed_pipe_fp32 is one of KernelAgent's metrics that ncu drops on H200.
+    rows = kprof.load_ncu_metrics(TWOSTAGE)
+    assert "sm__inst_executed_pipe_fp32.avg.pct_of_peak_sustained_active" not in rows[0]
+    assert rows.columns[0] == "Kernel Name"
+    assert not rows.empty
+
+
+def test_load_ncu_metrics_keeps_the_requested_columns_in_the_requested_order():
+    columns = ["gpu__time_duration.sum", "dram__bytes_read.sum"]
+    rows = kprof.load_ncu_metrics(str(TWOSTAGE), columns=columns)
+    assert [list(row) for row in rows] == [["Kernel Name", *columns]] * 2
+
+
+def test_load_ncu_metrics_rejects_columns_of_which_none_is_in_the_file():
+    with pytest.raises(kprof.UsageError, match="none of the requested columns"):
+        kprof.load_ncu_metrics(TWOSTAGE, columns=["no_such__metric.sum"])
+
+
+def test_load_ncu_metrics_filters_kernels_by_name_substring():
+    rows = kprof.load_ncu_metrics(TWOSTAGE, name_list=["scale"])
+    assert [row["Kernel Name"] for row in rows] == ["scale_kernel"]
+
+
+def test_load_ncu_metrics_returns_no_rows_when_no_name_matches():
+    rows = kprof.load_ncu_metrics(TWOSTAGE, name_list=["no_such_kernel"])
+    assert rows == [] and rows.empty
+
+
+@pytest.mark.parametrize(
+    "select, durations",
+    [("first", [7000]), ("last", [6208]), ("max-cycles", [7000]), ("max_cycles", [7000]), ("all", [7000, 6208])],
+)
+def test_select_policy_picks_launches_per_kernel_name(tmp_path, select, durations):
+    rows = kprof.load_ncu_metrics(write_repeated_capture(tmp_path), select=select)
+    partial = [row["gpu__time_duration.sum"] for row in rows if row["Kernel Name"] == "partial_sum_kernel"]
+    scale = [row for row in rows if row["Kernel Name"] == "scale_kernel"]
+    assert partial == durations
+    assert len(scale) == 1
+
+
+def test_max_cycles_selects_by_cycles_even_when_other_columns_are_requested(tmp_path):
+    rows = kprof.load_ncu_metrics(write_repeated_capture(tmp_path), columns=["dram__bytes_read.sum"], select="max-cycles")
+    assert [list(row) for row in rows] == [["Kernel Name", "dram__bytes_read.sum"]] * 2
+    assert by_name(rows)["partial_sum_kernel"]["dram__bytes_read.sum"] == 1234
+
+
+def test_select_accepts_kernelagent_policy_enums(tmp_path):
+    class MetricSelectionPolicy(enum.Enum):
+        FIRST = "first"
+
+    rows = kprof.load_ncu_metrics(write_repeated_capture(tmp_path), select=MetricSelectionPolicy.FIRST)
+    assert by_name(rows)["partial_sum_kernel"]["gpu__time_duration.sum"] == 7000
+
+
+def test_bad_select_word_raises_usage_error_listing_the_words():
+    with pytest.raises(kprof.UsageError) as caught:
+        kprof.load_ncu_metrics(TWOSTAGE, select="newest")
+    error = caught.value
+    assert isinstance(error, ValueError) and isinstance(error, kprof.KprofError)
+    assert error.category == "usage"
+    for word in ("first", "last", "max-cycles", "all"):
+        assert word in error.message
+
+
+def test_to_pandas_explains_that_pandas_is_missing(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)  # makes `import pandas` fail
+    rows = kprof.load_ncu_metrics(TWOSTAGE)
+    with pytest.raises(ImportError, match="needs pandas"):
+        rows.to_pandas()
+
+
+# ---- metrics_to_prompt ----------------------------------------------------------------------------
+
+
+def test_metrics_to_prompt_keys_metrics_by_kernel_name():
+    text = kprof.metrics_to_prompt(kprof.load_ncu_metrics(TWOSTAGE))
+    data = json.loads(text)
+    assert list(data) == ["partial_sum_kernel", "scale_kernel"]
+    assert data["partial_sum_kernel"]["dram__bytes_read.sum"] == 16781824
+    assert "Kernel Name" not in data["scale_kernel"]
+    assert text.startswith('{\n  "partial_sum_kernel": {\n    "')
+
+
+def test_metrics_to_prompt_rounds_floats_to_round_digits():
+    rows = kprof.load_ncu_metrics(TWOSTAGE, columns=["sm__cycles_active.avg", "gpu__time_duration.sum"])
+    assert json.loads(kprof.metrics_to_prompt(rows, round_digits=1))["scale_kernel"] == {
+        "sm__cycles_active.avg": 14184.7,
+        "gpu__time_duration.sum": 9856,
+    }
+    unrounded = json.loads(kprof.metrics_to_prompt(rows, round_digits=None))
+    assert unrounded["scale_kernel"]["sm__cycles_active.avg"] == 14184.72
+
+
+def test_metrics_to_prompt_lists_rows_of_a_repeated_kernel_name(tmp_path):
+    rows = kprof.load_ncu_metrics(write_repeated_capture(tmp_path), columns=["gpu__time_duration.sum"], select="all")
+    data = json.loads(kprof.metrics_to_prompt(rows))
+    assert data["partial_sum_kernel"] == [{"gpu__time_duration.sum": 7000}, {"gpu__time_duration.sum": 6208}]
+    assert data["scale_kernel"] == {"gpu__time_duration.sum": 9856}
+
+
+def test_metrics_to_prompt_compact_and_keep_cols():
+    rows = kprof.load_ncu_metrics(TWOSTAGE)
+    text = kprof.metrics_to_prompt(rows, compact=True, keep_cols=["gpu__time_duration.sum"])
+    assert "\n" not in text
+    assert json.loads(text) == {
+        "partial_sum_kernel": {"gpu__time_duration.sum": 6208},
+        "scale_kernel": {"gpu__time_duration.sum": 9856},
+    }
+
+
+def test_metrics_to_prompt_of_a_report_is_its_kernelagent_metrics_block():
+    doc = kprof.report(TWOSTAGE)
+    assert kprof.metrics_to_prompt(doc) == json.dumps(doc["metrics"], indent=2)
+
+
+# ---- report and render ----------------------------------------------------------------------------
+
+
+def test_report_builds_the_versioned_document():
+    doc = kprof.report(TWOSTAGE)
+    assert doc["schema_version"] == 1
+    assert doc["metadata"]["select"] == "all"
+    assert [kernel["name"] for kernel in doc["kernels"]] == ["partial_sum_kernel", "scale_kernel"]
+    assert doc["summary"]["total_duration_ns"] == 6208 + 9856
+    assert doc["summary"]["dominant_kernel"] == "scale_kernel"
+    assert doc["metrics"]["scale_kernel"]["gpu__time_duration.sum"] == 9856
+    assert set(doc["roofline"]) == {"partial_sum_kernel", "scale_kernel"}
+
+
+@pytest.mark.parametrize("capture", [TWOSTAGE, DETAILS_SOFTMAX, BATCH4])
+def test_prompt_is_identical_to_the_cli_prompt(capture):
+    expected = run_cli("report", str(capture), "--format", "prompt")
+    assert kprof.render(kprof.report(capture), "prompt") == expected
+
+
+def test_prompt_with_select_and_kernel_filter_matches_the_cli(tmp_path):
+    capture = write_repeated_capture(tmp_path)
+    expected = run_cli("report", str(capture), "--format", "prompt", "--select", "first", "--kernel", "partial")
+    doc = kprof.report(capture, select="first", kernels=["partial"])
+    assert kprof.render(doc, "prompt") == expected
+
+
+def test_render_json_parses_back_to_the_document():
+    doc = kprof.report(TWOSTAGE)
+    assert json.loads(kprof.render(doc, "json")) == doc
+
+
+def test_render_rejects_an_unknown_format_listing_the_formats():
+    with pytest.raises(kprof.UsageError, match="json, csv, prompt, table"):
+        kprof.render(kprof.report(TWOSTAGE), "yaml")
+
+
+def test_render_rejects_a_document_that_is_not_a_report():
+    doc = kprof.report(TWOSTAGE)
+    del doc["metadata"]["metric_set"]
+    with pytest.raises(kprof.MalformedOutput, match="metric_set"):
+        kprof.render(doc, "prompt")
+
+
+# ---- errors ---------------------------------------------------------------------------------------
+
+
+def test_missing_file_raises_input_not_found(tmp_path):
+    missing = tmp_path / "absent.csv"
+    with pytest.raises(kprof.InputNotFound) as caught:
+        kprof.load_ncu_metrics(missing)
+    assert isinstance(caught.value, FileNotFoundError)
+    assert str(missing) in caught.value.message
+    with pytest.raises(kprof.InputNotFound):
+        kprof.report(missing)
+
+
+def test_csv_that_is_not_ncu_output_raises_malformed_output(tmp_path):
+    other = tmp_path / "other.csv"
+    other.write_text("name,value\nalpha,1\nbeta,2\n", encoding="utf-8")
+    with pytest.raises(kprof.MalformedOutput) as caught:
+        kprof.load_ncu_metrics(other)
+    assert caught.value.category == "malformed_input"
+    with pytest.raises(kprof.MalformedOutput):
+        kprof.report(other)
+
+
+def test_ncu_output_without_kernels_raises_no_kernels_profiled():
+    with pytest.raises(kprof.NoKernelsProfiled) as caught:
+        kprof.report(NO_KERNELS)
+    assert caught.value.category == "no_kernels"
+    with pytest.raises(kprof.NoKernelsProfiled):
+        kprof.load_ncu_metrics(NO_KERNELS)
+
+
+def test_every_error_class_has_its_own_category_and_exit_code():
+    classes = [
+        kprof.UsageError, kprof.InputNotFound, kprof.MalformedOutput, kprof.NoKernelsProfiled,
+        kprof.NcuNotFound, kprof.PermissionDenied, kprof.KernelImportError, kprof.ProblemInvalid,
+        kprof.KernelRuntimeError, kprof.UnknownMetric, kprof.Timeout, kprof.NcuFailed,
+        kprof.OutputError, kprof.DatabaseError, kprof.GpuBusy, kprof.InternalError,
+    ]
+    assert all(issubclass(cls, kprof.KprofError) for cls in classes)
+    assert len({cls.category for cls in classes}) == len(classes)
+    codes = {cls("x").exit_code for cls in classes}
+    assert len(codes) == len(classes) and 0 not in codes
+    assert kprof.UsageError("x").exit_code == 2 and kprof.InputNotFound("x").exit_code == 3
+
+
+def test_errors_survive_pickling_for_process_pools():
+    error = kprof.PermissionDenied("no counters", "ERR_NVGPUCTRPERM")
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is kprof.PermissionDenied
+    assert (copy.message, copy.detail, copy.category) == ("no counters", "ERR_NVGPUCTRPERM", "permission_denied")
+
+
+# ---- history --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def two_rounds(tmp_path):
+    """DIR with round 1 = curated_nvtx_twostage (16,064 ns) and round 2 =
+    curated_instances_twostage (6,272 + 9,664 = 15,936 ns), recorded through the CLI."""
+    out = tmp_path / "rounds"
+    run_cli("report", str(TWOSTAGE), "--round", "1", "--out", str(out), "--format", "json")
+    run_cli("report", str(TWOSTAGE_INSTANCES), "--round", "2", "--out", str(out), "--format", "json")
+    return out
+
+
+def test_history_lists_the_recorded_rounds(two_rounds):
+    rows = kprof.History(two_rounds).rounds()
+    assert [row["round"] for row in rows] == [1, 2]
+    assert [row["status"] for row in rows] == ["ok", "ok"]
+    assert rows[0]["total_duration_ns"] == 16064
+    assert rows[1]["total_duration_ns"] == 15936
+    assert [row["best"] for row in rows] == [False, True]
+    assert kprof.History(str(two_rounds)).best()["round"] == 2
+    assert kprof.History(two_rounds / "kprof.db").results(2).summary["total_duration_ns"] == 15936
+
+
+def test_history_diff_compares_two_rounds(two_rounds):
+    history = kprof.History(two_rounds)
+    result = history.diff(1, "2")
+    assert result["total"]["duration_ns"] == {"a": 16064, "b": 15936}
+    assert result["total"]["speedup"] == pytest.approx(16064 / 15936)
+    scale = next(kernel for kernel in result["kernels"] if kernel["name"] == "scale_kernel")
+    assert scale["duration_ns"] == {"a": 9856, "b": 9664}
+    assert result.prompt() == run_cli("diff", str(two_rounds), "1", "2", "--format", "prompt")
+
+
+def test_diff_compares_two_report_documents():
+    result = kprof.diff(kprof.report(TWOSTAGE), kprof.report(TWOSTAGE_INSTANCES))
+    assert result["total"]["duration_ns"] == {"a": 16064, "b": 15936}
+    assert "scale_kernel" in result.table()
+    assert kprof.render(result, "json") == result.render("json")
+
+
+def test_history_diff_of_an_unrecorded_round_raises_input_not_found(two_rounds):
+    with pytest.raises(kprof.InputNotFound):
+        kprof.History(two_rounds).diff(1, 7)
+
+
+def test_history_diff_rejects_a_malformed_round_reference(two_rounds):
+    with pytest.raises(kprof.UsageError):
+        kprof.History(two_rounds).diff("1:", 2)
+
+
+def test_history_converged_judges_the_rounds(two_rounds):
+    history = kprof.History(two_rounds)
+    verdict = history.converged()
+    assert not verdict and verdict.reason == "improving" and verdict.rounds == 2
+    # The best round's dominant kernel (scale_kernel) runs at under 40 % memory SOL.
+    assert verdict.best_sol_pct is not None and 30 < verdict.best_sol_pct < 40
+    at_roofline = history.converged(sol_threshold=30)
+    assert at_roofline and at_roofline.reason == "at_roofline"
+    assert at_roofline.best is not None and at_roofline.best["round"] == 2
+
+
+def test_history_converged_rejects_a_window_below_one(two_rounds):
+    with pytest.raises(kprof.UsageError):
+        kprof.History(two_rounds).converged(window=0)
+
+
+def test_history_of_a_directory_without_database_raises_input_not_found(tmp_path):
+    with pytest.raises(kprof.InputNotFound, match="no history"):
+        kprof.History(tmp_path)
+
+
+# ---- profiling with the stand-in ncu --------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch, tmp_path):
+    """The stand-in ncu replaying batch4_flat_regex_ranges.csv (candidate 0 is add_kernel,
+    181,088 ns), fake torch on the harness's path, and a private GPU lock directory."""
+    path = os.environ.get("PYTHONPATH", "")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in [str(STANDINS / "fake_torch"), path] if p))
+    monkeypatch.setenv("KPROF_FAKE_NCU_CSV", str(BATCH4))
+    monkeypatch.delenv("KPROF_FAKE_NCU_SCENARIO", raising=False)
+    monkeypatch.setenv("KPROF_LOCK_DIR", str(tmp_path / "locks"))
+    monkeypatch.delenv("KPROF_NCU_USE_SUDO", raising=False)
+    return tmp_path
+
+
+def make_profiler(directory, **options):
+    return kprof.KernelProfiler(directory / "artifacts", directory / "logs", ncu_bin_path=FAKE_NCU, **options)
+
+
+def test_profile_kernel_writes_the_round_and_returns_its_metrics(fake_gpu):
+    profiler = make_profiler(fake_gpu)
+    results = profiler.profile_kernel(VADD_KERNEL, VADD_PROBLEM, 1)
+    assert results is not None and results.status == "ok"
+    artifacts = fake_gpu / "artifacts"
+    for name in ("round001/report.json", "round001/metrics.csv", "round001/ncu.log", "round001_ncu_metrics.json", "kprof.db"):
+        assert (artifacts / name).is_file(), name
+    logged = json.loads((fake_gpu / "logs" / "round001_ncu_metrics.json").read_text(encoding="utf-8"))
+    assert logged == results.to_dict()
+    assert list(results.metrics) == ["add_kernel"]
+    assert results.metrics["add_kernel"]["gpu__time_duration.sum"] == 181088
+    assert results.metrics["add_kernel"]["dram__bytes_read.sum"] == 536890112
+    assert results.metadata.round_num == 1 and results.metadata["round_num"] == 1
+    assert results.metadata.ncu_version == "2025.3.1.0"
+    assert results.metadata.kernel_file == str(VADD_KERNEL)
+    assert results.summary["dominant_kernel"] == "add_kernel"
+    assert results.roofline["add_kernel"]["bottleneck"] in ("memory", "compute", "latency")
+    assert results.prompt() == kprof.render(results.report, "prompt")
+    assert json.loads(results.to_json()) == results.to_dict()
+    assert kprof.History(artifacts).rounds()[0]["round"] == 1
+
+
+def test_relative_output_directories_are_kept_where_they_were_named(fake_gpu, monkeypatch):
+    monkeypatch.chdir(fake_gpu)
+    profiler = kprof.KernelProfiler("artifacts", "logs", ncu_bin_path=FAKE_NCU)
+    monkeypatch.chdir(fake_gpu / "locks" if (fake_gpu / "locks").is_dir() else "/")
+    results = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 1)
+    assert results.dir == str(fake_gpu / "artifacts" / "round001")
+    assert (fake_gpu / "logs" / "round001_ncu_metrics.json").is_file()
+
+
+def test_profile_kernel_returns_none_and_logs_when_counters_are_not_permitted(fake_gpu, monkeypatch, caplog):
+    monkeypatch.setenv("KPROF_FAKE_NCU_SCENARIO", "permission")
+    logger = logging.getLogger("kprof-test-agent")
+    profiler = kprof.KernelProfiler(logger, fake_gpu / "artifacts", fake_gpu / "logs", ncu_bin_path=FAKE_NCU)
+    with caplog.at_level(logging.ERROR, logger="kprof-test-agent"):
+        assert profiler.profile_kernel(VADD_KERNEL, VADD_PROBLEM, 1) is None
+    assert any("permission_denied" in record.getMessage() for record in caplog.records)
+    assert not (fake_gpu / "logs" / "round001_ncu_metrics.json").exists()
+
+
+def test_profile_raises_permission_denied_when_counters_are_not_permitted(fake_gpu, monkeypatch):
+    monkeypatch.setenv("KPROF_FAKE_NCU_SCENARIO", "permission")
+    with pytest.raises(kprof.PermissionDenied) as caught:
+        make_profiler(fake_gpu).profile(VADD_KERNEL, VADD_PROBLEM, 1)
+    assert "ERR_NVGPUCTRPERM" in caught.value.message + caught.value.detail
+    assert caught.value.round_num == 1
+
+
+def test_two_threads_profile_at_once(fake_gpu):
+    profiler = make_profiler(fake_gpu)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(profiler.profile, VADD_KERNEL, VADD_PROBLEM, round_num) for round_num in (1, 2)]
+        results = [future.result() for future in futures]
+    assert [r.metadata.round_num for r in results] == [1, 2]
+    assert all(r.metrics["add_kernel"]["gpu__time_duration.sum"] == 181088 for r in results)
+    assert [row["round"] for row in kprof.History(fake_gpu / "artifacts").rounds()] == [1, 2]
+
+
+HANDSHAKE_PROBLEM = textwrap.dedent(
+    """
+    # Imported by the harness under the stand-in ncu: says "ready", then waits for the test's
+    # "go", which the test can only write while kprof runs ncu without holding the GIL.
+    import os, pathlib, time
+    import torch
+
+    handshake = pathlib.Path(os.environ["KPROF_TEST_HANDSHAKE"])
+    (handshake / "ready").write_text("")
+    deadline = time.monotonic() + 60
+    while not (handshake / "go").exists():
+        if time.monotonic() > deadline:
+            raise RuntimeError("no answer from the test: the GIL was held while ncu ran")
+        time.sleep(0.01)
+
+    def get_inputs():
+        return [torch.rand(1024), torch.rand(1024)]
+
+    def get_init_inputs():
+        return []
+    """
+)
+
+
+def test_python_threads_run_while_ncu_runs(fake_gpu, monkeypatch):
+    handshake = fake_gpu / "handshake"
+    handshake.mkdir()
+    problem = fake_gpu / "problem.py"
+    problem.write_text(HANDSHAKE_PROBLEM, encoding="utf-8")
+    monkeypatch.setenv("KPROF_TEST_HANDSHAKE", str(handshake))
+    profiler = make_profiler(fake_gpu)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        future = pool.submit(profiler.profile, VADD_KERNEL, problem, 1)
+        while not (handshake / "ready").exists() and not future.done():
+            time.sleep(0.01)  # polls a condition; this thread runs only if the GIL is free
+        answered_before_done = not future.done()
+        (handshake / "go").write_text("")
+        results = future.result()
+    assert answered_before_done
+    assert results.metrics["add_kernel"]["gpu__time_duration.sum"] == 181088
+
+
+def test_profile_batch_returns_results_or_the_error_per_candidate(fake_gpu):
+    kernels = [VADD_KERNEL, EXAMPLES / "failures" / "raises.py"]
+    outcomes = kprof.profile_batch(VADD_PROBLEM, kernels, 4, out_dir=fake_gpu / "batch", ncu_bin_path=FAKE_NCU)
+    assert isinstance(outcomes[0], kprof.ProfilerResults)
+    assert list(outcomes[0].metrics) == ["add_kernel"] and outcomes[0].candidate == 0
+    assert isinstance(outcomes[1], kprof.KernelRuntimeError)
+    assert outcomes[1].candidate == 1 and outcomes[1].kernel_file.endswith("raises.py")
+    # It raised before launching anything, so no rows were profiled for it.
+    assert outcomes[1].results is None
+    assert outcomes[1].category == "kernel_raised"
+    assert (fake_gpu / "batch" / "round004" / "cand0" / "report.json").is_file()
+
+
+def test_options_are_validated_at_construction(tmp_path):
+    with pytest.raises(kprof.UsageError, match="base"):
+        kprof.KernelProfiler(tmp_path, clock_control="fixed")
+    with pytest.raises(kprof.UsageError, match="gpu"):
+        kprof.KernelProfiler(tmp_path, inputs="tpu")
+    with pytest.raises(kprof.UsageError, match="default"):
+        kprof.KernelProfiler(tmp_path, metrics="everything")
+    with pytest.raises(TypeError, match="artifacts_dir"):
+        kprof.KernelProfiler(42)
+
+
+def test_missing_ncu_is_reported_as_ncu_not_found(tmp_path):
+    profiler = kprof.KernelProfiler(tmp_path / "artifacts", ncu_bin_path=tmp_path / "no-ncu")
+    with pytest.raises(kprof.NcuNotFound):
+        profiler.profile(VADD_KERNEL, VADD_PROBLEM, 1)
+    assert profiler.profile_kernel(VADD_KERNEL, VADD_PROBLEM, 1) is None
+    assert profiler.ncu_version is None
+
+
+# ---- the real ncu ---------------------------------------------------------------------------------
+
+
+def real_ncu():
+    """A real ncu (not the stand-in) and a visible GPU, or the reason there is none."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return None, "nvidia-smi is not installed"
+    listed = subprocess.run([smi, "-L"], capture_output=True, text=True, check=False)
+    if listed.returncode != 0 or "GPU" not in listed.stdout:
+        return None, "nvidia-smi -L lists no GPU"
+    candidates = [os.environ.get("KPROF_NCU"), shutil.which("ncu"), "/usr/local/cuda/bin/ncu"]
+    candidates += sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"), reverse=True)
+    for candidate in candidates:
+        if candidate and os.access(candidate, os.X_OK):
+            path = pathlib.Path(candidate).resolve()
+            if STANDINS not in path.parents:
+                return path, ""
+    return None, "no real ncu (KPROF_NCU, PATH, /usr/local/cuda/bin, /opt/nvidia/nsight-compute)"
+
+
+def test_profile_kernel_with_the_real_ncu_on_a_gpu(tmp_path):
+    ncu, reason = real_ncu()
+    if ncu is None:
+        pytest.skip(f"needs a GPU and the real ncu: {reason}")
+    python = os.environ.get("KPROF_PYTHON") or sys.executable
+    probe = subprocess.run([python, "-c", "import torch, triton"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip(f"needs torch and triton in {python}")
+    results = kprof.KernelProfiler(tmp_path / "artifacts", tmp_path / "logs", ncu_bin_path=ncu).profile(
+        VADD_KERNEL, VADD_PROBLEM, 1
+    )
+    assert list(results.metrics) == ["add_kernel"]
+    assert results.metrics["add_kernel"]["dram__bytes_read.sum"] > 0
+    assert results.roofline["add_kernel"]["bottleneck"] == "memory"

@@ -1,0 +1,437 @@
+"""Runs the real templates/harness.py against the fake torch (tests/standins/fake_torch).
+
+Each test writes a plan into its own temp directory, runs the harness in a child interpreter with
+PYTHONPATH pointing at the fake torch, and checks the exit code, the status JSON and the event log
+the fake torch writes ("sync", "push <range>", "pop", "launch <kernel>").
+
+Run with: /usr/bin/python3 -m pytest tests/python/test_harness.py
+"""
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HARNESS = ROOT / "templates" / "harness.py"
+FAKE_TORCH = ROOT / "tests" / "standins" / "fake_torch"
+CASES = Path(__file__).resolve().parent / "cases"
+EXAMPLES = ROOT / "examples"
+
+
+class HarnessRun:
+    def __init__(self, code, status, events, stderr, stdout):
+        self.code = code
+        self.status = status
+        self.events = events
+        self.stderr = stderr
+        self.stdout = stdout
+
+    def candidate(self, index):
+        return next(c for c in self.status["candidates"] if c["index"] == index)
+
+
+def run_harness(tmp_path, problem, kernels, real_torch=False, **settings):
+    """Copies the harness into tmp_path (as kprof does into its run directory), writes the plan
+    and runs it; `problem` and `kernels` are paths, `settings` override plan fields."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir(exist_ok=True)
+    script = run_dir / "harness.py"
+    shutil.copyfile(HARNESS, script)
+    plan = {
+        "version": 1,
+        "problem": str(problem),
+        "candidates": [{"kernel": str(k), "range": "kprof:cand%d" % i} for i, k in enumerate(kernels)],
+        "status_file": str(run_dir / "status.json"),
+        "warmup": 3,
+        "inputs": "gpu",
+        "cast": "none",
+        "seed": 0,
+        "first_candidate": 0,
+    }
+    plan.update(settings)
+    plan_path = run_dir / "plan.json"
+    plan_path.write_text(json.dumps(plan), encoding="utf-8")
+    return run_plan(tmp_path, script, plan_path, real_torch)
+
+
+def run_plan(tmp_path, script, plan_path, real_torch=False, prefix=()):
+    log = tmp_path / "events.log"
+    env = dict(os.environ, PYTHONPATH=str(FAKE_TORCH), KPROF_FAKE_TORCH_LOG=str(log))
+    if real_torch:
+        env = real_torch_env()
+    argv = list(prefix) + [sys.executable, str(script), str(plan_path)]
+    done = subprocess.run(argv, cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=600)
+    status_path = plan_path.parent / "status.json"
+    status = json.loads(status_path.read_text(encoding="utf-8")) if status_path.exists() else None
+    events = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+    return HarnessRun(done.returncode, status, events, done.stderr, done.stdout)
+
+
+def profiled_events(range_name, launches):
+    """What one healthy candidate logs once warm: sync, then exactly one call inside its range."""
+    return ["sync", "push " + range_name] + launches + ["sync", "pop"]
+
+
+def test_positional_kernel_runs_warmup_calls_outside_the_range_and_one_call_inside(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"])
+
+    assert run.code == 0, run.stderr
+    assert run.status["phase"] == "done"
+    assert run.status["problem_ok"] is True
+    cand = run.candidate(0)
+    assert cand["ok"] is True and cand["phase"] == "done" and cand["error"] is None
+    assert cand["call_style"] == "positional"
+    # inputs ready (sync), 3 warm-up launches, sync, then the ranged call synchronized before pop
+    assert run.events == ["sync"] + ["launch add_kernel"] * 3 + profiled_events("kprof:cand0", ["launch add_kernel"])
+
+
+def test_status_reports_versions_gpu_and_timings(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"])
+
+    assert run.status["version"] == 1
+    assert run.status["torch_version"] == "0.0-fake"
+    assert run.status["triton_version"] == "0.0-fake"
+    assert run.status["gpu_name"] == "Fake GPU"
+    assert run.status["python_version"] == "%d.%d.%d" % sys.version_info[:3]
+    assert run.status["setup_seconds"] >= run.status["inputs_seconds"] >= 0
+    assert run.candidate(0)["warmup_seconds"] >= 0 and run.candidate(0)["call_seconds"] >= 0
+
+
+def test_stdout_stays_quiet_and_stderr_has_one_prefixed_line_per_phase(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"])
+
+    assert run.stdout == ""
+    lines = run.stderr.splitlines()
+    assert all(line.startswith("kprof-harness: ") for line in lines)
+    assert "kprof-harness: cand0 profiled_call" in lines
+    assert lines[-1] == "kprof-harness: done"
+
+
+def test_warmup_count_comes_from_the_plan(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"], warmup=0)
+
+    assert run.code == 0, run.stderr
+    assert run.events == ["sync"] + profiled_events("kprof:cand0", ["launch add_kernel"])
+
+
+def test_init_inputs_are_appended_after_the_inputs(tmp_path):
+    run = run_harness(tmp_path, CASES / "rmsnorm/problem.py", [CASES / "rmsnorm_kernel/kernel.py"])
+
+    assert run.code == 0, run.status["candidates"]
+    assert run.candidate(0)["call_style"] == "positional"
+
+
+def test_conv_kernel_gets_weight_bias_and_settings_from_the_model_layer(tmp_path):
+    run = run_harness(tmp_path, CASES / "conv/problem.py", [CASES / "conv_kernel/kernel.py"])
+
+    assert run.code == 0, run.status["candidates"]
+    assert run.candidate(0)["call_style"] == "layer_weights"
+    assert run.candidate(0)["layer"] == "conv1"
+
+
+def test_linear_kernel_gets_only_the_settings_its_layer_has(tmp_path):
+    run = run_harness(tmp_path, CASES / "linear/problem.py", [CASES / "linear_kernel/kernel.py"])
+
+    assert run.code == 0, run.status["candidates"]
+    assert run.candidate(0)["layer"] == "fc"
+
+
+def test_model_that_cannot_be_built_is_a_problem_error(tmp_path):
+    run = run_harness(tmp_path, CASES / "bad_model/problem.py", [CASES / "conv_kernel/kernel.py"])
+
+    assert run.code == 2
+    assert run.status["problem_ok"] is False
+    assert run.status["problem_error"]["type"] == "ValueError"
+    assert "Model cannot be built" in run.status["problem_error"]["message"]
+
+
+def test_kernel_that_raises_is_reported_and_the_next_candidate_still_runs(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py",
+                      [CASES / "raises/kernel.py", CASES / "positional/kernel.py"])
+
+    assert run.code == 1
+    failed = run.candidate(0)
+    assert failed["ok"] is False and failed["phase"] == "warmup"
+    assert failed["error"]["category"] == "kernel_raised"
+    assert failed["error"]["type"] == "ValueError"
+    assert failed["error"]["message"] == "the kernel rejects these inputs"
+    assert "raise ValueError" in failed["error"]["traceback"]
+    assert failed["cuda_context_poisoned"] is False
+    assert run.candidate(1)["ok"] is True
+    assert "push kprof:cand0" not in run.events
+    assert run.events[-5:] == profiled_events("kprof:cand1", ["launch add_kernel"])
+
+
+def test_kernel_that_raises_inside_the_range_still_pops_it(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "raises_in_profiled_call/kernel.py"])
+
+    assert run.code == 1
+    assert run.candidate(0)["phase"] == "profiled_call"
+    assert run.candidate(0)["error"]["message"] == "the fourth call fails"
+    assert run.events[-4:] == ["sync", "push kprof:cand0", "pop", "sync"]
+
+
+def test_kernel_with_a_syntax_error_is_a_kernel_import_error(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "syntax_error/kernel.py"])
+
+    assert run.code == 1
+    cand = run.candidate(0)
+    assert cand["phase"] == "import_kernel"
+    assert cand["error"]["category"] == "kernel_import"
+    assert cand["error"]["type"] == "SyntaxError"
+
+
+def test_kernel_without_kernel_function_is_a_kernel_import_error(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "no_kernel_function/kernel.py"])
+
+    assert run.code == 1
+    assert run.candidate(0)["error"]["category"] == "kernel_import"
+    assert "kernel_function" in run.candidate(0)["error"]["message"]
+
+
+def test_missing_kernel_file_is_a_kernel_import_error(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [tmp_path / "nowhere" / "kernel.py"])
+
+    assert run.code == 1
+    assert run.candidate(0)["error"]["category"] == "kernel_import"
+    assert run.candidate(0)["error"]["type"] == "FileNotFoundError"
+
+
+def test_problem_without_get_inputs_is_a_problem_error_and_runs_no_candidate(tmp_path):
+    run = run_harness(tmp_path, CASES / "no_get_inputs/problem.py", [CASES / "positional/kernel.py"])
+
+    assert run.code == 2
+    assert run.status["phase"] == "import_problem"
+    assert run.status["problem_ok"] is False
+    assert "get_inputs" in run.status["problem_error"]["message"]
+    assert run.candidate(0)["phase"] == "not_started"
+    assert run.events == []
+
+
+def test_inputs_fall_back_to_the_cpu_when_creating_them_on_the_gpu_raises(tmp_path):
+    run = run_harness(tmp_path, CASES / "cpu_only/problem.py", [CASES / "positional/kernel.py"])
+
+    assert run.code == 0, run.status
+    assert run.status["inputs_on"] == "cpu"
+    assert "builds its inputs on the CPU only" in run.status["inputs_fallback"]
+
+
+def test_inputs_made_on_the_cpu_are_moved_to_the_gpu(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"], inputs="cpu")
+
+    assert run.code == 0, run.status["candidates"]
+    assert run.status["inputs_on"] == "cpu" and run.status["inputs_fallback"] is None
+
+
+@pytest.mark.parametrize("cast, expected", [("none", "float32"), ("bf16", "bfloat16"), ("fp16", "float16")])
+def test_cast_changes_floating_inputs_only(tmp_path, cast, expected):
+    run = run_harness(tmp_path, CASES / "mixed_dtypes/problem.py", [CASES / "cast_report/kernel.py"],
+                      cast=cast, warmup=0)
+
+    assert run.code == 0, run.status["candidates"]
+    assert "dtypes %s int64 3" % expected in run.events
+
+
+def test_poisoned_context_stops_the_process_with_exit_code_3(tmp_path):
+    kernels = [CASES / "positional/kernel.py", CASES / "poisoned/kernel.py", CASES / "positional/kernel.py"]
+    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels)
+
+    assert run.code == 3
+    assert run.status["phase"] == "candidates"
+    assert run.candidate(0)["ok"] is True
+    assert run.candidate(1)["cuda_context_poisoned"] is True
+    assert run.candidate(1)["error"]["category"] == "kernel_raised"
+    assert run.candidate(2)["phase"] == "not_started"
+    assert "push kprof:cand2" not in run.events
+
+
+def test_error_that_breaks_synchronize_counts_as_poisoned(tmp_path):
+    kernels = [CASES / "poisoned_sync/kernel.py", CASES / "positional/kernel.py"]
+    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels)
+
+    assert run.code == 3
+    assert run.candidate(0)["cuda_context_poisoned"] is True
+    assert run.candidate(0)["error"]["type"] == "ValueError"
+    assert run.candidate(1)["phase"] == "not_started"
+
+
+def test_restart_from_first_candidate_skips_the_earlier_ones(tmp_path):
+    kernels = [CASES / "poisoned/kernel.py", CASES / "positional/kernel.py", CASES / "positional/kernel.py"]
+    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels, first_candidate=1)
+
+    assert run.code == 0, run.status["candidates"]
+    assert [c["index"] for c in run.status["candidates"]] == [1, 2]
+    assert [e for e in run.events if e.startswith("push")] == ["push kprof:cand1", "push kprof:cand2"]
+
+
+def test_paths_with_quotes_newlines_and_non_ascii_load_as_data_and_execute_nothing(tmp_path):
+    weird_dir = tmp_path / "it's a \"dir\"\nwith ünïcödé ✓"
+    weird_dir.mkdir()
+    kernel = weird_dir / "'); import os; os.system('touch PWNED'); #.py"
+    shutil.copyfile(CASES / "positional/kernel.py", kernel)
+    problem = weird_dir / "pröblem \"x\".py"
+    shutil.copyfile(CASES / "vector/problem.py", problem)
+
+    run = run_harness(tmp_path, problem, [kernel])
+
+    assert run.code == 0, run.stderr
+    assert run.candidate(0)["ok"] is True
+    assert run.candidate(0)["kernel"] == str(kernel)
+    assert not list(tmp_path.rglob("PWNED")) and not (Path.cwd() / "PWNED").exists()
+
+
+def test_kernel_directory_cannot_shadow_the_standard_library(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "shadow/kernel.py"])
+
+    assert run.code == 0, run.status["candidates"]
+
+
+def test_files_next_to_the_harness_script_cannot_shadow_the_standard_library(tmp_path):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    for name in ("json.py", "colorsys.py"):
+        (run_dir / name).write_text("raise ImportError('run directory shadowed the stdlib')\n", encoding="utf-8")
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "shadow/kernel.py"])
+
+    assert run.code == 0, run.stderr
+
+
+def test_candidates_with_same_named_sibling_modules_each_import_their_own(tmp_path):
+    kernels = [CASES / "sibling_a/kernel.py", CASES / "sibling_b/kernel.py"]
+    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels)
+
+    assert run.code == 0, run.status["candidates"]
+
+
+def test_no_bytecode_is_written_next_to_kernels(tmp_path):
+    kernel_dir = tmp_path / "kernel"
+    kernel_dir.mkdir()
+    shutil.copytree(CASES / "shadow", kernel_dir, dirs_exist_ok=True)
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [kernel_dir / "kernel.py"])
+
+    assert run.code == 0, run.status["candidates"]
+    assert not (kernel_dir / "__pycache__").exists()
+
+
+def test_status_file_is_replaced_whole_and_leaves_no_temp_files(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"])
+
+    assert run.status is not None
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["harness.py", "plan.json", "status.json"]
+
+
+@pytest.mark.parametrize("example, launches", [
+    ("vadd", ["launch add_kernel"]),
+    ("twostage", ["launch partial_sum_kernel", "launch scale_kernel"]),
+    ("softmax", ["launch softmax_kernel"]),
+    ("matmul", ["launch matmul_kernel"]),
+])
+def test_examples_run_under_the_fake_torch(tmp_path, example, launches):
+    run = run_harness(tmp_path, EXAMPLES / example / "problem.py", [EXAMPLES / example / "kernel.py"])
+
+    assert run.code == 0, run.status["candidates"]
+    assert run.events[-len(launches) - 4:] == profiled_events("kprof:cand0", launches)
+
+
+def test_unreadable_plan_exits_2_without_a_status(tmp_path):
+    script = tmp_path / "harness.py"
+    shutil.copyfile(HARNESS, script)
+    plan = tmp_path / "plan.json"
+    plan.write_text("{not json", encoding="utf-8")
+
+    run = run_plan(tmp_path, script, plan)
+
+    assert run.code == 2
+    assert run.status is None
+    assert "kprof-harness:" in run.stderr
+
+
+@pytest.mark.parametrize("field, value", [
+    ("version", 2), ("warmup", -1), ("inputs", "tpu"), ("cast", "int8"), ("candidates", "k.py"),
+    ("first_candidate", True),
+])
+def test_plan_with_a_bad_field_exits_2_without_running_anything(tmp_path, field, value):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"], **{field: value})
+
+    assert run.code == 2
+    assert run.status is None
+    assert run.events == []
+
+
+# ---------------------------------------------------------------------------------------------
+# On a GPU machine: the same harness with the real torch and triton (and ncu when present).
+
+
+def real_torch_env():
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env.pop("KPROF_FAKE_TORCH_LOG", None)
+    return env
+
+
+def has_real_cuda_torch():
+    probe = "import torch, triton, sys; sys.exit(0 if torch.cuda.is_available() else 1)"
+    try:
+        done = subprocess.run([sys.executable, "-c", probe], env=real_torch_env(), capture_output=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+needs_gpu = pytest.mark.skipif(not has_real_cuda_torch(), reason="needs the real torch and triton with a CUDA GPU")
+needs_ncu = pytest.mark.skipif(shutil.which("ncu") is None, reason="needs Nsight Compute (ncu) on PATH")
+
+
+@needs_gpu
+@pytest.mark.parametrize("example", ["vadd", "twostage", "softmax", "matmul"])
+def test_real_gpu_runs_each_example_with_inputs_made_on_the_gpu(tmp_path, example):
+    run = run_harness(tmp_path, EXAMPLES / example / "problem.py", [EXAMPLES / example / "kernel.py"],
+                      real_torch=True)
+
+    assert run.code == 0, run.stderr
+    assert run.candidate(0)["ok"] is True
+    assert run.status["inputs_on"] == "gpu" and run.status["inputs_fallback"] is None
+    assert run.status["gpu_name"] not in (None, "Fake GPU")
+
+
+@needs_gpu
+def test_real_gpu_illegal_access_poisons_the_context_and_a_restart_runs_the_rest(tmp_path):
+    kernels = [CASES / "gpu_illegal_access/kernel.py", EXAMPLES / "vadd/kernel.py"]
+    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels, real_torch=True)
+
+    assert run.code == 3, run.stderr
+    assert run.candidate(0)["cuda_context_poisoned"] is True
+    assert "illegal memory access" in run.candidate(0)["error"]["message"]
+    assert run.candidate(1)["phase"] == "not_started"
+
+    restarted = run_harness(tmp_path, CASES / "vector/problem.py", kernels, real_torch=True, first_candidate=1)
+
+    assert restarted.code == 0, restarted.stderr
+    assert restarted.candidate(1)["ok"] is True
+
+
+@needs_gpu
+@needs_ncu
+def test_real_ncu_profiles_exactly_the_launches_of_each_ranged_call(tmp_path):
+    example = EXAMPLES / "twostage"
+    run_harness(tmp_path, example / "problem.py", [example / "kernel.py"] * 2, real_torch=True, warmup=0)
+    log = tmp_path / "ncu.csv"
+    ncu = ["ncu", "--clock-control", "none", "--nvtx", "--nvtx-include", "regex:kprof:cand[0-9]+/",
+           "--csv", "--page", "raw", "--metrics", "gpu__time_duration.sum", "--log-file", str(log)]
+
+    run = run_plan(tmp_path, tmp_path / "run" / "harness.py", tmp_path / "run" / "plan.json", True, ncu)
+
+    assert run.code == 0, run.stderr
+    rows = [row for row in csv.reader(log.read_text().splitlines()) if len(row) > 6]
+    header = rows[0]
+    nvtx = next(i for i, name in enumerate(header) if "Push/Pop_Range" in name)
+    kernel = header.index("Kernel Name")
+    profiled = [(row[nvtx].split(":")[1:3], row[kernel]) for row in rows[2:]]
+    assert profiled == [(["kprof", "cand0"], "partial_sum_kernel"), (["kprof", "cand0"], "scale_kernel"),
+                        (["kprof", "cand1"], "partial_sum_kernel"), (["kprof", "cand1"], "scale_kernel")]

@@ -1,0 +1,52 @@
+"""Fake torch.cuda: one "Fake GPU" that always works, with an event log (see torch/__init__.py)."""
+
+import types as _types
+
+from . import _fake_log
+
+_sticky_error = []
+
+
+def is_available():
+    return True
+
+
+def device_count():
+    return 1
+
+
+def current_device():
+    return 0
+
+
+def get_device_name(device=None):
+    return "Fake GPU"
+
+
+def synchronize(device=None):
+    _fake_log("sync")
+    if _sticky_error:
+        raise RuntimeError(_sticky_error[0])
+
+
+def _fake_poison(message):
+    """Test hook: every later synchronize() raises RuntimeError(message)."""
+    _sticky_error[:] = [message]
+
+
+_depth = [0]
+
+
+def _range_push(message):
+    _fake_log("push " + message)
+    _depth[0] += 1
+    return _depth[0] - 1
+
+
+def _range_pop():
+    _fake_log("pop")
+    _depth[0] -= 1
+    return _depth[0]
+
+
+nvtx = _types.SimpleNamespace(range_push=_range_push, range_pop=_range_pop)

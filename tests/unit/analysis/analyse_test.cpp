@@ -1,0 +1,216 @@
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "analysis/facts.hpp"
+#include "kprof/analysis.hpp"
+#include "unit/analysis/capture_builder.hpp"
+
+namespace kprof {
+namespace {
+
+using test::Launch;
+using ::testing::DoubleNear;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Optional;
+
+constexpr const char* k_compute = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+constexpr const char* k_memory = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
+constexpr const char* k_duration = "gpu__time_duration.sum";
+
+// gemm_a twice (50 ns, then 70 ns), reduce_b twice (9 ns, 5 ns); the longer gemm_a launch is
+// memory-bound, the shorter compute-bound.
+Capture two_kernels(const std::string& device = "NVIDIA H200") {
+  return test::make_raw_capture(
+      {
+          Launch{"gemm_a", {{k_duration, 50}, {k_compute, 90}, {k_memory, 20}}, "kprof", {}},
+          Launch{"reduce_b", {{k_duration, 9}, {k_compute, 5}, {k_memory, 30}}, "kprof", {}},
+          Launch{"gemm_a", {{k_duration, 70}, {k_compute, 20}, {k_memory, 95}}, "kprof", {}},
+          Launch{"reduce_b", {{k_duration, 5}, {k_compute, 5}, {k_memory, 35}}, "other", {}},
+      },
+      device);
+}
+
+TEST(FactLookup, ConvertsDetailsPageDurationsToNanoseconds) {
+  for (const auto& [unit, value, expected] :
+       {std::tuple{"ns", 63904.0, 63904.0}, std::tuple{"usecond", 63.904, 63904.0},
+        std::tuple{"us", 1.5, 1500.0}, std::tuple{"ms", 2.0, 2e6}, std::tuple{"msecond", 2.0, 2e6},
+        std::tuple{"s", 0.5, 5e8}}) {
+    const Capture page =
+        test::make_capture(PageKind::details, {{"Duration", unit, "GPU Speed Of Light Throughput"}},
+                           {Launch{"k", {{"Duration", value}}, "", {}}});
+    const analysis::FactLookup facts(page);
+    EXPECT_THAT(facts.duration_ns(page.kernels.front()), Optional(DoubleNear(expected, 1e-6)))
+        << unit;
+  }
+}
+
+TEST(FactLookup, IgnoresValuesInAUnitItCannotConvert) {
+  const Capture capture =
+      test::make_capture(PageKind::details, {{"Duration", "cycle", "Odd Section"}},
+                         {Launch{"k", {{"Duration", 1000}}, "", {}}});
+  EXPECT_EQ(analysis::FactLookup(capture).duration_ns(capture.kernels.front()), std::nullopt);
+}
+
+TEST(FactLookup, SkipsNanAndTextToTheNextSource) {
+  // Tensor pipe: the cycles metric is NaN, the instruction metric is text, so nothing is known;
+  // then with the instruction metric a number, that number is used.
+  const std::string cycles = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed";
+  const std::string inst = "sm__inst_executed_pipe_tensor.avg.pct_of_peak_sustained_active";
+  const Capture capture = test::make_raw_capture(
+      {Launch{"k", {{cycles, std::numeric_limits<double>::quiet_NaN()}}, "", {{inst, "n/a"}}},
+       Launch{"k", {{cycles, std::numeric_limits<double>::quiet_NaN()}, {inst, 12.5}}, "", {}}});
+  const analysis::FactLookup facts(capture);
+  EXPECT_EQ(facts.tensor_pipe_pct(capture.kernels[0]), std::nullopt);
+  EXPECT_THAT(facts.tensor_pipe_pct(capture.kernels[1]), Optional(12.5));
+}
+
+TEST(Analyse, SumsDurationsPerNameAndFindsTheDominantKernel) {
+  const Capture capture = two_kernels();
+  auto analysis = analyse(capture, SelectOptions{});
+  ASSERT_TRUE(analysis) << analysis.error().message;
+  EXPECT_THAT(analysis->selected, ElementsAre(0U, 1U, 2U, 3U));
+  ASSERT_EQ(analysis->kernels.size(), 2U);
+
+  const KernelSummary& gemm = analysis->kernels[0];
+  EXPECT_EQ(gemm.name, "gemm_a");
+  EXPECT_THAT(gemm.launches, ElementsAre(0U, 2U));
+  EXPECT_THAT(gemm.duration_ns, Optional(120.0));
+  EXPECT_THAT(gemm.share, Optional(DoubleNear(120.0 / 134.0, 1e-12)));
+  // The roofline is the longest launch's (index 2, memory-bound), not the first's.
+  EXPECT_EQ(gemm.roofline.bottleneck, Bottleneck::memory);
+  EXPECT_THAT(gemm.roofline.memory_sol_pct, Optional(95.0));
+
+  const KernelSummary& reduce = analysis->kernels[1];
+  EXPECT_EQ(reduce.name, "reduce_b");
+  EXPECT_THAT(reduce.duration_ns, Optional(14.0));
+  EXPECT_THAT(reduce.share, Optional(DoubleNear(14.0 / 134.0, 1e-12)));
+
+  EXPECT_THAT(analysis->summary.total_duration_ns, Optional(134.0));
+  EXPECT_EQ(analysis->summary.dominant_kernel, "gemm_a");
+  EXPECT_EQ(analysis->summary.launches, 4U);
+}
+
+TEST(Analyse, AggregatesOnlyTheSelectedLaunches) {
+  const Capture capture = two_kernels();
+  auto analysis = analyse(capture, SelectOptions{Select::first, {}, ""});
+  ASSERT_TRUE(analysis) << analysis.error().message;
+  EXPECT_THAT(analysis->selected, ElementsAre(0U, 1U));
+  EXPECT_THAT(analysis->summary.total_duration_ns, Optional(59.0));
+  EXPECT_EQ(analysis->kernels[0].roofline.bottleneck, Bottleneck::compute);
+  EXPECT_EQ(analysis->summary.launches, 2U);
+}
+
+TEST(Analyse, NamesTheGpuAndLooksUpItsSpec) {
+  auto known = analyse(two_kernels("NVIDIA H200"), SelectOptions{});
+  ASSERT_TRUE(known);
+  EXPECT_EQ(known->gpu_name, "NVIDIA H200");
+  ASSERT_TRUE(known->gpu);
+  EXPECT_EQ(known->gpu->dram_bandwidth_bytes_per_s, 4.8e12);
+
+  auto unknown = analyse(two_kernels("NVIDIA Imaginary X1"), SelectOptions{});
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->gpu_name, "NVIDIA Imaginary X1");
+  EXPECT_EQ(unknown->gpu, std::nullopt);
+
+  auto absent = analyse(two_kernels(""), SelectOptions{});
+  ASSERT_TRUE(absent);
+  EXPECT_EQ(absent->gpu_name, "");
+  EXPECT_EQ(absent->gpu, std::nullopt);
+}
+
+TEST(Analyse, LeavesSharesAndDominantEmptyWithoutDurations) {
+  const Capture capture =
+      test::make_raw_capture({Launch{"k", {{k_compute, 10}, {k_memory, 80}}, "", {}}});
+  auto analysis = analyse(capture, SelectOptions{});
+  ASSERT_TRUE(analysis) << analysis.error().message;
+  EXPECT_EQ(analysis->summary.total_duration_ns, std::nullopt);
+  EXPECT_EQ(analysis->summary.dominant_kernel, "");
+  EXPECT_EQ(analysis->kernels[0].share, std::nullopt);
+  EXPECT_EQ(analysis->kernels[0].roofline.bottleneck, Bottleneck::memory);
+}
+
+TEST(Analyse, FailsWithNoKernelsOnAnEmptyCapture) {
+  const Capture capture = test::make_raw_capture({});
+  auto analysis = analyse(capture, SelectOptions{});
+  ASSERT_FALSE(analysis);
+  EXPECT_EQ(analysis.error().category, ErrorCategory::no_kernels);
+}
+
+TEST(Analyse, SaysWhichKernelFilterRemovedEverything) {
+  auto analysis = analyse(two_kernels(), SelectOptions{Select::all, {"softmax", "attn"}, ""});
+  ASSERT_FALSE(analysis);
+  EXPECT_EQ(analysis.error().category, ErrorCategory::no_kernels);
+  EXPECT_THAT(analysis.error().message, HasSubstr("'softmax' or 'attn'"));
+  EXPECT_THAT(analysis.error().message, HasSubstr("gemm_a, reduce_b"));
+}
+
+TEST(Analyse, SaysWhichNvtxRangeRemovedEverything) {
+  auto analysis = analyse(two_kernels(), SelectOptions{Select::all, {"gemm"}, "other"});
+  ASSERT_FALSE(analysis);
+  EXPECT_EQ(analysis.error().category, ErrorCategory::no_kernels);
+  EXPECT_THAT(analysis.error().message, HasSubstr("NVTX range 'other'"));
+  EXPECT_THAT(analysis.error().message, HasSubstr("ranges seen: 'kprof'"));
+}
+
+TEST(AnalyseRecordedRuns, FindsTheDominantTwostageKernel) {
+  const Capture capture = test::read_fixture("curated_nvtx_twostage.csv");
+  auto analysis = analyse(capture, SelectOptions{});
+  ASSERT_TRUE(analysis) << analysis.error().message;
+  EXPECT_EQ(analysis->gpu_name, "NVIDIA H200");
+  EXPECT_TRUE(analysis->gpu);
+  ASSERT_EQ(analysis->kernels.size(), 2U);
+  EXPECT_EQ(analysis->kernels[0].name, "partial_sum_kernel");
+  EXPECT_EQ(analysis->kernels[1].name, "scale_kernel");
+  // 6,208 ns + 9,856 ns
+  EXPECT_THAT(analysis->summary.total_duration_ns, Optional(DoubleNear(16064.0, 1e-9)));
+  EXPECT_EQ(analysis->summary.dominant_kernel, "scale_kernel");
+  EXPECT_THAT(analysis->kernels[1].share, Optional(DoubleNear(9856.0 / 16064.0, 1e-12)));
+  EXPECT_EQ(analysis->kernels[0].roofline.bottleneck, Bottleneck::latency);
+  EXPECT_EQ(analysis->kernels[1].roofline.bottleneck, Bottleneck::latency);
+}
+
+TEST(AnalyseRecordedRuns, AnalysesOneCandidateOfABatch) {
+  const Capture capture = test::read_fixture("batch4_flat_regex_ranges.csv");
+  auto analysis = analyse(capture, SelectOptions{Select::all, {}, "kprof:cand3"});
+  ASSERT_TRUE(analysis) << analysis.error().message;
+  ASSERT_EQ(analysis->kernels.size(), 1U);
+  EXPECT_EQ(analysis->kernels[0].name, "matmul_kernel");
+  EXPECT_THAT(analysis->summary.total_duration_ns, Optional(DoubleNear(206272.0, 1e-9)));
+  EXPECT_EQ(analysis->kernels[0].roofline.bottleneck, Bottleneck::compute);
+  EXPECT_TRUE(analysis->kernels[0].roofline.tensor_cores_used);
+}
+
+TEST(AnalyseRecordedRuns, ReadsDurationsAndVerdictsFromTheDetailsPage) {
+  const Capture capture = test::read_fixture("batch4_details_sections_rules.csv");
+  auto analysis = analyse(capture, SelectOptions{});
+  ASSERT_TRUE(analysis) << analysis.error().message;
+  ASSERT_EQ(analysis->kernels.size(), 5U);
+  // 181,568 + 6,240 + 9,920 + 63,104 + 205,472 ns
+  EXPECT_THAT(analysis->summary.total_duration_ns, Optional(DoubleNear(466304.0, 1e-9)));
+  EXPECT_EQ(analysis->summary.dominant_kernel, "matmul_kernel");
+  const auto verdict_of = [&analysis](const std::string& name) {
+    for (const KernelSummary& kernel : analysis->kernels) {
+      if (kernel.name == name) {
+        return kernel.roofline;
+      }
+    }
+    ADD_FAILURE() << "no " << name;
+    return Roofline{};
+  };
+  const Roofline add = verdict_of("add_kernel");
+  EXPECT_EQ(add.bottleneck, Bottleneck::memory);
+  EXPECT_THAT(add.memory_sol_pct, Optional(DoubleNear(89.98, 1e-9)));
+  EXPECT_THAT(add.compute_sol_pct, Optional(DoubleNear(5.72, 1e-9)));
+  // Memory Workload Analysis "Memory Throughput" [byte/s]: no DRAM byte counts on this page.
+  EXPECT_THAT(add.dram_bytes_per_s, Optional(DoubleNear(4327867465632.71, 1)));
+  EXPECT_EQ(verdict_of("matmul_kernel").bottleneck, Bottleneck::compute);
+  EXPECT_EQ(verdict_of("partial_sum_kernel").bottleneck, Bottleneck::latency);
+}
+
+} // namespace
+} // namespace kprof

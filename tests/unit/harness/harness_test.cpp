@@ -1,0 +1,465 @@
+#include "kprof/harness.hpp"
+
+#include <regex>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "kprof/files.hpp"
+#include "kprof/process.hpp"
+
+namespace kprof {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+TempDir make_temp_dir() {
+  auto dir = TempDir::create("kprof-harness-test");
+  KPROF_ASSERT(dir.ok());
+  return std::move(dir).value();
+}
+
+std::string read_text(const fs::path& path) {
+  auto text = read_file(path);
+  EXPECT_TRUE(text.ok()) << path;
+  return text.ok() ? *text : std::string{};
+}
+
+HarnessPlan sample_plan() {
+  HarnessPlan plan;
+  plan.problem = "/work/it's a \"problem\"\ndir/problem.py";
+  plan.candidates = {{"/k/ünïcödé ✓/kernel.py", candidate_range(0)},
+                     {"/k/'); import os; os.system('touch PWNED'); #.py", candidate_range(1)}};
+  plan.status_file = "/run/status.json";
+  plan.warmup = 5;
+  plan.inputs = InputsOn::cpu;
+  plan.cast = CastDtype::bf16;
+  plan.seed = 18446744073709551615ULL;
+  plan.first_candidate = 1;
+  return plan;
+}
+
+/// A status as templates/harness.py writes it: one candidate ok, one raised.
+Json healthy_status() {
+  return Json::parse(R"({
+    "version": 1, "phase": "done", "problem_ok": true, "problem_error": null,
+    "inputs_on": "gpu", "inputs_fallback": null,
+    "candidates": [
+      {"index": 0, "range": "kprof:cand0", "kernel": "/k/a/kernel.py", "phase": "done", "ok": true,
+       "error": null, "cuda_context_poisoned": false, "warmup_seconds": 1.5, "call_seconds": 0.25,
+       "call_style": "positional", "layer": null},
+      {"index": 1, "range": "kprof:cand1", "kernel": "/k/b/kernel.py", "phase": "warmup", "ok": false,
+       "error": {"category": "kernel_raised", "type": "ValueError", "message": "bad shape",
+                 "traceback": "Traceback (most recent call last):\n  ...\nValueError: bad shape"},
+       "cuda_context_poisoned": false, "warmup_seconds": 0.0, "call_seconds": 0.0,
+       "call_style": "layer_weights", "layer": "conv1"}
+    ],
+    "setup_seconds": 4.5, "inputs_seconds": 0.75, "python_version": "3.12.3",
+    "torch_version": "2.11.0+cu130", "triton_version": "3.6.0", "gpu_name": "NVIDIA H200"
+  })");
+}
+
+Result<HarnessStatus> parse(const Json& json) {
+  return parse_harness_status(json.dump());
+}
+
+TEST(InputsOn, ParsesEveryWordItPrints) {
+  for (InputsOn where : {InputsOn::gpu, InputsOn::cpu}) {
+    auto parsed = parse_inputs_on(to_string(where));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, where);
+  }
+}
+
+TEST(InputsOn, RejectsUnknownWordsListingTheValidOnes) {
+  auto parsed = parse_inputs_on("tpu");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().category, ErrorCategory::usage);
+  EXPECT_NE(parsed.error().message.find("'tpu'"), std::string::npos);
+  EXPECT_NE(parsed.error().message.find("gpu, cpu"), std::string::npos);
+}
+
+TEST(CastDtype, ParsesEveryWordItPrints) {
+  for (CastDtype dtype : {CastDtype::none, CastDtype::bf16, CastDtype::fp16, CastDtype::fp32}) {
+    auto parsed = parse_cast_dtype(to_string(dtype));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, dtype);
+  }
+  EXPECT_EQ(to_string(CastDtype::bf16), "bf16");
+}
+
+TEST(CastDtype, RejectsUnknownWordsListingTheValidOnes) {
+  auto parsed = parse_cast_dtype("BF16");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().category, ErrorCategory::usage);
+  EXPECT_NE(parsed.error().message.find("none, bf16, fp16, fp32"), std::string::npos);
+}
+
+TEST(HarnessPhase, ParsesEveryWordItPrints) {
+  for (HarnessPhase phase :
+       {HarnessPhase::not_started, HarnessPhase::import_kernel, HarnessPhase::warmup,
+        HarnessPhase::profiled_call, HarnessPhase::done}) {
+    auto parsed = parse_harness_phase(to_string(phase));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, phase);
+  }
+  EXPECT_EQ(parse_harness_phase("running").error().category, ErrorCategory::malformed_input);
+}
+
+TEST(CandidateRange, NamesEachCandidateKprofCandIndex) {
+  EXPECT_EQ(candidate_range(0), "kprof:cand0");
+  EXPECT_EQ(candidate_range(12), "kprof:cand12");
+}
+
+TEST(NvtxInclude, MatchesEveryCandidateRangeAndNothingElse) {
+  const std::string include = nvtx_include_for_ranges();
+  ASSERT_EQ(include, "regex:kprof:cand[0-9]+/");
+  const std::regex pattern(include.substr(6, include.size() - 7));
+  EXPECT_TRUE(std::regex_match(candidate_range(0), pattern));
+  EXPECT_TRUE(std::regex_match(candidate_range(137), pattern));
+  EXPECT_FALSE(std::regex_match(std::string("kprof"), pattern));
+  EXPECT_FALSE(std::regex_match(std::string("kprof:cand"), pattern));
+}
+
+TEST(HarnessScript, IsTheTemplateFileEmbeddedAtBuildTime) {
+  EXPECT_EQ(harness_script(), read_text(fs::path(KPROF_TEMPLATES_DIR) / "harness.py"));
+}
+
+TEST(HarnessPlanJson, WritesEveryFieldInAStableOrder) {
+  const auto json = nlohmann::ordered_json::parse(plan_to_json(sample_plan()));
+  std::vector<std::string> keys;
+  for (const auto& item : json.items()) {
+    keys.push_back(item.key());
+  }
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"version", "problem", "candidates", "status_file", "warmup",
+                                      "inputs", "cast", "seed", "first_candidate"}));
+  EXPECT_EQ(json["version"], 1);
+  EXPECT_EQ(json["warmup"], 5);
+  EXPECT_EQ(json["inputs"], "cpu");
+  EXPECT_EQ(json["cast"], "bf16");
+  EXPECT_EQ(json["seed"].get<std::uint64_t>(), 18446744073709551615ULL);
+  EXPECT_EQ(json["first_candidate"], 1);
+  EXPECT_EQ(json["candidates"][1]["range"], "kprof:cand1");
+}
+
+TEST(HarnessPlanJson, CarriesPathsWithQuotesNewlinesAndNonAsciiAsEscapedData) {
+  const HarnessPlan plan = sample_plan();
+  const std::string text = plan_to_json(plan);
+  const auto json = Json::parse(text);
+
+  EXPECT_EQ(json["problem"].get<std::string>(), plan.problem.string());
+  EXPECT_EQ(json["candidates"][0]["kernel"].get<std::string>(), plan.candidates[0].kernel.string());
+  EXPECT_EQ(json["candidates"][1]["kernel"].get<std::string>(), plan.candidates[1].kernel.string());
+  EXPECT_NE(text.find(R"(it's a \"problem\"\ndir)"), std::string::npos);
+}
+
+TEST(HarnessPlanJson, ReplacesBytesThatAreNotUtf8) {
+  HarnessPlan plan = sample_plan();
+  plan.problem = "/bad\xff/problem.py";
+  const auto json = Json::parse(plan_to_json(plan));
+  EXPECT_EQ(json["problem"].get<std::string>(), "/bad\xEF\xBF\xBD/problem.py");
+}
+
+TEST(WriteHarness, WritesTheScriptAndThePlan) {
+  TempDir dir = make_temp_dir();
+  const fs::path script = dir.path() / "round001" / "harness.py";
+  const fs::path plan_path = dir.path() / "round001" / "plan.json";
+
+  ASSERT_TRUE(write_harness(script, plan_path, sample_plan()).ok());
+
+  EXPECT_EQ(read_text(script), harness_script());
+  EXPECT_EQ(read_text(plan_path), plan_to_json(sample_plan()));
+}
+
+TEST(WriteHarness, RefusesPathsThatAreNotUtf8AndWritesNothing) {
+  TempDir dir = make_temp_dir();
+  HarnessPlan plan = sample_plan();
+  plan.candidates[0].kernel = "/bad\xff/kernel.py";
+
+  auto written = write_harness(dir.path() / "harness.py", dir.path() / "plan.json", plan);
+
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().category, ErrorCategory::usage);
+  EXPECT_FALSE(fs::exists(dir.path() / "harness.py"));
+  EXPECT_FALSE(fs::exists(dir.path() / "plan.json"));
+}
+
+TEST(WriteHarness, ReportsAnIoErrorWhenTheDirectoryCannotBeMade) {
+  TempDir dir = make_temp_dir();
+  ASSERT_TRUE(write_file_atomic(dir.path() / "file", "x").ok());
+
+  auto written = write_harness(dir.path() / "file" / "harness.py",
+                               dir.path() / "file" / "plan.json", sample_plan());
+
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().category, ErrorCategory::io);
+  EXPECT_NE(written.error().message.find("harness script"), std::string::npos);
+}
+
+TEST(ParseHarnessStatus, ReadsEveryFieldOfAFinishedRun) {
+  auto status = parse(healthy_status());
+  ASSERT_TRUE(status.ok()) << status.error().message;
+
+  EXPECT_EQ(status->phase, "done");
+  EXPECT_TRUE(status->problem_ok);
+  EXPECT_FALSE(status->problem_error.has_value());
+  EXPECT_EQ(status->inputs_on, "gpu");
+  EXPECT_EQ(status->inputs_fallback, "");
+  EXPECT_DOUBLE_EQ(status->setup_seconds, 4.5);
+  EXPECT_DOUBLE_EQ(status->inputs_seconds, 0.75);
+  EXPECT_EQ(status->python_version, "3.12.3");
+  EXPECT_EQ(status->torch_version, "2.11.0+cu130");
+  EXPECT_EQ(status->triton_version, "3.6.0");
+  EXPECT_EQ(status->gpu_name, "NVIDIA H200");
+  ASSERT_EQ(status->candidates.size(), 2U);
+  const CandidateStatus& first = status->candidates[0];
+  EXPECT_EQ(first.index, 0);
+  EXPECT_EQ(first.range, "kprof:cand0");
+  EXPECT_EQ(first.kernel, fs::path("/k/a/kernel.py"));
+  EXPECT_EQ(first.phase, HarnessPhase::done);
+  EXPECT_TRUE(first.ok);
+  EXPECT_FALSE(first.error.has_value());
+  EXPECT_DOUBLE_EQ(first.warmup_seconds, 1.5);
+  EXPECT_DOUBLE_EQ(first.call_seconds, 0.25);
+  EXPECT_EQ(first.call_style, "positional");
+  EXPECT_EQ(first.layer, "");
+  EXPECT_EQ(status->candidates[1].call_style, "layer_weights");
+  EXPECT_EQ(status->candidates[1].layer, "conv1");
+}
+
+TEST(ParseHarnessStatus, MapsKernelRaisedToItsCategoryWithTheTracebackAsDetail) {
+  auto status = parse(healthy_status());
+  ASSERT_TRUE(status.ok());
+
+  const CandidateStatus& failed = status->candidates[1];
+  EXPECT_FALSE(failed.ok);
+  EXPECT_EQ(failed.phase, HarnessPhase::warmup);
+  ASSERT_TRUE(failed.error.has_value());
+  EXPECT_EQ(failed.error->category, ErrorCategory::kernel_raised);
+  EXPECT_EQ(failed.error->message, "ValueError: bad shape");
+  EXPECT_EQ(failed.error->detail,
+            "Traceback (most recent call last):\n  ...\nValueError: bad shape");
+}
+
+TEST(ParseHarnessStatus, MapsKernelImportToItsCategory) {
+  Json json = healthy_status();
+  json["candidates"][1]["phase"] = "import_kernel";
+  json["candidates"][1]["error"] = {{"category", "kernel_import"},
+                                    {"type", "SyntaxError"},
+                                    {"message", "invalid syntax (kernel.py, line 1)"},
+                                    {"traceback", ""}};
+
+  auto status = parse(json);
+
+  ASSERT_TRUE(status.ok());
+  ASSERT_TRUE(status->candidates[1].error.has_value());
+  EXPECT_EQ(status->candidates[1].error->category, ErrorCategory::kernel_import);
+  EXPECT_EQ(status->candidates[1].error->message,
+            "SyntaxError: invalid syntax (kernel.py, line 1)");
+}
+
+TEST(ParseHarnessStatus, MapsAProblemErrorToProblemInvalid) {
+  Json json = healthy_status();
+  json["phase"] = "import_problem";
+  json["problem_ok"] = false;
+  json["problem_error"] = {{"type", "AttributeError"},
+                           {"message", "problem.py defines no get_inputs()"},
+                           {"traceback", "Traceback ..."}};
+
+  auto status = parse(json);
+
+  ASSERT_TRUE(status.ok());
+  EXPECT_FALSE(status->problem_ok);
+  ASSERT_TRUE(status->problem_error.has_value());
+  EXPECT_EQ(status->problem_error->category, ErrorCategory::problem_invalid);
+  EXPECT_EQ(status->problem_error->message, "AttributeError: problem.py defines no get_inputs()");
+  EXPECT_EQ(status->problem_error->detail, "Traceback ...");
+}
+
+TEST(ParseHarnessStatus, ReportsAPoisonedCudaContext) {
+  Json json = healthy_status();
+  json["candidates"][1]["cuda_context_poisoned"] = true;
+
+  auto status = parse(json);
+
+  ASSERT_TRUE(status.ok());
+  EXPECT_TRUE(status->candidates[1].cuda_context_poisoned);
+  EXPECT_FALSE(status->candidates[0].cuda_context_poisoned);
+}
+
+TEST(ParseHarnessStatus, UsesTheTypeAloneWhenPythonGaveNoMessage) {
+  Json json = healthy_status();
+  json["candidates"][1]["error"]["message"] = "";
+
+  auto status = parse(json);
+
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(status->candidates[1].error->message, "ValueError");
+}
+
+TEST(ParseHarnessStatus, ReadsTheFallbackAndAnAbsentTriton) {
+  Json json = healthy_status();
+  json["inputs_on"] = "cpu";
+  json["inputs_fallback"] = "RuntimeError: no device context";
+  json["triton_version"] = nullptr;
+
+  auto status = parse(json);
+
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(status->inputs_on, "cpu");
+  EXPECT_EQ(status->inputs_fallback, "RuntimeError: no device context");
+  EXPECT_EQ(status->triton_version, "");
+}
+
+TEST(ParseHarnessStatus, IgnoresFieldsItDoesNotKnow) {
+  Json json = healthy_status();
+  json["something_new"] = {1, 2, 3};
+  json["candidates"][0]["also_new"] = "x";
+
+  EXPECT_TRUE(parse(json).ok());
+}
+
+TEST(ParseHarnessStatus, RejectsTextThatIsNotJson) {
+  for (const char* text : {"", "{\"version\": 1,", "not json", "[1, 2]"}) {
+    auto status = parse_harness_status(text);
+    ASSERT_FALSE(status.ok()) << text;
+    EXPECT_EQ(status.error().category, ErrorCategory::malformed_input) << text;
+  }
+}
+
+TEST(ParseHarnessStatus, RejectsAnotherVersion) {
+  Json json = healthy_status();
+  json["version"] = 2;
+
+  auto status = parse(json);
+
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().category, ErrorCategory::malformed_input);
+  EXPECT_NE(status.error().message.find("version 2"), std::string::npos);
+}
+
+TEST(ParseHarnessStatus, NamesTheFieldThatHasTheWrongType) {
+  struct Case {
+    Json::json_pointer pointer;
+    Json value;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {Json::json_pointer("/problem_ok"), "yes", "status.problem_ok"},
+      {Json::json_pointer("/candidates"), Json::object(), "status.candidates"},
+      {Json::json_pointer("/setup_seconds"), "4.5", "status.setup_seconds"},
+      {Json::json_pointer("/candidates/0/ok"), 1, "status.candidates[0].ok"},
+      {Json::json_pointer("/candidates/1/index"), -1, "status.candidates[1].index"},
+      {Json::json_pointer("/candidates/1/range"), nullptr, "status.candidates[1].range"},
+      {Json::json_pointer("/candidates/1/error/type"), 7, "status.candidates[1].error.type"},
+      {Json::json_pointer("/problem_error"), "oops", "status.problem_error"},
+  };
+  for (const Case& c : cases) {
+    Json json = healthy_status();
+    json[c.pointer] = c.value;
+
+    auto status = parse(json);
+
+    ASSERT_FALSE(status.ok()) << c.field;
+    EXPECT_EQ(status.error().category, ErrorCategory::malformed_input) << c.field;
+    EXPECT_NE(status.error().message.find(c.field), std::string::npos) << status.error().message;
+  }
+}
+
+TEST(ParseHarnessStatus, RejectsMissingRequiredFields) {
+  for (const char* key : {"version", "phase", "problem_ok", "candidates"}) {
+    Json json = healthy_status();
+    json.erase(key);
+    auto status = parse(json);
+    ASSERT_FALSE(status.ok()) << key;
+    EXPECT_EQ(status.error().category, ErrorCategory::malformed_input) << key;
+  }
+}
+
+TEST(ParseHarnessStatus, RejectsUnknownPhasesAndErrorCategories) {
+  Json bad_phase = healthy_status();
+  bad_phase["phase"] = "finished";
+  Json bad_candidate_phase = healthy_status();
+  bad_candidate_phase["candidates"][0]["phase"] = "running";
+  Json bad_category = healthy_status();
+  bad_category["candidates"][1]["error"]["category"] = "timeout";
+
+  for (const Json& json : {bad_phase, bad_candidate_phase, bad_category}) {
+    auto status = parse(json);
+    ASSERT_FALSE(status.ok()) << json.dump();
+    EXPECT_EQ(status.error().category, ErrorCategory::malformed_input);
+  }
+  EXPECT_NE(parse(bad_category).error().message.find("'timeout'"), std::string::npos);
+}
+
+TEST(ReadHarnessStatus, ReportsInputNotFoundWhenTheHarnessWroteNothing) {
+  TempDir dir = make_temp_dir();
+
+  auto status = read_harness_status(dir.path() / "status.json");
+
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().category, ErrorCategory::input_not_found);
+  EXPECT_NE(status.error().message.find("status.json"), std::string::npos);
+}
+
+TEST(ReadHarnessStatus, NamesTheFileWhenItIsMalformed) {
+  TempDir dir = make_temp_dir();
+  const fs::path path = dir.path() / "status.json";
+  ASSERT_TRUE(write_file_atomic(path, "{\"version\": 1").ok());
+
+  auto status = read_harness_status(path);
+
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().category, ErrorCategory::malformed_input);
+  EXPECT_NE(status.error().message.find(path.string()), std::string::npos);
+}
+
+// The C++ and Python halves agree: the written harness runs under the fake torch and the status
+// it writes parses into what happened.
+TEST(WrittenHarness, RunsUnderTheFakeTorchAndItsStatusParses) {
+  const auto python = find_executable("python3");
+  if (!python) {
+    GTEST_SKIP() << "python3 is not on PATH";
+  }
+  TempDir dir = make_temp_dir();
+  const fs::path cases = KPROF_PYTHON_CASES_DIR;
+  HarnessPlan plan;
+  plan.problem = cases / "vector" / "problem.py";
+  plan.candidates = {{cases / "positional" / "kernel.py", candidate_range(0)},
+                     {cases / "syntax_error" / "kernel.py", candidate_range(1)},
+                     {cases / "raises" / "kernel.py", candidate_range(2)},
+                     {cases / "poisoned" / "kernel.py", candidate_range(3)},
+                     {cases / "positional" / "kernel.py", candidate_range(4)}};
+  plan.status_file = dir.path() / "status.json";
+  plan.inputs = InputsOn::cpu;
+  ASSERT_TRUE(write_harness(dir.path() / "harness.py", dir.path() / "plan.json", plan).ok());
+
+  ProcessSpec spec;
+  spec.argv = {python->string(), (dir.path() / "harness.py").string(),
+               (dir.path() / "plan.json").string()};
+  spec.env_set = {{"PYTHONPATH", std::string(KPROF_STANDINS_DIR) + "/fake_torch"}};
+  spec.env_unset = {"KPROF_FAKE_TORCH_LOG"};
+  spec.timeout = std::chrono::seconds(60);
+  auto run = run_process(spec);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->exit_code, k_harness_exit_cuda_poisoned) << run->err;
+
+  auto status = read_harness_status(plan.status_file);
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_EQ(status->phase, "candidates");
+  EXPECT_TRUE(status->problem_ok);
+  EXPECT_EQ(status->gpu_name, "Fake GPU");
+  ASSERT_EQ(status->candidates.size(), 5U);
+  EXPECT_TRUE(status->candidates[0].ok);
+  EXPECT_EQ(status->candidates[1].error->category, ErrorCategory::kernel_import);
+  EXPECT_EQ(status->candidates[2].error->category, ErrorCategory::kernel_raised);
+  EXPECT_EQ(status->candidates[2].error->message, "ValueError: the kernel rejects these inputs");
+  EXPECT_TRUE(status->candidates[3].cuda_context_poisoned);
+  EXPECT_EQ(status->candidates[4].phase, HarnessPhase::not_started);
+}
+
+} // namespace
+} // namespace kprof

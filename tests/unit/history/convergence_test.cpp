@@ -1,0 +1,148 @@
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "kprof/history.hpp"
+
+namespace kprof {
+namespace {
+
+HistoryRow ok_row(int round, std::optional<int> candidate, double duration_ns, double sol_pct) {
+  HistoryRow row;
+  row.round = round;
+  row.candidate = candidate;
+  row.status = "ok";
+  row.total_duration_ns = duration_ns;
+  row.memory_sol_pct = sol_pct;
+  row.compute_sol_pct = sol_pct / 2;
+  row.max_sol_pct = sol_pct;
+  row.bottleneck = "memory";
+  return row;
+}
+
+HistoryRow failed_row(int round) {
+  HistoryRow row;
+  row.round = round;
+  row.status = "failed";
+  row.error = make_error(ErrorCategory::kernel_raised, "RuntimeError");
+  return row;
+}
+
+Convergence judge(const std::vector<HistoryRow>& rows, const ConvergenceOptions& options = {}) {
+  auto verdict = converged(rows, options);
+  if (!verdict) {
+    ADD_FAILURE() << verdict.error().message;
+    return {};
+  }
+  return std::move(verdict).value();
+}
+
+TEST(Converged, StopsWhenTheBestRowReachesTheRoofline) {
+  const Convergence verdict =
+      judge({ok_row(1, std::nullopt, 2.0e6, 60), ok_row(2, std::nullopt, 1.0e6, 96),
+             ok_row(3, std::nullopt, 1.5e6, 97)});
+  EXPECT_TRUE(verdict.converged);
+  EXPECT_EQ(verdict.reason, ConvergenceReason::at_roofline);
+  ASSERT_TRUE(verdict.best.has_value());
+  EXPECT_EQ(*verdict.best, (RoundRef{2, std::nullopt}));
+  EXPECT_EQ(verdict.best_duration_ns, 1.0e6);
+  EXPECT_EQ(verdict.best_sol_pct, 96);
+  EXPECT_EQ(verdict.rounds, 3);
+  EXPECT_NE(verdict.details.find("round 2"), std::string::npos) << verdict.details;
+}
+
+TEST(Converged, AFastRowBelowTheThresholdIsNotAtTheRoofline) {
+  // Round 3 is at 97% SOL but slower than round 2: the best row decides.
+  const Convergence verdict =
+      judge({ok_row(1, std::nullopt, 2.0e6, 60), ok_row(2, std::nullopt, 1.0e6, 80),
+             ok_row(3, std::nullopt, 1.5e6, 97)});
+  EXPECT_FALSE(verdict.converged);
+  EXPECT_EQ(verdict.reason, ConvergenceReason::improving);
+}
+
+TEST(Converged, StopsWhenTheLastWindowBroughtNoImprovement) {
+  ConvergenceOptions options;
+  options.window = 3;
+  // Before the window (rounds 1-2) the best is 1.0 ms; the window (rounds 3-5) reaches
+  // 0.995 ms, a 0.5% improvement, below the 1% minimum. Failed rounds count as rounds.
+  const Convergence verdict =
+      judge({ok_row(1, std::nullopt, 2.0e6, 50), ok_row(2, std::nullopt, 1.0e6, 60),
+             ok_row(3, 0, 1.2e6, 60), ok_row(3, 1, 0.995e6, 61), failed_row(4),
+             ok_row(5, std::nullopt, 1.1e6, 55)},
+            options);
+  EXPECT_TRUE(verdict.converged);
+  EXPECT_EQ(verdict.reason, ConvergenceReason::no_improvement);
+  EXPECT_EQ(verdict.rounds, 5);
+  ASSERT_TRUE(verdict.improvement.has_value());
+  EXPECT_NEAR(*verdict.improvement, 0.005, 1e-12);
+  EXPECT_EQ(*verdict.best, (RoundRef{3, 1}));
+}
+
+TEST(Converged, KeepsGoingWhileTheBestStillImproves) {
+  ConvergenceOptions options;
+  options.window = 3;
+  const Convergence verdict =
+      judge({ok_row(1, std::nullopt, 2.0e6, 50), ok_row(2, std::nullopt, 1.0e6, 60),
+             ok_row(3, std::nullopt, 1.2e6, 60), failed_row(4), ok_row(5, std::nullopt, 0.9e6, 70)},
+            options);
+  EXPECT_FALSE(verdict.converged);
+  EXPECT_EQ(verdict.reason, ConvergenceReason::improving);
+  ASSERT_TRUE(verdict.improvement.has_value());
+  EXPECT_NEAR(*verdict.improvement, 0.1, 1e-12);
+  EXPECT_EQ(*verdict.best, (RoundRef{5, std::nullopt}));
+}
+
+TEST(Converged, NeedsWindowPlusOneRoundsBeforeJudgingProgress) {
+  // Five flat rounds with the default window of 5: one short of judging.
+  std::vector<HistoryRow> rows;
+  for (int round = 1; round <= 5; ++round) {
+    rows.push_back(ok_row(round, std::nullopt, 1.0e6, 50));
+  }
+  const Convergence short_history = judge(rows);
+  EXPECT_FALSE(short_history.converged);
+  EXPECT_EQ(short_history.reason, ConvergenceReason::improving);
+  EXPECT_FALSE(short_history.improvement.has_value());
+
+  rows.push_back(ok_row(6, std::nullopt, 1.0e6, 50));
+  const Convergence judged = judge(rows);
+  EXPECT_TRUE(judged.converged);
+  EXPECT_EQ(judged.reason, ConvergenceReason::no_improvement);
+  EXPECT_EQ(*judged.best, (RoundRef{1, std::nullopt}));
+}
+
+TEST(Converged, SaysSoWhenNoRoundSucceeded) {
+  const Convergence verdict = judge({failed_row(1), failed_row(2)});
+  EXPECT_FALSE(verdict.converged);
+  EXPECT_EQ(verdict.reason, ConvergenceReason::no_successful_round);
+  EXPECT_FALSE(verdict.best.has_value());
+  EXPECT_EQ(judge({}).reason, ConvergenceReason::no_successful_round);
+}
+
+TEST(Converged, RejectsOptionsOutOfRange) {
+  const std::vector<HistoryRow> rows = {ok_row(1, std::nullopt, 1.0e6, 50)};
+  ConvergenceOptions window;
+  window.window = 0;
+  ConvergenceOptions threshold;
+  threshold.sol_threshold_pct = 120;
+  ConvergenceOptions improvement;
+  improvement.min_improvement = -0.1;
+  for (const auto& options : {window, threshold, improvement}) {
+    auto verdict = converged(rows, options);
+    ASSERT_FALSE(verdict.ok());
+    EXPECT_EQ(verdict.error().category, ErrorCategory::usage);
+  }
+}
+
+TEST(Converged, JsonCarriesTheVerdict) {
+  const Json json = to_json(judge({ok_row(1, std::nullopt, 2.0e6, 60), ok_row(2, 3, 1.0e6, 96)}));
+  EXPECT_EQ(json["converged"], true);
+  EXPECT_EQ(json["reason"], "at_roofline");
+  EXPECT_EQ(json["best"]["round"], 2);
+  EXPECT_EQ(json["best"]["candidate"], 3);
+  EXPECT_EQ(json["best_duration_ns"], 1.0e6);
+  EXPECT_TRUE(json["improvement"].is_null());
+  EXPECT_EQ(json["rounds"], 2);
+}
+
+} // namespace
+} // namespace kprof

@@ -1,0 +1,412 @@
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "kprof/files.hpp"
+#include "kprof/history.hpp"
+#include "unit/history/documents.hpp"
+
+namespace kprof {
+namespace {
+
+using testing::make_report;
+using testing::simple_report;
+
+TempDir make_temp_dir() {
+  auto dir = TempDir::create("kprof-history-test");
+  KPROF_ASSERT(dir.ok());
+  return std::move(dir).value();
+}
+
+HistoryStore open_store(const std::filesystem::path& path) {
+  auto store = HistoryStore::open(path);
+  if (!store) {
+    ADD_FAILURE() << store.error().message;
+  }
+  KPROF_ASSERT(store.ok());
+  return std::move(store).value();
+}
+
+RoundEntry ok_entry(int round, std::optional<int> candidate, double duration_ns,
+                    double memory_sol_pct = 45) {
+  RoundEntry entry;
+  entry.round = round;
+  entry.candidate = candidate;
+  entry.label = "kernel.py";
+  entry.document = simple_report(round, candidate, duration_ns, memory_sol_pct);
+  return entry;
+}
+
+RoundEntry failed_entry(int round, std::optional<int> candidate) {
+  RoundEntry entry;
+  entry.round = round;
+  entry.candidate = candidate;
+  entry.label = "kernel_bad.py";
+  entry.status = "failed";
+  entry.error = make_error(ErrorCategory::kernel_import, "kernel.py: SyntaxError: invalid syntax",
+                           "Traceback (most recent call last):\n  ...");
+  return entry;
+}
+
+/// Runs a query returning one integer through a separate raw connection.
+long long query_int(const std::filesystem::path& db_path, const char* sql) {
+  sqlite3* db = nullptr;
+  KPROF_ASSERT(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  KPROF_ASSERT(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK);
+  KPROF_ASSERT(sqlite3_step(stmt) == SQLITE_ROW);
+  const long long value = sqlite3_column_int64(stmt, 0);
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return value;
+}
+
+std::string query_text(const std::filesystem::path& db_path, const char* sql) {
+  sqlite3* db = nullptr;
+  KPROF_ASSERT(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  KPROF_ASSERT(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK);
+  KPROF_ASSERT(sqlite3_step(stmt) == SQLITE_ROW);
+  const unsigned char* text = sqlite3_column_text(stmt, 0);
+  std::string value = text != nullptr ? reinterpret_cast<const char*>(text) : "";
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return value;
+}
+
+TEST(HistoryStore, OpenCreatesTheFileAndItsSchema) {
+  const TempDir dir = make_temp_dir();
+  const auto path = dir.path() / "out" / "kprof.db";
+  { HistoryStore store = open_store(path); }
+  ASSERT_TRUE(std::filesystem::exists(path));
+  EXPECT_EQ(query_int(path, "PRAGMA user_version"), k_history_schema_version);
+  EXPECT_EQ(query_text(path, "PRAGMA journal_mode"), "wal");
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                            "('runs', 'kernels', 'metrics', 'rooflines')"),
+            4);
+}
+
+TEST(HistoryStore, ReopeningKeepsRecordedRounds) {
+  const TempDir dir = make_temp_dir();
+  const auto path = dir.path() / "kprof.db";
+  {
+    HistoryStore store = open_store(path);
+    ASSERT_TRUE(store.record_round(ok_entry(1, std::nullopt, 2.0e6)).ok());
+  }
+  HistoryStore store = open_store(path);
+  auto rows = store.rows();
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 1U);
+  EXPECT_EQ(rows->front().round, 1);
+  EXPECT_EQ(rows->front().total_duration_ns, 2.0e6);
+}
+
+TEST(HistoryStore, RefusesADatabaseWrittenByANewerKprof) {
+  const TempDir dir = make_temp_dir();
+  const auto path = dir.path() / "kprof.db";
+  { HistoryStore store = open_store(path); }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+
+  auto reopened = HistoryStore::open(path);
+  ASSERT_FALSE(reopened.ok());
+  EXPECT_EQ(reopened.error().category, ErrorCategory::database);
+  EXPECT_NE(reopened.error().message.find("written by a newer kprof"), std::string::npos)
+      << reopened.error().message;
+  EXPECT_NE(reopened.error().message.find(path.string()), std::string::npos);
+}
+
+TEST(HistoryStore, RefusesAFileThatIsNotADatabase) {
+  const TempDir dir = make_temp_dir();
+  const auto path = dir.path() / "kprof.db";
+  std::ofstream(path) << "round,candidate\n1,0\n" << std::string(200, 'x') << "\n";
+  auto store = HistoryStore::open(path);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.error().category, ErrorCategory::database);
+  EXPECT_NE(store.error().message.find("not an SQLite database"), std::string::npos)
+      << store.error().message;
+}
+
+TEST(HistoryStore, RecordedRoundsReadBackWithTheBestSoFarMarked) {
+  const TempDir dir = make_temp_dir();
+  HistoryStore store = open_store(dir.path() / "kprof.db");
+  ASSERT_TRUE(store.record_round(ok_entry(1, std::nullopt, 2.0e6)).ok());
+  ASSERT_TRUE(store.record_round(ok_entry(2, 0, 1.8e6)).ok());
+  ASSERT_TRUE(store.record_round(ok_entry(2, 1, 1.7e6, 60)).ok());
+  ASSERT_TRUE(store.record_round(ok_entry(3, std::nullopt, 1.9e6)).ok());
+  ASSERT_TRUE(store.record_round(failed_entry(4, std::nullopt)).ok());
+  ASSERT_TRUE(store.record_round(ok_entry(5, std::nullopt, 1.5e6)).ok());
+
+  auto rows = store.rows();
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 6U);
+  std::vector<std::pair<int, std::optional<int>>> order;
+  std::vector<bool> marked;
+  for (const auto& row : *rows) {
+    order.emplace_back(row.round, row.candidate);
+    marked.push_back(row.best_so_far);
+  }
+  const std::vector<std::pair<int, std::optional<int>>> expected_order = {
+      {1, std::nullopt}, {2, 0}, {2, 1}, {3, std::nullopt}, {4, std::nullopt}, {5, std::nullopt}};
+  EXPECT_EQ(order, expected_order);
+  // Round 1 sets the first record, round 2 candidate 1 beats it, round 3 does not, round 5 does.
+  EXPECT_EQ(marked, (std::vector<bool>{true, false, true, false, false, true}));
+  EXPECT_TRUE(rows->back().best);
+  EXPECT_FALSE((*rows)[2].best);
+
+  const HistoryRow& candidate = (*rows)[2];
+  EXPECT_EQ(candidate.label, "kernel.py");
+  EXPECT_EQ(candidate.status, "ok");
+  EXPECT_EQ(candidate.dominant_kernel, "scale_kernel");
+  EXPECT_EQ(candidate.bottleneck, "memory");
+  EXPECT_EQ(candidate.compute_sol_pct, 20);
+  EXPECT_EQ(candidate.memory_sol_pct, 60);
+  EXPECT_EQ(candidate.max_sol_pct, 60);
+  EXPECT_FALSE(candidate.error.has_value());
+  EXPECT_FALSE(candidate.created_at.empty());
+}
+
+TEST(HistoryStore, ReRecordingARoundReplacesIt) {
+  const TempDir dir = make_temp_dir();
+  const auto path = dir.path() / "kprof.db";
+  HistoryStore store = open_store(path);
+  ASSERT_TRUE(store.record_round(ok_entry(3, std::nullopt, 2.0e6)).ok());
+  ASSERT_TRUE(store.record_round(ok_entry(3, 0, 2.2e6)).ok());
+  const long long metrics_per_run = query_int(path, "SELECT count(*) FROM metrics") / 2;
+  ASSERT_TRUE(store.record_round(ok_entry(3, std::nullopt, 1.0e6)).ok());
+  ASSERT_TRUE(store.record_round(ok_entry(3, 0, 1.1e6)).ok());
+
+  auto rows = store.rows();
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 2U);
+  EXPECT_EQ((*rows)[0].total_duration_ns, 1.0e6);
+  EXPECT_EQ((*rows)[1].total_duration_ns, 1.1e6);
+  // The replaced runs took their kernels, metrics and rooflines with them.
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM metrics"), 2 * metrics_per_run);
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM kernels"), 2);
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM rooflines"), 2);
+}
+
+TEST(HistoryStore, FailedRoundIsRecordedWithItsError) {
+  const TempDir dir = make_temp_dir();
+  HistoryStore store = open_store(dir.path() / "kprof.db");
+  ASSERT_TRUE(store.record_round(failed_entry(2, 1)).ok());
+
+  auto rows = store.rows();
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1U);
+  const HistoryRow& row = rows->front();
+  EXPECT_EQ(row.status, "failed");
+  EXPECT_EQ(row.label, "kernel_bad.py");
+  ASSERT_TRUE(row.error.has_value());
+  EXPECT_EQ(row.error->category, ErrorCategory::kernel_import);
+  EXPECT_EQ(row.error->message, "kernel.py: SyntaxError: invalid syntax");
+  EXPECT_EQ(row.error->detail, "Traceback (most recent call last):\n  ...");
+  EXPECT_FALSE(row.total_duration_ns.has_value());
+  EXPECT_FALSE(row.best_so_far);
+
+  auto document = store.document(2, 1);
+  ASSERT_FALSE(document.ok());
+  EXPECT_EQ(document.error().category, ErrorCategory::input_not_found);
+  EXPECT_NE(document.error().message.find("kernel_import"), std::string::npos)
+      << document.error().message;
+}
+
+TEST(HistoryStore, StoresKernelsMetricValuesAndRooflines) {
+  const TempDir dir = make_temp_dir();
+  const auto path = dir.path() / "kprof.db";
+  HistoryStore store = open_store(path);
+  ASSERT_TRUE(store.record_round(ok_entry(1, std::nullopt, 2.0e6, 91)).ok());
+
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM metrics"), 4);
+  EXPECT_EQ(query_text(path, "SELECT value FROM metrics WHERE metric = "
+                             "'dram__throughput.avg.pct_of_peak_sustained_elapsed'"),
+            "91.0");
+  EXPECT_EQ(query_text(path, "SELECT unit FROM metrics WHERE metric = "
+                             "'dram__throughput.avg.pct_of_peak_sustained_elapsed'"),
+            "%");
+  EXPECT_EQ(query_text(path, "SELECT text FROM metrics WHERE metric = 'launch__func_cache_config'"),
+            "CachePreferNone");
+  EXPECT_EQ(query_int(path, "SELECT value IS NULL FROM metrics WHERE metric = "
+                            "'launch__func_cache_config'"),
+            1);
+  EXPECT_EQ(query_text(path, "SELECT name FROM kernels"), "scale_kernel");
+  EXPECT_EQ(query_int(path, "SELECT launches FROM kernels"), 1);
+  EXPECT_EQ(query_text(path, "SELECT bottleneck || ' ' || memory_sol_pct || ' ' || "
+                             "tensor_cores_used FROM rooflines WHERE kernel = 'scale_kernel'"),
+            "memory 91.0 0");
+}
+
+TEST(HistoryStore, ReloadsTheRecordedDocument) {
+  const TempDir dir = make_temp_dir();
+  HistoryStore store = open_store(dir.path() / "kprof.db");
+  const RoundEntry entry = ok_entry(4, std::nullopt, 1234.5);
+  ASSERT_TRUE(store.record_round(entry).ok());
+  auto document = store.document(4, std::nullopt);
+  ASSERT_TRUE(document.ok()) << document.error().message;
+  EXPECT_EQ(*document, *entry.document);
+  EXPECT_EQ(document->dump(), entry.document->dump());
+}
+
+TEST(HistoryStore, ARoundWithoutCandidateResolvesToItsBestCandidate) {
+  const TempDir dir = make_temp_dir();
+  HistoryStore store = open_store(dir.path() / "kprof.db");
+  ASSERT_TRUE(store.record_round(ok_entry(2, 0, 1.8e6)).ok());
+  ASSERT_TRUE(store.record_round(ok_entry(2, 1, 1.7e6)).ok());
+  ASSERT_TRUE(store.record_round(failed_entry(2, 2)).ok());
+  ASSERT_TRUE(store.record_round(ok_entry(3, 0, 1.9e6)).ok());
+
+  auto best = store.resolve(RoundRef{2, std::nullopt});
+  ASSERT_TRUE(best.ok()) << best.error().message;
+  EXPECT_EQ(*best, (RoundRef{2, 1}));
+  auto only = store.resolve(RoundRef{3, std::nullopt});
+  ASSERT_TRUE(only.ok());
+  EXPECT_EQ(*only, (RoundRef{3, 0}));
+
+  auto document = store.document(RoundRef{2, std::nullopt});
+  ASSERT_TRUE(document.ok()) << document.error().message;
+  EXPECT_EQ((*document)["metadata"]["candidate"], 1);
+  auto named = store.document(2, 0);
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ((*named)["metadata"]["candidate"], 0);
+}
+
+TEST(HistoryStore, UnknownRoundsAndCandidatesAreNotFound) {
+  const TempDir dir = make_temp_dir();
+  HistoryStore store = open_store(dir.path() / "kprof.db");
+  ASSERT_TRUE(store.record_round(ok_entry(2, 0, 1.8e6)).ok());
+  ASSERT_TRUE(store.record_round(failed_entry(5, 0)).ok());
+  ASSERT_TRUE(store.record_round(failed_entry(5, 1)).ok());
+
+  for (const RoundRef& ref :
+       {RoundRef{9, std::nullopt}, RoundRef{2, 7}, RoundRef{5, std::nullopt}}) {
+    auto document = store.document(ref);
+    ASSERT_FALSE(document.ok()) << to_string(ref);
+    EXPECT_EQ(document.error().category, ErrorCategory::input_not_found) << to_string(ref);
+  }
+}
+
+TEST(HistoryStore, RejectsEntriesItCannotRecord) {
+  const TempDir dir = make_temp_dir();
+  HistoryStore store = open_store(dir.path() / "kprof.db");
+
+  RoundEntry negative = ok_entry(-1, std::nullopt, 1.0e6);
+  EXPECT_EQ(store.record_round(negative).error().category, ErrorCategory::usage);
+
+  RoundEntry status = ok_entry(1, std::nullopt, 1.0e6);
+  status.status = "fine";
+  EXPECT_EQ(store.record_round(status).error().category, ErrorCategory::usage);
+
+  RoundEntry empty;
+  empty.round = 1;
+  EXPECT_EQ(store.record_round(empty).error().category, ErrorCategory::usage);
+
+  RoundEntry malformed = ok_entry(1, std::nullopt, 1.0e6);
+  malformed.document->erase("summary");
+  auto recorded = store.record_round(malformed);
+  ASSERT_FALSE(recorded.ok());
+  EXPECT_EQ(recorded.error().category, ErrorCategory::malformed_input);
+  EXPECT_NE(recorded.error().message.find("round 1"), std::string::npos)
+      << recorded.error().message;
+
+  auto rows = store.rows();
+  ASSERT_TRUE(rows.ok());
+  EXPECT_TRUE(rows->empty());
+}
+
+TEST(HistoryStore, TakesTheLabelFromTheDocumentWhenNoneIsGiven) {
+  const TempDir dir = make_temp_dir();
+  HistoryStore store = open_store(dir.path() / "kprof.db");
+  RoundEntry entry = ok_entry(1, std::nullopt, 1.0e6);
+  entry.label.clear();
+  entry.created_at = "2026-01-02T03:04:05Z";
+  ASSERT_TRUE(store.record_round(entry).ok());
+  auto rows = store.rows();
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->front().label, "kernel.py");
+  EXPECT_EQ(rows->front().created_at, "2026-01-02T03:04:05Z");
+}
+
+/// The body of one child process: opens its own store and records ten rounds as candidate
+/// `child`. Returns the exit status (0: all recorded).
+int record_ten_rounds(const std::filesystem::path& path, int child) {
+  auto store = HistoryStore::open(path);
+  if (!store) {
+    std::fprintf(stderr, "child %d: %s\n", child, store.error().message.c_str());
+    return 1;
+  }
+  for (int round = 0; round < 10; ++round) {
+    auto recorded = store->record_round(ok_entry(round, child, 1.0e6 + round * 1000 + child));
+    if (!recorded) {
+      std::fprintf(stderr, "child %d: %s\n", child, recorded.error().message.c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
+
+TEST(HistoryStore, FourProcessesRecordingAtOnceAllSucceed) {
+  const TempDir dir = make_temp_dir();
+  const auto path = dir.path() / "kprof.db"; // created by the children, concurrently
+  std::vector<pid_t> children;
+  for (int child = 0; child < 4; ++child) {
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0) << "fork failed";
+    if (pid == 0) {
+      _exit(record_ten_rounds(path, child));
+    }
+    children.push_back(pid);
+  }
+  for (const pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "child " << pid << " did not exit normally";
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "child " << pid << " failed to record";
+  }
+  HistoryStore store = open_store(path);
+  auto rows = store.rows();
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  EXPECT_EQ(rows->size(), 40U);
+  EXPECT_EQ(query_int(path, "SELECT count(DISTINCT round || ':' || candidate) FROM runs"), 40);
+}
+
+TEST(RoundRef, ParsesARoundAlone) {
+  auto ref = parse_round_ref("3");
+  ASSERT_TRUE(ref.ok());
+  EXPECT_EQ(*ref, (RoundRef{3, std::nullopt}));
+}
+
+TEST(RoundRef, ParsesARoundAndACandidate) {
+  auto ref = parse_round_ref("12:0");
+  ASSERT_TRUE(ref.ok());
+  EXPECT_EQ(*ref, (RoundRef{12, 0}));
+}
+
+TEST(RoundRef, RejectsAnythingElseAsUsageError) {
+  for (const char* text :
+       {"", ":", "3:", ":1", "-1", "+3", " 3", "3 ", "3:1:2", "a", "3:b", "99999999999", "3.0"}) {
+    auto ref = parse_round_ref(text);
+    ASSERT_FALSE(ref.ok()) << "'" << text << "'";
+    EXPECT_EQ(ref.error().category, ErrorCategory::usage);
+    EXPECT_NE(ref.error().message.find(text), std::string::npos);
+  }
+}
+
+TEST(RoundRef, NamesARoundInWords) {
+  EXPECT_EQ(to_string(RoundRef{3, std::nullopt}), "round 3");
+  EXPECT_EQ(to_string(RoundRef{3, 1}), "round 3 candidate 1");
+}
+
+} // namespace
+} // namespace kprof

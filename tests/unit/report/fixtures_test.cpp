@@ -1,0 +1,155 @@
+// The report of real ncu output (tests/fixtures/ncu/2025.3.1), read by the CSV reader and
+// analysed by the analysis module: document values checked against the files by hand, prompt
+// and table output against golden files (KPROF_UPDATE_GOLDEN=1 rewrites them).
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "kprof/analysis.hpp"
+#include "kprof/metric_sets.hpp"
+#include "kprof/ncu_output.hpp"
+#include "kprof/report.hpp"
+#include "unit/report/report_test_support.hpp"
+
+namespace kprof {
+namespace {
+
+const std::filesystem::path k_fixtures =
+    std::filesystem::path(KPROF_FIXTURES_DIR) / "ncu" / "2025.3.1";
+
+/// The report of one fixture with select=all and the named metric set; fails the test otherwise.
+Json fixture_report(const std::string& file, const std::string& set_name) {
+  Result<Capture> capture = read_ncu_csv_file(k_fixtures / file);
+  if (!capture.ok()) {
+    ADD_FAILURE() << "reading " << file << ": " << capture.error().message;
+    return Json();
+  }
+  Result<Analysis> analysis = analyse(*capture, SelectOptions{});
+  if (!analysis.ok()) {
+    ADD_FAILURE() << "analysing " << file << ": " << analysis.error().message;
+    return Json();
+  }
+  Result<MetricSet> set = find_metric_set(set_name);
+  if (!set.ok()) {
+    ADD_FAILURE() << set.error().message;
+    return Json();
+  }
+  return build_report(*capture, *analysis, *set);
+}
+
+TEST(TwostageReport, HoldsTheValuesOfTheNcuFile) {
+  const Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
+  ASSERT_TRUE(doc.is_object());
+  ASSERT_TRUE(validate_report(doc).ok()) << validate_report(doc).error().message;
+  EXPECT_EQ(doc["metadata"]["page"], "raw");
+  EXPECT_EQ(doc["metadata"]["gpu"], "NVIDIA H200");
+  ASSERT_EQ(doc["kernels"].size(), 2U);
+  const Json& partial = doc["kernels"][0];
+  EXPECT_EQ(partial["name"], "partial_sum_kernel");
+  EXPECT_EQ(partial["id"], 0);
+  EXPECT_EQ(partial["nvtx_range"], "kprof");
+  EXPECT_EQ(partial["grid"], Json::array({1024, 1, 1}));
+  EXPECT_EQ(partial["block"], Json::array({128, 1, 1}));
+  EXPECT_EQ(partial["cc"], "9.0");
+  EXPECT_EQ(partial["metrics"].size(), 323U) << "every column of the capture";
+  EXPECT_EQ(partial["metrics"]["dram__bytes_read.sum"],
+            (Json{{"value", 16781824}, {"unit", "byte"}}));
+  EXPECT_EQ(partial["metrics"]["dram__bytes.sum.per_second"]["value"], 2703257731958.76);
+  EXPECT_EQ(partial["metrics"]["launch__cluster_scheduling_policy"]["value"], "PolicySpread");
+  EXPECT_FALSE(partial.contains("rules"));
+
+  EXPECT_EQ(doc["summary"]["total_duration_ns"], 6208 + 9856);
+  EXPECT_EQ(doc["summary"]["launches"], 2);
+  EXPECT_EQ(doc["summary"]["dominant_kernel"], "scale_kernel");
+  EXPECT_EQ(doc["roofline"]["scale_kernel"]["compute_sol_pct"], 9.44);
+  EXPECT_EQ(doc["roofline"]["scale_kernel"]["memory_sol_pct"], 38.79);
+
+  const Json& agent = doc["metrics"]["scale_kernel"];
+  EXPECT_EQ(agent["gpu__time_duration.sum"], 9856);
+  EXPECT_EQ(agent["dram__bytes_read.sum"], 16788480);
+  EXPECT_EQ(agent["lts__t_sector_hit_rate.pct"], 50.92);
+  EXPECT_EQ(agent["sm__cycles_active.avg"], 14184.72);
+  EXPECT_FALSE(agent.contains("sm__inst_executed_pipe_fp32.avg.pct_of_peak_sustained_active"))
+      << "a metric H200 does not have is left out";
+}
+
+TEST(TwostageReport, SurvivesAJsonRoundTrip) {
+  const Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
+  ASSERT_TRUE(doc.is_object());
+  const TempDir dir = test::make_temp_dir();
+  const std::filesystem::path path = dir.path() / "report.json";
+  ASSERT_TRUE(write_file_atomic(path, render(Format::json, doc)).ok());
+  const Result<Json> loaded = load_report(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  EXPECT_EQ(*loaded, doc);
+  for (const Format format : {Format::csv, Format::prompt, Format::table}) {
+    EXPECT_EQ(render(format, *loaded), render(format, doc)) << to_string(format);
+  }
+}
+
+TEST(TwostageReport, MatchesTheGoldenPrompt) {
+  const Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
+  ASSERT_TRUE(doc.is_object());
+  test::expect_golden(render(Format::prompt, doc), "twostage.prompt.txt");
+}
+
+TEST(TwostageReport, MatchesTheGoldenTable) {
+  const Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
+  ASSERT_TRUE(doc.is_object());
+  test::expect_golden(render(Format::table, doc), "twostage.table.txt");
+}
+
+TEST(TwostageReport, MatchesTheGoldenCsv) {
+  const Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
+  ASSERT_TRUE(doc.is_object());
+  test::expect_golden(render(Format::csv, doc), "twostage.csv");
+}
+
+TEST(DetailsRulesReport, CarriesSectionsAndRules) {
+  const Json doc = fixture_report("batch4_details_sections_rules.csv", "deep");
+  ASSERT_TRUE(doc.is_object());
+  ASSERT_TRUE(validate_report(doc).ok()) << validate_report(doc).error().message;
+  EXPECT_EQ(doc["metadata"]["page"], "details");
+  ASSERT_EQ(doc["kernels"].size(), 5U);
+  const Json& add = doc["kernels"][0];
+  EXPECT_EQ(add["name"], "add_kernel");
+  EXPECT_EQ(add["nvtx_range"], "cand0");
+  EXPECT_EQ(
+      add["metrics"]["Duration"],
+      (Json{{"value", 181568}, {"unit", "ns"}, {"section", "GPU Speed Of Light Throughput"}}));
+  EXPECT_EQ(add["metrics"]["Memory Workload Analysis/Memory Throughput"]["value"],
+            4327867465632.71);
+  ASSERT_TRUE(add.contains("rules"));
+  const Json& first = add["rules"][0];
+  EXPECT_EQ(first["section"], "SpeedOfLight");
+  EXPECT_EQ(first["name"], "SOLBottleneck");
+  EXPECT_EQ(first["type"], "INF");
+  EXPECT_TRUE(first["estimated_speedup"].is_null());
+  const Json& scale = doc["kernels"][2];
+  EXPECT_EQ(scale["name"], "scale_kernel");
+  bool found = false;
+  for (const Json& rule : scale["rules"]) {
+    if (rule["name"] == "IssueSlotUtilization") {
+      found = true;
+      EXPECT_EQ(rule["type"], "OPT");
+      EXPECT_EQ(rule["speedup_type"], "local");
+      EXPECT_EQ(rule["estimated_speedup"], 61.28);
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(DetailsRulesReport, MatchesTheGoldenPrompt) {
+  const Json doc = fixture_report("batch4_details_sections_rules.csv", "deep");
+  ASSERT_TRUE(doc.is_object());
+  test::expect_golden(render(Format::prompt, doc), "batch4_details.prompt.txt");
+}
+
+TEST(DetailsRulesReport, MatchesTheGoldenTable) {
+  const Json doc = fixture_report("batch4_details_sections_rules.csv", "deep");
+  ASSERT_TRUE(doc.is_object());
+  test::expect_golden(render(Format::table, doc), "batch4_details.table.txt");
+}
+
+} // namespace
+} // namespace kprof

@@ -1,0 +1,217 @@
+#include "kprof/files.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+kprof::TempDir make_temp_dir() {
+  auto dir = kprof::TempDir::create("kprof-files-test");
+  KPROF_ASSERT(dir.ok());
+  return std::move(dir).value();
+}
+
+std::set<std::string> names_in(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
+    names.insert(entry.path().filename().string());
+  }
+  return names;
+}
+
+TEST(WriteFileAtomic, WritesTheWholeContentAndLeavesNoTempFile) {
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path target = dir.path() / "report.json";
+  const std::string data = std::string("{\"a\": 1}\n") + std::string(1u << 20u, 'x');
+  ASSERT_TRUE(kprof::write_file_atomic(target, data).ok());
+  auto back = kprof::read_file(target);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_TRUE(*back == data);
+  EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"report.json"});
+}
+
+TEST(WriteFileAtomic, KeepsBinaryDataIntact) {
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path target = dir.path() / "blob.bin";
+  const std::string data("a\0b\r\n\xff", 6);
+  ASSERT_TRUE(kprof::write_file_atomic(target, data).ok());
+  auto back = kprof::read_file(target);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(*back, data);
+}
+
+TEST(WriteFileAtomic, ReplacesAnExistingFileWhole) {
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path target = dir.path() / "out.csv";
+  ASSERT_TRUE(kprof::write_file_atomic(target, std::string(10000, 'o')).ok());
+  ASSERT_TRUE(kprof::write_file_atomic(target, "new").ok());
+  auto back = kprof::read_file(target);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(*back, "new");
+  EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"out.csv"});
+}
+
+TEST(WriteFileAtomic, CreatesMissingParentDirectories) {
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path target = dir.path() / "a" / "b" / "round001.json";
+  ASSERT_TRUE(kprof::write_file_atomic(target, "{}").ok());
+  auto back = kprof::read_file(target);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(*back, "{}");
+}
+
+TEST(WriteFileAtomic, FailsWithAnIoErrorAndRemovesTheTempFileWhenTheRenameFails) {
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path target = dir.path() / "taken";
+  fs::create_directory(target); // a directory of that name: rename() over it fails
+  ASSERT_TRUE(kprof::write_file_atomic(target / "inside", "x").ok());
+  auto written = kprof::write_file_atomic(target, "data");
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().category, kprof::ErrorCategory::io);
+  EXPECT_NE(written.error().message.find(target.string()), std::string::npos)
+      << written.error().message;
+  EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"taken"});
+  EXPECT_EQ(names_in(target), std::set<std::string>{"inside"});
+}
+
+TEST(WriteFileAtomic, FailsWithAnIoErrorInAnUnwritableDirectory) {
+  if (::geteuid() == 0) {
+    GTEST_SKIP() << "running as root: directory permissions do not stop root from writing";
+  }
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path locked = dir.path() / "locked";
+  fs::create_directory(locked);
+  ASSERT_EQ(::chmod(locked.c_str(), 0555), 0);
+  auto written = kprof::write_file_atomic(locked / "out.json", "{}");
+  ::chmod(locked.c_str(), 0755);
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().category, kprof::ErrorCategory::io);
+  EXPECT_NE(written.error().message.find("Permission denied"), std::string::npos)
+      << written.error().message;
+  EXPECT_TRUE(names_in(locked).empty());
+}
+
+TEST(WriteFileAtomic, FailsWithAnIoErrorWhenTheParentIsAFile) {
+  const kprof::TempDir dir = make_temp_dir();
+  ASSERT_TRUE(kprof::write_file_atomic(dir.path() / "file", "x").ok());
+  auto written = kprof::write_file_atomic(dir.path() / "file" / "out.json", "{}");
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().category, kprof::ErrorCategory::io);
+  EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"file"});
+}
+
+TEST(ReadFile, ReportsAMissingFileAsInputNotFoundWithItsPath) {
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path missing = dir.path() / "missing.csv";
+  auto read = kprof::read_file(missing);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().category, kprof::ErrorCategory::input_not_found);
+  EXPECT_EQ(read.error().message,
+            "cannot open " + missing.string() + ": No such file or directory");
+}
+
+TEST(ReadFile, ReportsADirectoryAsInputNotFound) {
+  const kprof::TempDir dir = make_temp_dir();
+  auto read = kprof::read_file(dir.path());
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().category, kprof::ErrorCategory::input_not_found);
+}
+
+TEST(ReadFile, ReadsAnEmptyFile) {
+  const kprof::TempDir dir = make_temp_dir();
+  ASSERT_TRUE(kprof::write_file_atomic(dir.path() / "empty", "").ok());
+  auto read = kprof::read_file(dir.path() / "empty");
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(*read, "");
+}
+
+TEST(CreateDirectories, CreatesNestedDirectoriesAndAcceptsExistingOnes) {
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path nested = dir.path() / "x" / "y" / "z";
+  ASSERT_TRUE(kprof::create_directories(nested).ok());
+  EXPECT_TRUE(fs::is_directory(nested));
+  EXPECT_TRUE(kprof::create_directories(nested).ok());
+}
+
+TEST(CreateDirectories, FailsWithAnIoErrorWhenAFileHasTheName) {
+  const kprof::TempDir dir = make_temp_dir();
+  ASSERT_TRUE(kprof::write_file_atomic(dir.path() / "plain", "x").ok());
+  auto created = kprof::create_directories(dir.path() / "plain");
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.error().category, kprof::ErrorCategory::io);
+  EXPECT_NE(created.error().message.find("plain"), std::string::npos) << created.error().message;
+}
+
+TEST(TempDir, CreatesAFreshPrivateDirectoryWithThePrefix) {
+  auto first = kprof::TempDir::create("kprof-prefix");
+  auto second = kprof::TempDir::create("kprof-prefix");
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_NE(first->path(), second->path());
+  EXPECT_TRUE(fs::is_directory(first->path()));
+  EXPECT_TRUE(first->path().filename().string().starts_with("kprof-prefix-"));
+  EXPECT_EQ(first->path().parent_path(), fs::temp_directory_path());
+  EXPECT_EQ(fs::status(first->path()).permissions() & fs::perms::all, fs::perms::owner_all);
+}
+
+TEST(TempDir, RemovesItsDirectoryAndContentsOnDestruction) {
+  fs::path path;
+  {
+    kprof::TempDir dir = make_temp_dir();
+    path = dir.path();
+    ASSERT_TRUE(kprof::write_file_atomic(path / "sub" / "file.txt", "x").ok());
+  }
+  EXPECT_FALSE(fs::exists(path));
+}
+
+TEST(TempDir, KeepsItsDirectoryWhenAsked) {
+  fs::path path;
+  {
+    kprof::TempDir dir = make_temp_dir();
+    path = dir.path();
+    dir.keep();
+  }
+  EXPECT_TRUE(fs::is_directory(path));
+  fs::remove_all(path);
+}
+
+TEST(TempDir, MovingTransfersOwnership) {
+  kprof::TempDir outer = make_temp_dir();
+  const fs::path outer_path = outer.path();
+  fs::path moved_path;
+  {
+    kprof::TempDir source = make_temp_dir();
+    moved_path = source.path();
+    outer = std::move(source); // the old outer directory goes now
+  }
+  EXPECT_FALSE(fs::exists(outer_path));
+  EXPECT_TRUE(fs::is_directory(moved_path)) << "the moved-from TempDir removed the directory";
+  EXPECT_EQ(outer.path(), moved_path);
+}
+
+TEST(UtcTimestamp, IsIso8601InUtc) {
+  const std::string stamp = kprof::utc_timestamp();
+  EXPECT_TRUE(std::regex_match(stamp, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"))) << stamp;
+}
+
+TEST(EnvVar, TreatsUnsetAndEmptyAlike) {
+  ::unsetenv("KPROF_TEST_ENV_VAR");
+  EXPECT_FALSE(kprof::env_var("KPROF_TEST_ENV_VAR").has_value());
+  ASSERT_EQ(::setenv("KPROF_TEST_ENV_VAR", "", 1), 0);
+  EXPECT_FALSE(kprof::env_var("KPROF_TEST_ENV_VAR").has_value());
+  ASSERT_EQ(::setenv("KPROF_TEST_ENV_VAR", "value", 1), 0);
+  EXPECT_EQ(kprof::env_var("KPROF_TEST_ENV_VAR"), "value");
+  ::unsetenv("KPROF_TEST_ENV_VAR");
+}
+
+} // namespace
