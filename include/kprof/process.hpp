@@ -39,6 +39,7 @@ struct ProcessResult {
   bool signaled = false; ///< ended by a signal (other than our timeout kill)
   int term_signal = 0;
   bool timed_out = false;      ///< we killed it at the time limit
+  bool cancelled = false;      ///< we killed it because request_cancellation() was called
   std::string out;             ///< captured stdout (tail, see max_captured_bytes)
   std::string err;             ///< captured stderr (tail)
   std::size_t out_dropped = 0; ///< bytes of stdout dropped from the head
@@ -55,6 +56,14 @@ struct ProcessResult {
 /// Runs a child and waits for it. Fails (input_not_found) only when the program cannot be
 /// started at all (not found, not executable); a child that runs and fails is a ProcessResult.
 Result<ProcessResult> run_process(const ProcessSpec& spec);
+
+/// Asks every run_process() in this process to stop its child (process group: SIGTERM, then
+/// SIGKILL after the grace) and return with `cancelled` set. Async-signal-safe: the CLI calls it
+/// from its SIGINT/SIGTERM handler, so Ctrl-C never leaves ncu or the harness running.
+void request_cancellation() noexcept;
+
+/// True once request_cancellation() was called.
+bool cancellation_requested() noexcept;
 
 /// Looks `program` up on PATH (or returns it when it contains '/'), nullopt when not executable.
 std::optional<std::filesystem::path> find_executable(std::string_view program);

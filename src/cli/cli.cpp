@@ -3,6 +3,7 @@
 #include "kprof/cli.hpp"
 
 #include <charconv>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "kprof/metric_sets.hpp"
 #include "kprof/ncu.hpp"
 #include "kprof/ncu_output.hpp"
+#include "kprof/process.hpp"
 #include "kprof/profiler.hpp"
 #include "kprof/report.hpp"
 #include "kprof/version.hpp"
@@ -656,7 +658,33 @@ int run_doctor_command(const std::string& ncu, const std::string& python,
 
 } // namespace
 
+namespace {
+extern "C" void on_interrupt(int /*signal*/) {
+  request_cancellation();
+}
+
+/// Ctrl-C or SIGTERM stops the running ncu session's whole process group (see run_process) and
+/// makes kprof exit with 130 once it has cleaned up, instead of dying with children left behind.
+void install_interrupt_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+} // namespace
+
 int run_cli(int argc, char** argv) {
+  const int code = run_cli_command(argc, argv);
+  if (cancellation_requested()) {
+    std::fprintf(stderr, "kprof: interrupted; the profiled program was stopped\n");
+    return 130;
+  }
+  return code;
+}
+
+int run_cli_command(int argc, char** argv) {
+  install_interrupt_handlers();
   CLI::App app{"kprof: Nsight Compute profiles of Triton and CUDA kernels, as facts an optimizer "
                "can act on"};
   app.name("kprof");

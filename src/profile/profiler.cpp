@@ -539,7 +539,7 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
     }
     std::size_t position = 0;
     int part = 0;
-    while (position < mine.size()) {
+    while (position < mine.size() && !cancellation_requested()) {
       const fs::path work =
           batch_layout ? staging / fmt::format("gpu{}-part{}", gpu, part) : staging;
       if (auto created = kprof::create_directories(work); !created) {
@@ -570,7 +570,7 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
             retryable = true;
           }
         }
-        if (retryable && !progress && attempt <= m_options.retries) {
+        if (retryable && !progress && attempt <= m_options.retries && !cancellation_requested()) {
           if (m_options.on_progress) {
             std::lock_guard<std::mutex> hold(progress_mutex);
             m_options.on_progress(fmt::format(

@@ -22,6 +22,8 @@
 //   blocked in this thread around the write (and a pending one consumed), so kprof is not killed.
 #include "kprof/process.hpp"
 
+#include <atomic>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -271,6 +273,9 @@ std::string fixed_one_decimal(double value) {
 } // namespace
 
 std::string ProcessResult::describe() const {
+  if (cancelled) {
+    return "stopped: kprof was interrupted";
+  }
   if (timed_out) {
     const double limit_seconds =
         timeout.count() > 0 ? std::chrono::duration<double>(timeout).count() : wall.count();
@@ -386,6 +391,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
       spec.timeout.count() > 0 ? started + spec.timeout : Clock::time_point::max();
   Clock::time_point kill_at = Clock::time_point::max();
   bool term_sent = false;
+  bool cancelled = false;
   bool kill_sent = false;
   bool exited = false;
   std::chrono::milliseconds idle_tick{1};
@@ -393,7 +399,8 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   while (true) {
     const Clock::time_point now = Clock::now();
     exited = exited || has_exited(pid);
-    if (!term_sent && !exited && now >= deadline) {
+    if (!term_sent && !exited && (now >= deadline || cancellation_requested())) {
+      cancelled = now < deadline;
       ::kill(-pid, SIGTERM);
       term_sent = true;
       kill_at = now + spec.kill_grace;
@@ -477,7 +484,8 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   ProcessResult result;
   result.wall = Clock::now() - started;
   result.timeout = spec.timeout;
-  result.timed_out = term_sent;
+  result.timed_out = term_sent && !cancelled;
+  result.cancelled = cancelled;
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
@@ -487,6 +495,19 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   std::tie(result.out, result.out_dropped) = out_buffer.finish();
   std::tie(result.err, result.err_dropped) = err_buffer.finish();
   return result;
+}
+
+namespace {
+std::atomic<bool> g_cancellation_requested{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "used from a signal handler");
+} // namespace
+
+void request_cancellation() noexcept {
+  g_cancellation_requested.store(true);
+}
+
+bool cancellation_requested() noexcept {
+  return g_cancellation_requested.load();
 }
 
 std::optional<std::filesystem::path> find_executable(std::string_view program) {

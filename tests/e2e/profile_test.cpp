@@ -1,7 +1,11 @@
 // `kprof profile` and `kprof batch` end to end, on a machine without a GPU: a stand-in ncu
 // (tests/standins/ncu) runs the real harness under a fake torch and replays recorded H200 output.
 // The real ncu is exercised by scripts/device-e2e.sh on a GPU machine (docs/device-e2e.md).
+#include <csignal>
 #include <fstream>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -205,6 +209,62 @@ TEST_F(KprofProfile, BatchKeepsGoodCandidatesWhenOthersFailOrPoisonTheContext) {
       << "a fresh process after the poisoned candidate";
   KprofRun history = run_kprof({"history", out().string(), "--format", "json"});
   EXPECT_EQ(history.exit_code, 0) << history.err;
+}
+
+TEST_F(KprofProfile, CtrlCStopsTheRunAndItsChildrenWithExitCode130) {
+  const fs::path err_path = dir() / "stderr.txt";
+  const std::string pythonpath = standin("fake_torch");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("KPROF_FAKE_NCU_SCENARIO", "hang", 1);
+    ::setenv("PYTHONPATH", pythonpath.c_str(), 1);
+    ::setenv("KPROF_LOCK_DIR", (dir() / "locks").c_str(), 1);
+    if (std::freopen(err_path.c_str(), "w", stderr) == nullptr) {
+      ::_exit(99);
+    }
+    const std::string binary = KPROF_BINARY;
+    const std::string kernel = example("twostage/kernel.py");
+    const std::string problem = example("twostage/problem.py");
+    const std::string ncu = standin("ncu");
+    const std::string out_dir = out().string();
+    ::execl(binary.c_str(), binary.c_str(), "profile", kernel.c_str(), problem.c_str(), "--ncu",
+            ncu.c_str(), "--python", "/usr/bin/python3", "--out", out_dir.c_str(), "--timeout",
+            "120", static_cast<char*>(nullptr));
+    ::_exit(98);
+  }
+  // Wait until the session has started (its staging directory exists), then press Ctrl-C.
+  bool started = false;
+  for (int i = 0; i < 600 && !started; ++i) {
+    if (fs::exists(out())) {
+      for (const auto& entry : fs::directory_iterator(out())) {
+        started = started || entry.path().filename().string().rfind(".round000.staging", 0) == 0;
+      }
+    }
+    if (!started) {
+      ::usleep(50 * 1000);
+    }
+  }
+  ASSERT_TRUE(started);
+  ASSERT_EQ(::kill(pid, SIGINT), 0);
+  int status = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 600 && done == 0; ++i) { // at most 30 s, far below --timeout 120
+    done = ::waitpid(pid, &status, WNOHANG);
+    if (done == 0) {
+      ::usleep(50 * 1000);
+    }
+  }
+  if (done == 0) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    FAIL() << "kprof did not stop after SIGINT";
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  auto err = read_file(err_path);
+  ASSERT_TRUE(err.ok());
+  EXPECT_NE(err->find("interrupted"), std::string::npos) << *err;
 }
 
 } // namespace
