@@ -4,6 +4,7 @@
 // clocks, power caps and MIG slices make real peaks lower. L2 sizes are what CUDA reports
 // (device__attribute_l2_cache_size; the H200 fixtures read 62,914,560 = 60 MiB).
 #include "kprof/analysis.hpp"
+#include "kprof/strings.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -51,23 +52,6 @@ std::vector<KnownGpu> make_known_gpus() {
 const std::vector<KnownGpu>& table() {
   static const std::vector<KnownGpu> k_table = make_known_gpus();
   return k_table;
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
-
-bool equals_ignoring_case(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  });
 }
 
 } // namespace

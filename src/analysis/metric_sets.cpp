@@ -4,6 +4,7 @@
 // names do not exist there and ncu drops them without a word, so they are replaced (see
 // docs/metrics.md for the reasoning). Every metric the roofline reads is in the default set.
 #include "kprof/metric_sets.hpp"
+#include "kprof/strings.hpp"
 
 #include <algorithm>
 #include <string>
@@ -115,15 +116,6 @@ std::string set_names() {
     names += set.name;
   }
   return names;
-}
-
-std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) {
-    return {};
-  }
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return text.substr(first, last - first + 1);
 }
 
 bool has_upper(std::string_view text) {

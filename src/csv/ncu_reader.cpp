@@ -161,7 +161,7 @@ std::string shown(std::string_view value) {
   return fmt::format("\"{}\"", out);
 }
 
-std::string_view trim(std::string_view text) {
+std::string_view trim_spaces(std::string_view text) {
   while (!text.empty() && text.front() == ' ') {
     text.remove_prefix(1);
   }
@@ -173,7 +173,7 @@ std::string_view trim(std::string_view text) {
 
 /// An integer as ncu prints it, thousands separators allowed ("1,024").
 std::optional<std::int64_t> parse_grouped_int(std::string_view text) {
-  text = trim(text);
+  text = trim_spaces(text);
   if (text.find(',') == std::string_view::npos) {
     return parse_int(text);
   }
@@ -195,7 +195,7 @@ std::optional<std::int64_t> parse_grouped_int(std::string_view text) {
 
 /// "(128, 1, 1)" -> {128, 1, 1}.
 std::optional<std::array<std::int64_t, 3>> parse_dim3(std::string_view text) {
-  text = trim(text);
+  text = trim_spaces(text);
   if (text.size() < 2 || text.front() != '(' || text.back() != ')') {
     return std::nullopt;
   }
@@ -328,7 +328,7 @@ std::optional<double> parse_scaled(std::string_view text, int exponent) {
   if (exponent == 0) {
     return parse_ncu_number(text);
   }
-  text = trim(text);
+  text = trim_spaces(text);
   const bool has_exponent = text.find_first_of("eE") != std::string_view::npos;
   if (!has_exponent && !text.empty() && text.back() >= '0' && text.back() <= '9') {
     return parse_ncu_number(fmt::format("{}e{}", text, exponent));
@@ -653,7 +653,7 @@ private:
       result.description = std::string(details_field(fields, Role::rule_description));
       result.speedup_type = std::string(details_field(fields, Role::speedup_type));
       const std::string_view speedup = details_field(fields, Role::speedup);
-      if (!is_null_text(trim(speedup))) {
+      if (!is_null_text(trim_spaces(speedup))) {
         result.estimated_speedup = parse_ncu_number(speedup);
       }
       kernel.rules.push_back(std::move(result));
@@ -707,7 +707,7 @@ private:
     // Instance values: "1,024 (1,024)" -> the value before the parenthesis.
     if (const std::size_t paren = field.find(" (");
         paren != std::string_view::npos && field.back() == ')') {
-      const std::string_view head = trim(field.substr(0, paren));
+      const std::string_view head = trim_spaces(field.substr(0, paren));
       if (is_null_text(head)) {
         return cell;
       }

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "kprof/ncu.hpp"
+#include "kprof/strings.hpp"
 
 namespace kprof {
 namespace {
@@ -41,16 +42,6 @@ std::vector<std::string_view> split_lines(std::string_view text) {
     text.remove_prefix(eol + 1);
   }
   return lines;
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) {
-    text.remove_suffix(1);
-  }
-  return text;
 }
 
 bool contains_ignoring_case(std::string_view text, std::string_view needle) {

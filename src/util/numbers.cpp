@@ -1,6 +1,7 @@
 // Locale-proof number parsing and printing. Everything goes through std::from_chars and
 // std::to_chars so that a user's LC_NUMERIC can never change what kprof reads or writes.
 #include "kprof/numbers.hpp"
+#include "kprof/strings.hpp"
 
 #include "kprof/error.hpp"
 
@@ -15,20 +16,6 @@ namespace {
 
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
-}
-
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && is_space(text.front())) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && is_space(text.back())) {
-    text.remove_suffix(1);
-  }
-  return text;
 }
 
 char to_lower(char c) {
