@@ -10,7 +10,8 @@
 #   4. kprof batch of the eight softmax candidates on one GPU (and on two when two are visible);
 #   5. the Python API over the cases, with a thread pool.
 # Everything lands in $OUT (or ./device-out): a summary (summary.md) and logs in results.tar.gz.
-# Options: STEPS="build doctor cases failures batch python" (default all), KPROF_CLOCK=none.
+# Options: STEPS="build doctor cases failures batch python smoke interrupt" (default: the first six),
+# KPROF_CLOCK=none.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -188,7 +189,37 @@ if want batch; then
   [ "$ngpu" -ge 2 ] || note "(only $ngpu GPU visible: no two-GPU run)"
 fi
 
-# ---- 6. Python API ------------------------------------------------------------------------------
+# ---- 6. smoke: the final code on the examples (one profile, one two-GPU batch) ------------------
+if want smoke; then
+  note ""
+  note "## Smoke run"
+  read -r rc t < <(profile "smoke-twostage" "$work/smoke" 0 examples/twostage/kernel.py examples/twostage/problem.py)
+  note "- twostage: exit $rc in $t s; kernels: $(python3 -c "import json,sys; print([k['name'] for k in json.load(open('$logs/smoke-twostage.json'))['kernels']])" 2>&1)"
+  t0=$(now)
+  timeout 400 "$kprof" batch examples/softmax/problem.py examples/softmax_variants/cand{0..7}.py --out "$work/smoke-batch" \
+    --gpus "$( [ "$(nvidia-smi -L | grep -c '^GPU ')" -ge 2 ] && echo 0,1 || echo 0)" --clock-control "$clock" --format table \
+    >"$logs/smoke-batch.txt" 2>"$logs/smoke-batch.err"
+  note "- batch of 8 (two failing): exit $? in $(elapsed "$t0" "$(now)") s; $(grep -c ' ok ' "$logs/smoke-batch.txt") ok"
+fi
+
+# ---- 7. Ctrl-C: SIGINT to kprof mid-profile stops ncu and the harness -------------------------
+if want interrupt; then
+  note ""
+  note "## Interrupt"
+  "$kprof" profile examples/failures/hangs.py examples/softmax/problem.py --out "$work/interrupt" \
+    --timeout 300 --clock-control "$clock" >"$logs/interrupt.out" 2>"$logs/interrupt.err" &
+  kpid=$!
+  sleep 8
+  before=$(pgrep -f 'harness.py' | wc -l)
+  kill -INT "$kpid"
+  t0=$(now)
+  wait "$kpid"
+  rc=$?
+  after=$(pgrep -f 'harness.py' | wc -l)
+  note "- SIGINT after 8 s: kprof exit $rc after $(elapsed "$t0" "$(now)") s; harness processes before $before, after $after; $(tail -1 "$logs/interrupt.err")"
+fi
+
+# ---- 8. Python API ------------------------------------------------------------------------------
 if want python; then
   note ""
   note "## Python API"
