@@ -9,13 +9,17 @@ case_name=${1:-twostage}
 "$root/scripts/build.sh" >&2
 kprof="$build_dir/kprof"
 
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && "$kprof" doctor >/dev/null 2>&1; then
-  echo "kprof: GPU found: profiling examples/$case_name on it" >&2
-  exec "$kprof" profile "$root/examples/$case_name/kernel.py" "$root/examples/$case_name/problem.py" \
-    --out "${OUT_DIR:-$root/kprof-out}" --clock-control none --format table
+why="no NVIDIA driver (nvidia-smi not found or lists no GPU)"
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  if doctor=$("$kprof" doctor 2>&1); then
+    echo "kprof: GPU found: profiling examples/$case_name on it" >&2
+    exec "$kprof" profile "$root/examples/$case_name/kernel.py" "$root/examples/$case_name/problem.py" \
+      --out "${OUT_DIR:-$root/kprof-out}" --clock-control none --format table
+  fi
+  why=$(printf 'kprof doctor says:\n%s' "$doctor")
 fi
 
 capture="$root/examples/captures/h200_${case_name}.csv"
-echo "kprof: no usable GPU or ncu on this machine (kprof doctor says why):" >&2
-echo "kprof: analysing the recorded H200 capture $capture instead." >&2
+echo "kprof: this machine cannot profile: $why" >&2
+echo "kprof: analysing the recorded H200 capture $capture instead (real ncu output, H200, ncu 2025.3.1)." >&2
 exec "$kprof" report "$capture" --format table
