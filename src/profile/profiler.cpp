@@ -512,6 +512,7 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
   std::vector<Json> session_facts(kernels.size(), Json::object());
   std::mutex progress_mutex;
   std::size_t done_count = 0;
+  std::size_t failed_count = 0;
   std::optional<Error> round_error;
 
   auto worker = [&](std::size_t slot) {
@@ -627,9 +628,15 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
         if (m_options.on_progress) {
           std::lock_guard<std::mutex> hold(progress_mutex);
           ++done_count;
-          m_options.on_progress(fmt::format(
-              "[{}/{}] cand{} {} on GPU {}{}", done_count, kernels.size(), index, candidate.status,
-              gpu, candidate.error ? ": " + candidate.error->message : std::string()));
+          if (candidate.status == "failed") {
+            ++failed_count;
+          }
+          const double elapsed =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+          m_options.on_progress(
+              fmt::format("[{}/{} done, {} failed, {:.1f} s] cand{} {} on GPU {}{}", done_count,
+                          kernels.size(), failed_count, elapsed, index, candidate.status, gpu,
+                          candidate.error ? ": " + candidate.error->message : std::string()));
         }
       }
       // Continue after the last decided candidate; undecided ones before it get a new session.
