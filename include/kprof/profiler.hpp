@@ -109,6 +109,7 @@ private:
   MetricSet m_metric_set;
   std::filesystem::path m_python;
   bool m_metrics_checked = false;
+  std::string m_metric_check = "not run"; ///< recorded in every report's metadata
 };
 
 /// "round007" for 7.

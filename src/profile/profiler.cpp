@@ -211,18 +211,25 @@ Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
 }
 
 Result<void> KernelProfiler::check_metrics_once() {
-  if (m_metrics_checked || !m_options.check_metrics) {
+  if (m_metrics_checked) {
+    return {};
+  }
+  if (!m_options.check_metrics) {
+    m_metric_check = "skipped (--no-metric-check)";
+    m_metrics_checked = true;
     return {};
   }
   auto listing = query_metrics(m_ncu, "", m_options.out_dir / ".cache");
   if (!listing) {
     // The listing needs a visible GPU; without it we cannot check names up front. The run
-    // itself will then fail with a classified error, so this is not fatal.
+    // itself will then fail with a classified error, so this is not fatal; it is recorded.
+    m_metric_check = "skipped: " + listing.error().message;
     m_metrics_checked = true;
     return {};
   }
   auto unknown = unknown_metrics(m_metric_set, *listing);
   if (!unknown) {
+    m_metric_check = "skipped: " + unknown.error().message;
     m_metrics_checked = true;
     return {};
   }
@@ -237,6 +244,8 @@ Result<void> KernelProfiler::check_metrics_once() {
                       "ncu drops unknown metric names silently; kprof refuses them up front. "
                       "List valid names with `ncu --query-metrics`.");
   }
+  m_metric_check = fmt::format("ok: all {} metric names known to the device (ncu --query-metrics)",
+                               m_metric_set.metrics.size());
   m_metrics_checked = true;
   return {};
 }
@@ -524,6 +533,13 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
     const fs::path lock_dir =
         m_options.lock_dir.empty() ? GpuLock::default_dir() : m_options.lock_dir;
     auto lock = GpuLock::acquire(lock_dir, gpu, m_options.lock_wait);
+    const double lock_wait_seconds = lock ? lock->waited().count() : 0.0;
+    if (lock && lock_wait_seconds >= 1.0 && m_options.on_progress) {
+      std::lock_guard<std::mutex> hold(progress_mutex);
+      m_options.on_progress(
+          fmt::format("waited {:.1f} s for GPU {} (another kprof was profiling on it)",
+                      lock_wait_seconds, gpu));
+    }
     if (!lock) {
       std::lock_guard<std::mutex> hold(progress_mutex);
       round_error = lock.error();
@@ -587,6 +603,7 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
       }
       Json facts = Json::object();
       facts["ncu_argv"] = session.argv;
+      facts["gpu_lock_wait_seconds"] = lock_wait_seconds;
       facts["ncu_exit"] = session.started ? session.process.describe() : "not started";
       facts["session_wall_seconds"] = session.process.wall.count();
       facts["session_dir"] = fs::relative(work, staging, ec).string();
@@ -687,6 +704,7 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
   result.metadata["ncu"] = m_ncu.executable.string();
   result.metadata["ncu_version"] = m_ncu.version;
   result.metadata["clock_control"] = std::string(to_string(m_options.clock_control));
+  result.metadata["metric_check"] = m_metric_check;
   result.metadata["select"] = std::string(to_string(m_options.select.select));
   result.metadata["python"] = m_python.string();
   result.metadata["warmup"] = m_options.warmup;

@@ -91,6 +91,9 @@ TEST_F(KprofProfile, WritesTheWholeRoundLayoutAndReportsBothKernels) {
   EXPECT_EQ(report["kernels"][0]["nvtx_range"], "kprof:cand0");
   EXPECT_EQ(report["metadata"]["clock_control"], "none");
   EXPECT_EQ(report["metadata"]["status"], "ok");
+  EXPECT_EQ(report["metadata"]["metric_check"].get<std::string>().rfind("ok:", 0), 0U)
+      << report["metadata"]["metric_check"];
+  EXPECT_EQ(report["metadata"]["gpu_lock_wait_seconds"].is_number(), true);
   const auto& argv = report["metadata"]["ncu_argv"];
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--clock-control"), argv.end());
   EXPECT_NE(std::find(argv.begin(), argv.end(), "regex:kprof:cand[0-9]+/"), argv.end());
