@@ -42,8 +42,9 @@ Result<Capture> parse_ncu_csv(std::string_view text, const ReadOptions& options 
 Result<Capture> read_ncu_csv_file(const std::filesystem::path& path,
                                   const ReadOptions& options = {});
 
-/// True when the file starts like an Nsight Compute report (`.ncu-rep`), which must be converted
-/// with `ncu --import` first (see kprof/ncu.hpp load_capture()).
+/// True when the file is an Nsight Compute report (named `*.ncu-rep`, or starting with the report
+/// magic bytes "NVR\0"), which must be converted with `ncu --import` first (see kprof/ncu.hpp
+/// load_capture()). Other binary files are not reports: reading them fails as malformed input.
 bool looks_like_ncu_report(const std::filesystem::path& path);
 
 } // namespace kprof

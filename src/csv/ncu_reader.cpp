@@ -857,7 +857,11 @@ bool looks_like_ncu_report(const std::filesystem::path& path) {
     }
     have += static_cast<std::size_t>(got);
   }
-  return std::memchr(head.data(), '\0', have) != nullptr;
+  // Nsight Compute reports start with "NVR\0" (seen on reports written by ncu 2025.3.1); any
+  // other binary file is malformed input, not a report that needs ncu.
+  constexpr std::string_view k_report_magic{"NVR\0", 4};
+  return have >= k_report_magic.size() &&
+         std::string_view(head.data(), k_report_magic.size()) == k_report_magic;
 }
 
 } // namespace kprof

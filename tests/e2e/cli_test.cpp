@@ -127,6 +127,18 @@ TEST_F(KprofCli, ForeignCsvIsMalformedInput) {
   EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << "one line: " << run.err;
 }
 
+TEST_F(KprofCli, BinaryGarbageIsMalformedInputNotAReport) {
+  const auto path = dir() / "noise.csv";
+  std::string bytes(4096, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    bytes[i] = static_cast<char>((i * 7919U) % 251U);
+  }
+  ASSERT_TRUE(write_file_atomic(path, bytes).ok());
+  KprofRun run = run_kprof({"report", path.string()});
+  EXPECT_EQ(run.exit_code, 4) << run.err;
+  EXPECT_TRUE(run.out.empty());
+}
+
 TEST_F(KprofCli, NoKernelsProfiledIsItsOwnExitCode) {
   KprofRun run = run_kprof({"report", fixture("no_kernels_profiled.txt")});
   EXPECT_EQ(run.exit_code, 5) << run.err;

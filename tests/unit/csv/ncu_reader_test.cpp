@@ -463,10 +463,12 @@ TEST(RawCsvReader, ReportsAMissingFileAsInputNotFound) {
   EXPECT_NE(result.error().message.find("absent.csv"), std::string::npos);
 }
 
-TEST(NcuReportDetection, RecognisesReportsByExtensionOrBinaryContent) {
+TEST(NcuReportDetection, RecognisesReportsByExtensionOrTheirMagicBytes) {
   const ScratchDir dir;
   EXPECT_TRUE(looks_like_ncu_report(dir.write("run.ncu-rep", "anything")));
-  EXPECT_TRUE(looks_like_ncu_report(dir.write("report.bin", std::string("NVPF\0\x01\x02", 7))));
+  EXPECT_TRUE(looks_like_ncu_report(dir.write("report.bin", std::string("NVR\0\x02\0\0\0", 8))));
+  // Any other binary file is malformed input, not a report that would need ncu.
+  EXPECT_FALSE(looks_like_ncu_report(dir.write("noise.csv", std::string("NVPF\0\x01\x02", 7))));
   EXPECT_FALSE(looks_like_ncu_report(ncu_fixture("curated_nvtx_twostage.csv")));
   EXPECT_FALSE(looks_like_ncu_report(dir.path() / "absent"));
 }
