@@ -416,8 +416,7 @@ CandidateVerdict judge_candidate(const SessionOutcome& session, const HarnessPla
         return false;
       }
     }
-    for (std::size_t i = static_cast<std::size_t>(plan.first_candidate); i < plan.candidates.size();
-         ++i) {
+    for (auto i = static_cast<std::size_t>(plan.first_candidate); i < plan.candidates.size(); ++i) {
       const auto& range = plan.candidates[i].range;
       bool finished = false;
       for (const auto& s : session.status->candidates) {

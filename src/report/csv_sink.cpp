@@ -2,6 +2,7 @@
 // block, then the metric set's metrics that any launch has (details pages, or a raw page
 // without a metric set: every value column), header cells "metric (unit)". RFC 4180 quoting,
 // '\n' line ends, numbers via format_number (shortest round trip, locale-proof).
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -86,14 +87,10 @@ std::string unit_of(const Json& kernels, const std::string& key) {
 }
 
 bool any_kernel_has(const Json& kernels, const std::string& key) {
-  for (const Json& kernel : kernels) {
-    if (const Json* metrics = member(kernel, "metrics"); metrics != nullptr) {
-      if (member(*metrics, key) != nullptr) {
-        return true;
-      }
-    }
-  }
-  return false;
+  return std::any_of(kernels.begin(), kernels.end(), [&](const Json& kernel) {
+    const Json* metrics = member(kernel, "metrics");
+    return metrics != nullptr && member(*metrics, key) != nullptr;
+  });
 }
 
 std::vector<CsvColumn> metric_columns(const Json& doc, const Json& kernels) {
@@ -127,7 +124,10 @@ std::vector<CsvColumn> metric_columns(const Json& doc, const Json& kernels) {
   columns.reserve(keys.size());
   for (std::string& key : keys) {
     const std::string unit = unit_of(kernels, key);
-    std::string header = unit.empty() ? key : key + " (" + unit + ")";
+    std::string header = key;
+    if (!unit.empty()) {
+      header.append(" (").append(unit).append(")");
+    }
     columns.push_back(CsvColumn{std::move(key), std::move(header)});
   }
   return columns;
