@@ -12,16 +12,15 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "kprof/analysis.hpp"
 #include "kprof/capture.hpp"
 #include "kprof/error.hpp"
+#include "kprof/json_file.hpp"
 #include "kprof/metric_sets.hpp"
 
 namespace kprof {
 
-using Json = nlohmann::ordered_json;
 
 /// Bumped on any incompatible change of the document layout.
 inline constexpr int k_report_schema_version = 1;

@@ -1,0 +1,29 @@
+// kprof: JSON text and JSON files, with one policy for invalid UTF-8.
+//
+// Every JSON document kprof prints or writes goes through json_text(): bytes that are not valid
+// UTF-8 (a mangled kernel name, a path in a legacy encoding, ncu output with stray bytes) become
+// U+FFFD instead of making nlohmann throw. Files are written with write_json_atomic(), so a
+// document appears whole or not at all.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kprof/error.hpp"
+
+namespace kprof {
+
+/// The document type of every kprof JSON file: keys keep their insertion order, so golden files
+/// stay golden.
+using Json = nlohmann::ordered_json;
+
+/// `doc` as JSON text: indented by `indent` spaces (negative: compact, one line), invalid UTF-8
+/// replaced by U+FFFD, with a trailing newline when `indent` >= 0. Never throws.
+std::string json_text(const Json& doc, int indent = 2);
+
+/// Writes json_text(doc, indent) to `path` atomically (see write_file_atomic). io error on failure.
+Result<void> write_json_atomic(const std::filesystem::path& path, const Json& doc, int indent = 2);
+
+} // namespace kprof
