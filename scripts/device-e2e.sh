@@ -10,7 +10,7 @@
 #   4. kprof batch of the eight softmax candidates on one GPU (and on two when two are visible);
 #   5. the Python API over the cases, with a thread pool.
 # Everything lands in $OUT (or ./device-out): a summary (summary.md) and logs in results.tar.gz.
-# Options: STEPS="build doctor cases failures batch python smoke interrupt" (default: the first six),
+# Options: STEPS="build doctor cases failures batch python smoke interrupt hostile" (default: the first six),
 # KPROF_CLOCK=none.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -217,6 +217,31 @@ if want interrupt; then
   rc=$?
   after=$(pgrep -f 'harness.py' | wc -l)
   note "- SIGINT after 8 s: kprof exit $rc after $(elapsed "$t0" "$(now)") s; harness processes before $before, after $after; $(tail -1 "$logs/interrupt.err")"
+fi
+
+# ---- 7b. hostile: a failed re-run keeps the good round; kill -9 leaves nothing running -----------
+if want hostile; then
+  note ""
+  note "## Hostile re-run and kill -9"
+  read -r rc t < <(profile "hostile-good" "$work/hostile" 1 examples/vadd/kernel.py examples/vadd/problem.py)
+  read -r rc2 t2 < <(profile "hostile-rerun" "$work/hostile" 1 examples/failures/raises.py examples/vadd/problem.py --retries 0)
+  kept=$(python3 -c "import json; d=json.load(open('$work/hostile/round001/report.json')); print([k['name'] for k in d['kernels']])" 2>&1)
+  rows=$("$kprof" history "$work/hostile" --format csv 2>&1 | grep -c '^1,')
+  note "- good round 1: exit $rc ($t s); failed re-run of round 1: exit $rc2 ($t2 s)"
+  note "- round001/report.json after the failed re-run: kernels $kept; history rows of round 1: $rows"
+  note "- round directory after: $(ls "$work/hostile" | tr '\n' ' ')"
+  "$kprof" profile examples/failures/hangs.py examples/softmax/problem.py --out "$work/kill9" \
+    --timeout 300 --clock-control "$clock" >"$logs/kill9.out" 2>"$logs/kill9.err" &
+  kpid=$!
+  sleep 10
+  before_h=$(pgrep -f 'harness.py' | wc -l); before_n=$(pgrep -x ncu | wc -l)
+  kill -9 "$kpid"; wait "$kpid" 2>/dev/null
+  sleep 3
+  after_h=$(pgrep -f 'harness.py' | wc -l); after_n=$(pgrep -x ncu | wc -l)
+  note "- kill -9 of kprof after 10 s: harness processes $before_h -> $after_h, ncu processes $before_n -> $after_n (3 s later)"
+  pkill -9 -f 'harness.py' 2>/dev/null; pkill -9 -x ncu 2>/dev/null
+  read -r rc t < <(profile "hostile-after-kill" "$work/kill9" 0 examples/vadd/kernel.py examples/vadd/problem.py)
+  note "- the next run in that directory: exit $rc ($t s); leftover staging dirs: $(ls -a "$work/kill9" | grep -c staging)"
 fi
 
 # ---- 8. Python API ------------------------------------------------------------------------------
