@@ -1,6 +1,7 @@
 #include "kprof/metric_sets.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -9,8 +10,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "unit/analysis/capture_builder.hpp"
-
 namespace kprof {
 namespace {
 
@@ -18,6 +17,11 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
+
+/// The recorded H200 output `file` (tests/fixtures/ncu/2025.3.1/).
+std::filesystem::path fixture(const std::string& file) {
+  return std::filesystem::path(KPROF_FIXTURES_DIR) / "ncu" / "2025.3.1" / file;
+}
 
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -28,7 +32,7 @@ std::string read_text(const std::filesystem::path& path) {
 }
 
 const std::string& gh100_listing() {
-  static const std::string k_text = read_text(test::fixture("ncu_query_metrics_gh100.txt"));
+  static const std::string k_text = read_text(fixture("ncu_query_metrics_gh100.txt"));
   return k_text;
 }
 
@@ -168,7 +172,7 @@ TEST(BuiltinMetricSets, DeepAddsSectionsThatNcuLists) {
 
   // Identifiers are the first column of `ncu --list-sections`.
   std::set<std::string> identifiers;
-  std::istringstream listing(read_text(test::fixture("ncu_list_sections.txt")));
+  std::istringstream listing(read_text(fixture("ncu_list_sections.txt")));
   for (std::string line; std::getline(listing, line);) {
     identifiers.insert(line.substr(0, line.find(' ')));
   }
