@@ -131,7 +131,7 @@ std::size_t DetailsPageReader::column_of(std::string_view section, std::string_v
   ++sections->second;
   std::size_t column = k_none;
   const std::string qualified = fmt::format("{}/{}", section, label);
-  if (keep(label) || keep(qualified)) {
+  if (!projects_details_page() || keep(label) || keep(qualified)) {
     column = capture().columns.size();
     capture().columns.push_back(Column{std::string(label), std::move(unit), std::string(section)});
   }

@@ -8,9 +8,12 @@
 // every later record goes to it. The same stream serves parse_ncu_csv (one chunk) and the file
 // reading in ncu_file.cpp (1 MiB reads); tests check that the chunk size changes nothing.
 #include <algorithm>
+#include <iterator>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -198,6 +201,21 @@ Result<Capture> parse_ncu_csv_chunked(std::string_view text, const ReadOptions& 
 Result<Capture> parse_ncu_csv(std::string_view text, const ReadOptions& options,
                               std::string_view source) {
   return csv::parse_ncu_csv_chunked(text, options, source, 0);
+}
+
+ReadOptions keep_columns_named(std::vector<std::string> names) {
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const noexcept {
+      return std::hash<std::string_view>{}(text);
+    }
+  };
+  using Names = std::unordered_set<std::string, Hash, std::equal_to<>>;
+  auto wanted = std::make_shared<const Names>(std::make_move_iterator(names.begin()),
+                                              std::make_move_iterator(names.end()));
+  ReadOptions options;
+  options.keep_column = [wanted](std::string_view name) { return wanted->contains(name); };
+  return options;
 }
 
 } // namespace kprof

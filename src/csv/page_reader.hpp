@@ -102,6 +102,9 @@ protected:
     return !m_options->keep_column || m_options->keep_column(name);
   }
 
+  /// Whether keep() applies to the details page (ReadOptions::project_details_page).
+  [[nodiscard]] bool projects_details_page() const { return m_options->project_details_page; }
+
   /// A stored cell for a metric field (text interned in the capture's pool).
   Cell make_cell(std::string_view field, int exponent);
 

@@ -110,6 +110,31 @@ TEST(DetailsCsvReader, RejectsATruncatedRow) {
   EXPECT_EQ(error.category, ErrorCategory::malformed_input);
   EXPECT_NE(error.message.find("line 10"), std::string::npos) << error.message;
 }
+TEST(DetailsCsvReader, KeepsEveryLabelWhenTheProjectionIsForTheRawPageOnly) {
+  ReadOptions options = keep_columns_named({"dram__bytes_read.sum"});
+  options.project_details_page = false;
+  const Capture whole = read_fixture("batch4_details_sections_rules.csv");
+  const Capture kept = read_fixture("batch4_details_sections_rules.csv", options);
+  EXPECT_EQ(csv::capture_difference(whole, kept), "");
+
+  options.project_details_page = true; // no label is called dram__bytes_read.sum
+  const Capture projected = read_fixture("batch4_details_sections_rules.csv", options);
+  EXPECT_TRUE(projected.columns.empty());
+  ASSERT_EQ(projected.kernels.size(), whole.kernels.size());
+  // Rule results are no columns: a projection keeps them.
+  EXPECT_EQ(projected.kernels[0].rules.size(), whole.kernels[0].rules.size());
+  EXPECT_FALSE(projected.kernels[0].rules.empty());
+}
+
+TEST(DetailsCsvReader, KeepColumnsNamedAcceptsALabelOrSectionSlashLabel) {
+  const Capture capture = read_fixture(
+      "batch4_details_sections_rules.csv",
+      keep_columns_named({"Duration", "GPU Speed Of Light Throughput/Memory Throughput"}));
+  EXPECT_EQ(capture.columns.size(), 2U);
+  EXPECT_TRUE(capture.column_index("Duration"));
+  EXPECT_EQ(capture.number(capture.kernels[0], "GPU Speed Of Light Throughput/Memory Throughput"),
+            89.98);
+}
 
 } // namespace
 } // namespace kprof

@@ -225,6 +225,15 @@ TEST(RawCsvReader, RejectsANonNumericIdOrGridSize) {
   bad_grid.replace(bad_grid.find("\"(1024, 1, 1)\""), 14, "\"(1024, one, 1)\"");
   EXPECT_EQ(parse_error(bad_grid).category, ErrorCategory::malformed_input);
 }
+TEST(RawCsvReader, KeepColumnsNamedKeepsExactlyThoseColumns) {
+  const Capture capture = read_fixture(
+      "set_full_vadd.csv",
+      keep_columns_named({"gpu__time_duration.sum", "dram__bytes_read.sum", "no__such.sum"}));
+  ASSERT_EQ(capture.columns.size(), 2U);
+  EXPECT_EQ(capture.columns[0].name, "dram__bytes_read.sum");
+  EXPECT_EQ(capture.number(capture.kernels[0], "dram__bytes_read.sum"), 536899072.0);
+  EXPECT_EQ(capture.number(capture.kernels[0], "gpu__time_duration.sum"), 182784.0);
+}
 
 } // namespace
 } // namespace kprof

@@ -245,5 +245,39 @@ TEST(UnknownMetrics, RejectsTextThatIsNotAQueryListing) {
   EXPECT_EQ(unknown.error().category, ErrorCategory::malformed_input);
 }
 
+TEST(MetricSets, AllIsAReadingSetListingTheDefaultMetricsAndKeepingEveryColumn) {
+  auto all = resolve_metric_set("all", MetricSetUse::read);
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_EQ(all->name, "all");
+  EXPECT_TRUE(all->keep_all_columns);
+  auto defaults = find_metric_set("default");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(metrics_argument(*all), metrics_argument(*defaults));
+  EXPECT_TRUE(all->sections.empty());
+}
+
+TEST(MetricSets, AllCannotBeCollectedAndTheErrorSaysWhyAndWhatToUse) {
+  for (const MetricSetUse use : {MetricSetUse::collect}) {
+    auto all = resolve_metric_set(" all ", use);
+    ASSERT_FALSE(all.ok());
+    EXPECT_EQ(all.error().category, ErrorCategory::usage);
+    EXPECT_THAT(all.error().message, HasSubstr("keeps every column when reading a capture"));
+    EXPECT_THAT(all.error().message, HasSubstr("default, lean, deep"));
+  }
+  // Collecting is the default, so a caller that does not say cannot collect "all" by mistake.
+  EXPECT_FALSE(resolve_metric_set("all").ok());
+}
+
+TEST(MetricSets, NoCollectableSetKeepsEveryColumn) {
+  for (const MetricSet& set : builtin_metric_sets()) {
+    EXPECT_FALSE(set.keep_all_columns) << set.name;
+    EXPECT_NE(set.name, "all");
+  }
+  EXPECT_FALSE(find_metric_set("all").ok());
+  auto lean = resolve_metric_set("lean", MetricSetUse::read);
+  ASSERT_TRUE(lean.ok());
+  EXPECT_FALSE(lean->keep_all_columns);
+}
+
 } // namespace
 } // namespace kprof
