@@ -9,8 +9,19 @@
 
 #include "kprof/capture.hpp"
 #include "kprof/error.hpp"
+#include "kprof/metric_sets.hpp"
+#include "kprof/ncu_output.hpp"
 
 namespace kprof {
+
+/// Every column the analysis reads: the raw metric names and details-page labels of its facts
+/// (duration, SOL, DRAM, tensor pipe, occupancy, cycles: see docs/metrics.md) and the run facts
+/// of Capture::run_fact_columns() (the GPU's name). Each name once.
+std::vector<std::string_view> analysis_columns();
+
+/// What to read of a capture for a report with `set`: on the raw page, the set's metrics plus
+/// analysis_columns(); a details page whole; every column when set.keep_all_columns ("all").
+ReadOptions read_options_for(const MetricSet& set);
 
 /// Which launches of one kernel name to keep.
 enum class Select { first, last, max_cycles, all };

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -107,6 +108,13 @@ public:
 
   /// The GPU's display name (device__attribute_display_name) when the capture has it.
   [[nodiscard]] std::optional<std::string> device_name() const;
+
+  /// The replay passes ncu needed for `kernel` (profiler__replayer_passes), when present.
+  [[nodiscard]] std::optional<double> replay_passes(const KernelRecord& kernel) const;
+
+  /// The raw-page columns the two accessors above read (device__attribute_display_name,
+  /// profiler__replayer_passes), for projections that must keep them.
+  [[nodiscard]] static std::span<const std::string_view> run_fact_columns();
 
 private:
   std::unordered_map<std::string, std::size_t> m_index;

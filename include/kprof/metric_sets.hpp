@@ -23,7 +23,14 @@ struct MetricSet {
   std::string description;
   std::vector<MetricSpec> metrics;
   std::vector<std::string> sections;
+  /// Reading only (the set "all"): a report keeps every column of the capture, not only those
+  /// of `metrics`. Never true for a set ncu is asked to collect.
+  bool keep_all_columns = false;
 };
+
+/// What a metric set is resolved for: collecting (`kprof profile`, `batch`: ncu is asked for its
+/// metrics) or reading a capture that exists (`kprof report`), where "all" is also valid.
+enum class MetricSetUse { collect, read };
 
 /// The built-in sets: "default" (for optimization agents), "lean" (fewest replay passes),
 /// "deep" (sections with NCU rules). Order is stable.
@@ -36,7 +43,11 @@ Result<MetricSet> find_metric_set(std::string_view name);
 /// ad-hoc set called "custom" with labels equal to the names, group "Custom", duplicates
 /// dropped. Usage error listing the set names when the text is neither (a list item without
 /// "__" is no metric name).
-Result<MetricSet> resolve_metric_set(std::string_view set_or_list);
+/// "all" (`--metrics all`): with MetricSetUse::read, the set called "all" that lists the default
+/// set's metrics and has keep_all_columns set (a report of every column); with
+/// MetricSetUse::collect, a usage error saying that ncu cannot collect every metric.
+Result<MetricSet> resolve_metric_set(std::string_view set_or_list,
+                                     MetricSetUse use = MetricSetUse::collect);
 
 /// The metric names of `set` joined with commas, as ncu's `--metrics` wants them.
 std::string metrics_argument(const MetricSet& set);

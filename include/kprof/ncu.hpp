@@ -10,6 +10,7 @@
 #include "kprof/capture.hpp"
 #include "kprof/error.hpp"
 #include "kprof/metric_sets.hpp"
+#include "kprof/ncu_output.hpp"
 #include "kprof/process.hpp"
 
 namespace kprof {
@@ -94,8 +95,10 @@ NcuVerdict classify_ncu_run(const ProcessResult& process, std::string_view log_t
                             bool has_kernel_rows);
 
 /// Loads ncu output from `path`: a CSV (raw or details page) directly, or an `.ncu-rep` report
-/// through `ncu --import FILE --csv --page raw` (ncu_not_found when `ncu` is null).
-Result<Capture> load_capture(const std::filesystem::path& path, const NcuInstall* ncu);
+/// through `ncu --import FILE --csv --page raw` (ncu_not_found when `ncu` is null). Both keep
+/// the columns `options` keeps (default: every column; see read_options_for() in analysis.hpp).
+Result<Capture> load_capture(const std::filesystem::path& path, const NcuInstall* ncu,
+                             const ReadOptions& options = {});
 
 /// The device's metric listing (`ncu --query-metrics [--chips CHIP]`), cached in `cache_dir`
 /// as query-metrics-<version>-<chip or "device">.txt when cache_dir is non-empty and the version

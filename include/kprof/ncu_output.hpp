@@ -3,7 +3,9 @@
 
 #include <filesystem>
 #include <functional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "kprof/capture.hpp"
 #include "kprof/error.hpp"
@@ -18,7 +20,15 @@ struct ReadOptions {
   /// ("Duration") and, when that is refused, with "Section/Label"; the column is kept if either
   /// is accepted.
   std::function<bool(std::string_view name)> keep_column;
+  /// Whether keep_column applies to the details page too. False keeps a details page whole: its
+  /// columns are labels that a list of metric names does not name, and it holds only what the
+  /// sections asked for.
+  bool project_details_page = true;
 };
+
+/// ReadOptions that keep exactly the metric columns called one of `names` (raw metric names;
+/// on the details page a label or "Section/Label"), applied to both pages.
+ReadOptions keep_columns_named(std::vector<std::string> names);
 
 /// Parses ncu `--csv` output held in memory (raw or details page, detected from the header).
 /// Tolerates `==PROF==`/`==WARNING==`/`==ERROR==` lines and foreign program output before, between

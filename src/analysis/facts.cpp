@@ -1,6 +1,11 @@
 #include "analysis/facts.hpp"
 
+#include "kprof/analysis.hpp"
+#include "kprof/ncu_output.hpp"
+
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <string_view>
 
 namespace kprof::analysis {
@@ -146,3 +151,39 @@ std::optional<double> FactLookup::get(const KernelRecord& kernel, Fact fact) con
 }
 
 } // namespace kprof::analysis
+
+namespace kprof {
+
+std::vector<std::string_view> analysis_columns() {
+  std::vector<std::string_view> names;
+  const auto add = [&names](std::string_view name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
+  };
+  for (const analysis::Candidate& candidate : analysis::k_candidates) {
+    add(candidate.name);
+  }
+  for (const std::string_view name : Capture::run_fact_columns()) {
+    add(name);
+  }
+  return names;
+}
+
+ReadOptions read_options_for(const MetricSet& set) {
+  if (set.keep_all_columns) {
+    return {};
+  }
+  std::vector<std::string> names;
+  for (const MetricSpec& spec : set.metrics) {
+    names.push_back(spec.name);
+  }
+  for (const std::string_view name : analysis_columns()) {
+    names.emplace_back(name);
+  }
+  ReadOptions options = keep_columns_named(std::move(names));
+  options.project_details_page = false;
+  return options;
+}
+
+} // namespace kprof

@@ -223,7 +223,7 @@ Result<ProfileOptions> to_profile_options(const RunWords& w) {
 int run_report(const std::string& file, const std::string& format_word, const std::string& out,
                const std::string& select_word, const std::vector<std::string>& kernels,
                const std::string& metrics_word, const std::string& ncu_path, int round) {
-  auto set = resolve_metric_set(metrics_word);
+  auto set = resolve_metric_set(metrics_word, MetricSetUse::read);
   if (!set) {
     return fail(set.error());
   }
@@ -246,7 +246,7 @@ int run_report(const std::string& file, const std::string& format_word, const st
     }
     ncu = std::move(located).value();
   }
-  auto capture = load_capture(file, ncu ? &*ncu : nullptr);
+  auto capture = load_capture(file, ncu ? &*ncu : nullptr, read_options_for(*set));
   if (!capture) {
     return fail(capture.error());
   }

@@ -1,6 +1,7 @@
 #include "kprof/capture.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 
@@ -13,6 +14,9 @@ namespace kprof {
 
 namespace {
 constexpr std::string_view k_display_name_column = "device__attribute_display_name";
+constexpr std::string_view k_replay_passes_column = "profiler__replayer_passes";
+constexpr std::array<std::string_view, 2> k_run_fact_columns{k_display_name_column,
+                                                             k_replay_passes_column};
 } // namespace
 
 void Capture::index_columns() {
@@ -68,6 +72,14 @@ std::optional<double> Capture::number(const KernelRecord& kernel, std::string_vi
     return std::nullopt;
   }
   return cell.number;
+}
+
+std::optional<double> Capture::replay_passes(const KernelRecord& kernel) const {
+  return number(kernel, k_replay_passes_column);
+}
+
+std::span<const std::string_view> Capture::run_fact_columns() {
+  return k_run_fact_columns;
 }
 
 std::optional<std::string> Capture::device_name() const {

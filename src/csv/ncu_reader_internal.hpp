@@ -1,9 +1,11 @@
-// kprof (private to src/csv, its tests, fuzzer and benchmark): the reader with an explicit chunk
-// size, so tests can prove that chunk boundaries change nothing.
+// kprof (private to src/csv, its tests, fuzzer and benchmark): the reader as a stream that
+// accepts input in pieces, and the reader with an explicit chunk size, so tests can prove that
+// chunk boundaries change nothing.
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -15,6 +17,30 @@ namespace kprof::csv {
 
 /// How much read_ncu_csv_file() reads at a time.
 inline constexpr std::size_t k_default_chunk_size = std::size_t{1} << 20;
+
+/// ncu's output, fed in pieces of any size, read into a Capture (ncu_reader.cpp). The pieces
+/// are not kept: memory holds only what ReadOptions keeps.
+class NcuCsvStream {
+public:
+  /// `options` must outlive the stream; `source` names the input in messages.
+  NcuCsvStream(const ReadOptions& options, std::string_view source);
+  NcuCsvStream(const NcuCsvStream&) = delete;
+  NcuCsvStream& operator=(const NcuCsvStream&) = delete;
+  NcuCsvStream(NcuCsvStream&&) noexcept;
+  NcuCsvStream& operator=(NcuCsvStream&&) noexcept;
+  ~NcuCsvStream();
+
+  /// The next piece. False when reading stopped (bad input or a page error): feed no more and
+  /// call finish() for the error.
+  bool feed(std::string_view chunk);
+
+  /// Ends the input and returns the Capture, or the error as parse_ncu_csv describes.
+  Result<Capture> finish();
+
+private:
+  class State;
+  std::unique_ptr<State> m_state;
+};
 
 /// parse_ncu_csv(), but handing the text to the tokenizer `chunk_size` bytes at a time
 /// (chunk_size 0 means all at once). The result must not depend on chunk_size.

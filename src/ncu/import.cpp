@@ -49,7 +49,8 @@ std::string file_name_part(std::string_view text) {
   return out;
 }
 
-Result<Capture> import_report(const fs::path& path, const NcuInstall& ncu) {
+Result<Capture> import_report(const fs::path& path, const NcuInstall& ncu,
+                              const ReadOptions& options) {
   ProcessSpec spec;
   spec.argv = {ncu.executable.string(), "--import", path.string(), "--csv", "--page", "raw"};
   spec.timeout = k_import_timeout;
@@ -72,19 +73,20 @@ Result<Capture> import_report(const fs::path& path, const NcuInstall& ncu) {
                       fmt::format("ncu --import {} printed more than {} bytes", path.string(),
                                   k_max_import_bytes));
   }
-  return parse_ncu_csv(result->out, ReadOptions{}, path.string());
+  return parse_ncu_csv(result->out, options, path.string());
 }
 
 } // namespace
 
-Result<Capture> load_capture(const fs::path& path, const NcuInstall* ncu) {
+Result<Capture> load_capture(const fs::path& path, const NcuInstall* ncu,
+                             const ReadOptions& options) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
     return make_error(ErrorCategory::input_not_found,
                       fmt::format("{}: no such file", path.string()));
   }
   if (!looks_like_ncu_report(path)) {
-    return read_ncu_csv_file(path);
+    return read_ncu_csv_file(path, options);
   }
   if (ncu == nullptr) {
     return make_error(ErrorCategory::ncu_not_found,
@@ -94,7 +96,7 @@ Result<Capture> load_capture(const fs::path& path, const NcuInstall* ncu) {
                                   "--page raw` instead",
                                   path.string(), path.string()));
   }
-  auto capture = import_report(path, *ncu);
+  auto capture = import_report(path, *ncu, options);
   if (!capture.ok()) {
     return std::move(capture).error().with_context(
         fmt::format("while importing {}", path.string()));

@@ -1,12 +1,17 @@
 #include <cmath>
 #include <limits>
+#include <set>
+#include <string_view>
 #include <tuple>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "analysis/facts.hpp"
+#include "csv/ncu_reader_internal.hpp"
 #include "kprof/analysis.hpp"
+#include "kprof/metric_sets.hpp"
+#include "kprof/ncu_output.hpp"
 #include "unit/analysis/capture_builder.hpp"
 
 namespace kprof {
@@ -210,6 +215,80 @@ TEST(AnalyseRecordedRuns, ReadsDurationsAndVerdictsFromTheDetailsPage) {
   EXPECT_THAT(add.dram_bytes_per_s, Optional(DoubleNear(4327867465632.71, 1)));
   EXPECT_EQ(verdict_of("matmul_kernel").bottleneck, Bottleneck::compute);
   EXPECT_EQ(verdict_of("partial_sum_kernel").bottleneck, Bottleneck::latency);
+}
+
+// --- what a report reads: read_options_for ---------------------------------------------------
+
+MetricSet resolved(std::string_view word) {
+  auto set = resolve_metric_set(word, MetricSetUse::read);
+  EXPECT_TRUE(set.ok());
+  return set.ok() ? std::move(set).value() : MetricSet{};
+}
+
+TEST(ReadOptionsFor, KeepsTheSetsMetricsAndEveryColumnTheAnalysisReads) {
+  const MetricSet lean = resolved("lean");
+  const ReadOptions options = read_options_for(lean);
+  ASSERT_TRUE(options.keep_column);
+  for (const MetricSpec& spec : lean.metrics) {
+    EXPECT_TRUE(options.keep_column(spec.name)) << spec.name;
+  }
+  for (const std::string_view name : analysis_columns()) {
+    EXPECT_TRUE(options.keep_column(name)) << name;
+  }
+  EXPECT_TRUE(options.keep_column("sm__cycles_active.avg"));
+  EXPECT_TRUE(options.keep_column("device__attribute_display_name"));
+  EXPECT_TRUE(options.keep_column("profiler__replayer_passes"));
+  EXPECT_TRUE(options.keep_column("Duration")); // the details label of the duration fact
+  EXPECT_FALSE(options.keep_column("l1tex__t_sector_hit_rate.pct"));
+  EXPECT_FALSE(options.project_details_page);
+}
+
+TEST(ReadOptionsFor, AllKeepsEveryColumn) {
+  const ReadOptions options = read_options_for(resolved("all"));
+  EXPECT_FALSE(options.keep_column);
+}
+
+TEST(ReadOptionsFor, AnalysisColumnsNameEachColumnOnce) {
+  const std::vector<std::string_view> names = analysis_columns();
+  const std::set<std::string_view> distinct(names.begin(), names.end());
+  EXPECT_EQ(distinct.size(), names.size());
+  EXPECT_TRUE(distinct.contains("gpu__time_duration.sum"));
+  EXPECT_TRUE(distinct.contains("gpc__cycles_elapsed.max"));
+  EXPECT_TRUE(distinct.contains("Memory Throughput"));
+}
+
+TEST(ReadOptionsFor, AProjectedSetFullCaptureAnalysesLikeTheWholeOne) {
+  for (const char* word : {"lean", "default", "dram__bytes_read.sum"}) {
+    const Capture whole = test::read_fixture("set_full_vadd.csv");
+    auto projected =
+        read_ncu_csv_file(test::fixture("set_full_vadd.csv"), read_options_for(resolved(word)));
+    ASSERT_TRUE(projected.ok()) << projected.error().message;
+    EXPECT_LT(projected->columns.size(), 50U) << word;
+    auto from_whole = analyse(whole, {});
+    auto from_projected = analyse(*projected, {});
+    ASSERT_TRUE(from_whole.ok() && from_projected.ok());
+    EXPECT_EQ(from_projected->gpu_name, "NVIDIA H200");
+    ASSERT_EQ(from_projected->kernels.size(), from_whole->kernels.size());
+    const Roofline& a = from_whole->kernels[0].roofline;
+    const Roofline& b = from_projected->kernels[0].roofline;
+    EXPECT_EQ(b.bottleneck, a.bottleneck) << word;
+    EXPECT_EQ(b.compute_sol_pct, a.compute_sol_pct) << word;
+    EXPECT_EQ(b.memory_sol_pct, a.memory_sol_pct) << word;
+    EXPECT_EQ(b.dram_bytes_per_s, a.dram_bytes_per_s) << word;
+    EXPECT_EQ(b.dram_peak_fraction, a.dram_peak_fraction) << word;
+    EXPECT_EQ(b.tensor_pipe_pct, a.tensor_pipe_pct) << word;
+    EXPECT_EQ(from_projected->kernels[0].duration_ns, from_whole->kernels[0].duration_ns);
+  }
+}
+
+TEST(ReadOptionsFor, KeepsADetailsPageWholeWithItsRules) {
+  const Capture whole = test::read_fixture("details_page_softmax.csv");
+  auto projected = read_ncu_csv_file(test::fixture("details_page_softmax.csv"),
+                                     read_options_for(resolved("default")));
+  ASSERT_TRUE(projected.ok()) << projected.error().message;
+  EXPECT_EQ(projected->page, PageKind::details);
+  EXPECT_EQ(csv::capture_difference(whole, *projected), "");
+  EXPECT_FALSE(projected->kernels[0].rules.empty());
 }
 
 } // namespace

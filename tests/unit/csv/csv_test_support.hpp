@@ -1,4 +1,5 @@
-// Helpers for the csv module's tests: fixture paths, whole-file reads, a private temp directory.
+// Helpers for the csv module's tests: fixture paths, whole-file reads, a private temp directory,
+// reading fixtures and expecting errors.
 #pragma once
 
 #include <stdlib.h> // mkdtemp
@@ -9,6 +10,11 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+
+#include <gtest/gtest.h>
+
+#include "kprof/capture.hpp"
+#include "kprof/ncu_output.hpp"
 
 namespace kprof::test {
 
@@ -62,5 +68,52 @@ public:
 private:
   std::filesystem::path m_path;
 };
+
+/// The fixture `name` read with the real reader; a test failure (and an empty Capture) otherwise.
+inline Capture read_fixture(std::string_view name, const ReadOptions& options = {}) {
+  auto result = read_ncu_csv_file(ncu_fixture(name), options);
+  if (!result.ok()) {
+    ADD_FAILURE() << "reading " << name << " failed: " << result.error().message;
+    return {};
+  }
+  return std::move(result).value();
+}
+
+/// The error of parsing `text` (named "input.csv"); a test failure when it parses.
+inline Error parse_error(std::string_view text) {
+  auto result = parse_ncu_csv(text, {}, "input.csv");
+  if (result.ok()) {
+    ADD_FAILURE() << "expected an error, got " << result->kernels.size() << " kernels";
+    return {};
+  }
+  return result.error();
+}
+
+inline const KernelRecord& kernel_named(const Capture& capture, std::string_view name) {
+  for (const KernelRecord& kernel : capture.kernels) {
+    if (kernel.name == name) {
+      return kernel;
+    }
+  }
+  throw std::runtime_error("no kernel " + std::string(name));
+}
+
+/// `text` with its n-th line (1-based) cut after `keep` characters, and nothing after it.
+inline std::string with_line_cut(const std::string& text, std::size_t line, std::size_t keep) {
+  std::size_t start = 0;
+  for (std::size_t i = 1; i < line; ++i) {
+    start = text.find('\n', start) + 1;
+  }
+  return text.substr(0, start + keep);
+}
+
+/// The n-th line (1-based) of `text`, without its newline.
+inline std::string line_of(const std::string& text, std::size_t line) {
+  std::size_t start = 0;
+  for (std::size_t i = 1; i < line; ++i) {
+    start = text.find('\n', start) + 1;
+  }
+  return text.substr(start, text.find('\n', start) - start);
+}
 
 } // namespace kprof::test

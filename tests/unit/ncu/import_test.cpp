@@ -137,5 +137,22 @@ TEST(QueryMetrics, CallsAFailingNcuAnNcuFailure) {
   EXPECT_FALSE(fs::exists(dir.path() / "cache" / "query-metrics-2025.3.1.0-zz999.txt"));
 }
 
+TEST(LoadCapture, ProjectsACsvAndAnImportedReportAlike) {
+  const ReadOptions options = keep_columns_named({"gpu__time_duration.sum"});
+  const auto from_csv =
+      load_capture(test::k_fixtures / "curated_nvtx_twostage.csv", nullptr, options);
+  ASSERT_TRUE(from_csv.ok()) << from_csv.error().message;
+  ASSERT_EQ(from_csv->columns.size(), 1U);
+  EXPECT_EQ(from_csv->number(from_csv->kernels[1], "gpu__time_duration.sum"), 9856.0);
+
+  const TempDir dir = test::make_temp_dir();
+  const NcuInstall ncu = fake_install();
+  const auto from_report = load_capture(record_report(dir.path()), &ncu, options);
+  ASSERT_TRUE(from_report.ok()) << from_report.error().message;
+  ASSERT_EQ(from_report->columns.size(), 1U);
+  EXPECT_EQ(from_report->columns[0].name, "gpu__time_duration.sum");
+  EXPECT_EQ(from_report->kernels.size(), 2U);
+}
+
 } // namespace
 } // namespace kprof

@@ -1,4 +1,6 @@
-// The built-in metric sets and the check of metric names against `ncu --query-metrics`.
+// The built-in metric sets, the reading-only word "all", and the check of metric names against
+// `ncu --query-metrics`. Depends on util only, so that ncu (which builds --metrics from a set)
+// needs no analysis.
 //
 // The default set keeps what KernelAgent's 29 metrics were meant to give, on Hopper: two of its
 // names do not exist there and ncu drops them without a word, so they are replaced (see
@@ -14,6 +16,9 @@
 
 namespace kprof {
 namespace {
+
+/// `--metrics all`: every column, when reading.
+constexpr std::string_view k_all_set_name = "all";
 
 std::vector<MetricSpec> default_metrics() {
   return {
@@ -174,8 +179,23 @@ Result<MetricSet> find_metric_set(std::string_view name) {
                     fmt::format("unknown metric set '{}' (valid: {})", name, set_names()));
 }
 
-Result<MetricSet> resolve_metric_set(std::string_view set_or_list) {
+Result<MetricSet> resolve_metric_set(std::string_view set_or_list, MetricSetUse use) {
   const std::string_view text = trim(set_or_list);
+  if (text == k_all_set_name) {
+    if (use == MetricSetUse::collect) {
+      return make_error(ErrorCategory::usage,
+                        fmt::format("--metrics all keeps every column when reading a capture "
+                                    "(kprof report); ncu cannot be asked to collect every metric: "
+                                    "use one of {} or a comma-separated list of metric names",
+                                    set_names()));
+    }
+    auto all = find_metric_set("default");
+    KPROF_ASSERT(all.ok());
+    all->name = std::string(k_all_set_name);
+    all->description = "Every column of the capture; the default set's metrics are listed";
+    all->keep_all_columns = true;
+    return all;
+  }
   if (text.find("__") == std::string_view::npos) {
     return find_metric_set(text);
   }

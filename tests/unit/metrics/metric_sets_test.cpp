@@ -1,6 +1,7 @@
 #include "kprof/metric_sets.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -9,8 +10,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "unit/analysis/capture_builder.hpp"
-
 namespace kprof {
 namespace {
 
@@ -18,6 +17,11 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
+
+/// The recorded H200 output `file` (tests/fixtures/ncu/2025.3.1/).
+std::filesystem::path fixture(const std::string& file) {
+  return std::filesystem::path(KPROF_FIXTURES_DIR) / "ncu" / "2025.3.1" / file;
+}
 
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -28,7 +32,7 @@ std::string read_text(const std::filesystem::path& path) {
 }
 
 const std::string& gh100_listing() {
-  static const std::string k_text = read_text(test::fixture("ncu_query_metrics_gh100.txt"));
+  static const std::string k_text = read_text(fixture("ncu_query_metrics_gh100.txt"));
   return k_text;
 }
 
@@ -168,7 +172,7 @@ TEST(BuiltinMetricSets, DeepAddsSectionsThatNcuLists) {
 
   // Identifiers are the first column of `ncu --list-sections`.
   std::set<std::string> identifiers;
-  std::istringstream listing(read_text(test::fixture("ncu_list_sections.txt")));
+  std::istringstream listing(read_text(fixture("ncu_list_sections.txt")));
   for (std::string line; std::getline(listing, line);) {
     identifiers.insert(line.substr(0, line.find(' ')));
   }
@@ -239,6 +243,40 @@ TEST(UnknownMetrics, RejectsTextThatIsNotAQueryListing) {
                                  "==ERROR== the application returned an error code (1)\n");
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().category, ErrorCategory::malformed_input);
+}
+
+TEST(MetricSets, AllIsAReadingSetListingTheDefaultMetricsAndKeepingEveryColumn) {
+  auto all = resolve_metric_set("all", MetricSetUse::read);
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_EQ(all->name, "all");
+  EXPECT_TRUE(all->keep_all_columns);
+  auto defaults = find_metric_set("default");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(metrics_argument(*all), metrics_argument(*defaults));
+  EXPECT_TRUE(all->sections.empty());
+}
+
+TEST(MetricSets, AllCannotBeCollectedAndTheErrorSaysWhyAndWhatToUse) {
+  for (const MetricSetUse use : {MetricSetUse::collect}) {
+    auto all = resolve_metric_set(" all ", use);
+    ASSERT_FALSE(all.ok());
+    EXPECT_EQ(all.error().category, ErrorCategory::usage);
+    EXPECT_THAT(all.error().message, HasSubstr("keeps every column when reading a capture"));
+    EXPECT_THAT(all.error().message, HasSubstr("default, lean, deep"));
+  }
+  // Collecting is the default, so a caller that does not say cannot collect "all" by mistake.
+  EXPECT_FALSE(resolve_metric_set("all").ok());
+}
+
+TEST(MetricSets, NoCollectableSetKeepsEveryColumn) {
+  for (const MetricSet& set : builtin_metric_sets()) {
+    EXPECT_FALSE(set.keep_all_columns) << set.name;
+    EXPECT_NE(set.name, "all");
+  }
+  EXPECT_FALSE(find_metric_set("all").ok());
+  auto lean = resolve_metric_set("lean", MetricSetUse::read);
+  ASSERT_TRUE(lean.ok());
+  EXPECT_FALSE(lean->keep_all_columns);
 }
 
 } // namespace
