@@ -8,6 +8,7 @@
 #include "history/text.hpp"
 #include "kprof/history.hpp"
 #include "kprof/numbers.hpp"
+#include "kprof/report_view.hpp"
 
 namespace kprof {
 
@@ -94,8 +95,8 @@ Result<Convergence> converged(const std::vector<HistoryRow>& rows,
   verdict.best = best->ref();
   verdict.best_duration_ns = best->total_duration_ns;
   verdict.best_sol_pct = best->max_sol_pct;
-  const std::string best_name = fmt::format("{} ({})", to_string(best->ref()),
-                                            history::short_duration(best->total_duration_ns));
+  const std::string best_name =
+      fmt::format("{} ({})", to_string(best->ref()), duration_text(best->total_duration_ns));
 
   // Improvement over the last `window` rounds: the best before them against the best now.
   const auto window = static_cast<std::size_t>(options.window);

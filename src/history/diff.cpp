@@ -9,18 +9,19 @@
 
 #include <fmt/format.h>
 
-#include "history/report_view.hpp"
 #include "history/text.hpp"
 #include "kprof/history.hpp"
 #include "kprof/numbers.hpp"
+#include "kprof/report_view.hpp"
 
 namespace kprof {
 
 namespace {
 
-using history::member;
-using history::number_at;
-using history::text_at;
+using json_read::member;
+using json_read::number_at;
+using json_read::number_of;
+using json_read::text_at;
 
 constexpr int k_diff_schema_version = 1;
 /// Moved metrics shown per kernel in the one-line prompt text.
@@ -28,14 +29,6 @@ constexpr std::size_t k_prompt_metrics = 2;
 
 Json number_or_null(const std::optional<double>& value) {
   return value ? Json(*value) : Json(nullptr);
-}
-
-std::optional<double> number_of(const Json& value) {
-  if (!value.is_number()) {
-    return std::nullopt;
-  }
-  const auto number = value.get<double>();
-  return std::isfinite(number) ? std::optional<double>(number) : std::nullopt;
 }
 
 Json pair(const Json& a, const Json& b) {
@@ -49,8 +42,18 @@ std::optional<double> speedup_of(const std::optional<double>& a, const std::opti
   return *a / *b;
 }
 
-Json side(const Json& doc, const std::string& given_label, const char* fallback) {
-  const auto ref = history::round_of(doc);
+/// The metric every report carries for a launch's duration.
+constexpr std::string_view k_duration_metric = "gpu__time_duration.sum";
+
+std::optional<RoundRef> round_of(const ReportView& view) {
+  if (const std::optional<int> round = view.round()) {
+    return RoundRef{*round, view.candidate()};
+  }
+  return std::nullopt;
+}
+
+Json side(const ReportView& doc, const std::string& given_label, const char* fallback) {
+  const auto ref = round_of(doc);
   std::string label = given_label;
   if (label.empty()) {
     label = ref ? to_string(*ref) : std::string(fallback);
@@ -71,15 +74,16 @@ struct Moved {
   double score = 0;
 };
 
-std::vector<Moved> moved_metrics(const Json& doc_a, const Json& doc_b, const std::string& name,
+std::vector<Moved> moved_metrics(const ReportView& doc_a, const ReportView& doc_b,
+                                 const ReportKernel& kernel_a, const ReportKernel& kernel_b,
                                  std::size_t limit) {
-  const Json* launch_a = history::representative_launch(doc_a, name);
-  const Json* launch_b = history::representative_launch(doc_b, name);
+  const Json* launch_a = kernel_a.representative;
+  const Json* launch_b = kernel_b.representative;
   if (launch_a == nullptr || launch_b == nullptr) {
     return {};
   }
-  std::vector<history::MetricLabel> labels = history::metric_labels(doc_a);
-  for (auto& label : history::metric_labels(doc_b)) {
+  std::vector<MetricLabel> labels = doc_a.metric_labels();
+  for (auto& label : doc_b.metric_labels()) {
     const bool seen = std::any_of(labels.begin(), labels.end(),
                                   [&](const auto& known) { return known.name == label.name; });
     if (!seen) {
@@ -90,20 +94,20 @@ std::vector<Moved> moved_metrics(const Json& doc_a, const Json& doc_b, const std
     if (const Json* metrics = member(*launch_a, "metrics");
         metrics != nullptr && metrics->is_object()) {
       for (const auto& item : metrics->items()) {
-        labels.push_back({item.key(), item.key()});
+        labels.push_back({item.key(), item.key(), {}});
       }
     }
   }
   std::vector<Moved> moved;
   for (const auto& label : labels) {
-    const auto a = history::metric_value(*launch_a, label.name);
-    const auto b = history::metric_value(*launch_b, label.name);
+    const auto a = ReportView::metric_value(*launch_a, label.name);
+    const auto b = ReportView::metric_value(*launch_b, label.name);
     if (!a || !b || *a == *b) {
       continue;
     }
-    std::string unit = history::metric_unit(*launch_b, label.name);
+    std::string unit = ReportView::metric_unit(*launch_b, label.name);
     if (unit.empty()) {
-      unit = history::metric_unit(*launch_a, label.name);
+      unit = ReportView::metric_unit(*launch_a, label.name);
     }
     const double score = std::fabs(*b - *a) / std::max(std::fabs(*a), std::fabs(*b));
     moved.push_back(Moved{label.name, label.label, std::move(unit), *a, *b, score});
@@ -116,11 +120,15 @@ std::vector<Moved> moved_metrics(const Json& doc_a, const Json& doc_b, const std
   return moved;
 }
 
-Json kernel_diff(const Json& a, const Json& b, const std::string& name, std::size_t limit) {
-  const auto duration_a = history::kernel_duration_ns(a, name);
-  const auto duration_b = history::kernel_duration_ns(b, name);
-  const Json* roof_a = history::roofline_entry(a, name);
-  const Json* roof_b = history::roofline_entry(b, name);
+Json kernel_diff(const ReportView& a, const ReportView& b, const std::string& name,
+                 std::size_t limit) {
+  const ReportKernel* kernel_a = a.kernel(name);
+  const ReportKernel* kernel_b = b.kernel(name);
+  KPROF_ASSERT(kernel_a != nullptr && kernel_b != nullptr);
+  const auto duration_a = kernel_a->duration_ns;
+  const auto duration_b = kernel_b->duration_ns;
+  const Json* roof_a = kernel_a->roofline;
+  const Json* roof_b = kernel_b->roofline;
   const auto roof_number = [](const Json* roof, const char* key) {
     return roof != nullptr ? number_at(*roof, key) : std::nullopt;
   };
@@ -144,10 +152,10 @@ Json kernel_diff(const Json& a, const Json& b, const std::string& name, std::siz
       {"shifted", !bottleneck_a.empty() && !bottleneck_b.empty() && bottleneck_a != bottleneck_b}};
   out["compute_sol_pct"] = pair(number_or_null(compute_a), number_or_null(compute_b));
   out["memory_sol_pct"] = pair(number_or_null(memory_a), number_or_null(memory_b));
-  out["max_sol_pct"] = pair(number_or_null(history::max_of(compute_a, memory_a)),
-                            number_or_null(history::max_of(compute_b, memory_b)));
+  out["max_sol_pct"] = pair(number_or_null(max_sol_pct(compute_a, memory_a)),
+                            number_or_null(max_sol_pct(compute_b, memory_b)));
   Json moved = Json::array();
-  for (const auto& metric : moved_metrics(a, b, name, limit)) {
+  for (const auto& metric : moved_metrics(a, b, *kernel_a, *kernel_b, limit)) {
     moved.push_back(
         Json{{"metric", metric.metric},
              {"label", metric.label},
@@ -195,9 +203,8 @@ std::string speed_words(const Json& speedup) {
 }
 
 std::string change_words(const Json& durations, const Json& speedup) {
-  std::string text =
-      fmt::format("{} -> {}", history::short_duration(number_of(at_or_null(durations, "a"))),
-                  history::short_duration(number_of(at_or_null(durations, "b"))));
+  std::string text = fmt::format("{} -> {}", duration_text(number_of(at_or_null(durations, "a"))),
+                                 duration_text(number_of(at_or_null(durations, "b"))));
   if (const std::string words = speed_words(speedup); !words.empty()) {
     text += fmt::format(" ({})", words);
   }
@@ -286,7 +293,7 @@ std::string render_prompt(const Json& diff) {
           if (shown == k_prompt_metrics) {
             break;
           }
-          if (text_at(metric, "metric") == history::k_duration_metric) {
+          if (text_at(metric, "metric") == k_duration_metric) {
             duration_moved = true; // the durations say it already
             continue;
           }
@@ -336,8 +343,8 @@ std::string render_table(const Json& diff) {
             fmt::format("{} -> {}", verdict.empty() ? "-" : verdict, after.empty() ? "-" : after);
       }
       cells.push_back({text_at(kernel, "name"),
-                       history::short_duration(number_of(at_or_null(durations, "a"))),
-                       history::short_duration(number_of(at_or_null(durations, "b"))),
+                       duration_text(number_of(at_or_null(durations, "a"))),
+                       duration_text(number_of(at_or_null(durations, "b"))),
                        speedup ? format_fixed(*speedup, 2) + "x" : std::string("-"),
                        verdict.empty() ? std::string("-") : verdict});
     }
@@ -440,26 +447,26 @@ Result<Json> diff_reports(const Json& a, const Json& b, const DiffOptions& optio
   if (auto valid = validate_report(b); !valid) {
     return valid.error().with_context("while comparing reports: report B");
   }
-  const auto names_a = history::kernel_names(a);
-  const auto names_b = history::kernel_names(b);
+  const ReportView view_a(a);
+  const ReportView view_b(b);
+  const auto names_a = view_a.kernel_names();
+  const auto names_b = view_b.kernel_names();
   const auto contains = [](const std::vector<std::string>& names, const std::string& name) {
     return std::find(names.begin(), names.end(), name) != names.end();
   };
 
   Json diff = Json::object();
   diff["schema_version"] = k_diff_schema_version;
-  diff["a"] = side(a, options.label_a, "A");
-  diff["b"] = side(b, options.label_b, "B");
+  diff["a"] = side(view_a, options.label_a, "A");
+  diff["b"] = side(view_b, options.label_b, "B");
 
-  const Json& summary_a = at_or_null(a, "summary");
-  const Json& summary_b = at_or_null(b, "summary");
-  const auto total_a = number_at(summary_a, "total_duration_ns");
-  const auto total_b = number_at(summary_b, "total_duration_ns");
+  const auto total_a = view_a.total_duration_ns();
+  const auto total_b = view_b.total_duration_ns();
   Json total = Json::object();
   total["duration_ns"] = pair(number_or_null(total_a), number_or_null(total_b));
   total["speedup"] = number_or_null(speedup_of(total_a, total_b));
-  const std::string dominant_a = history::dominant_kernel(a);
-  const std::string dominant_b = history::dominant_kernel(b);
+  const std::string dominant_a = view_a.dominant_kernel();
+  const std::string dominant_b = view_b.dominant_kernel();
   total["dominant_kernel"] = pair(dominant_a.empty() ? Json(nullptr) : Json(dominant_a),
                                   dominant_b.empty() ? Json(nullptr) : Json(dominant_b));
   diff["total"] = std::move(total);
@@ -468,7 +475,7 @@ Result<Json> diff_reports(const Json& a, const Json& b, const DiffOptions& optio
   Json only_a = Json::array();
   for (const auto& name : names_a) {
     if (contains(names_b, name)) {
-      kernels.push_back(kernel_diff(a, b, name, options.top_metrics));
+      kernels.push_back(kernel_diff(view_a, view_b, name, options.top_metrics));
     } else {
       only_a.push_back(name);
     }
@@ -488,7 +495,7 @@ Result<Json> diff_reports(const Json& a, const Json& b, const DiffOptions& optio
 std::string render_diff(const Json& diff, Format format) {
   switch (format) {
   case Format::json:
-    return diff.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+    return json_text(diff);
   case Format::csv:
     return render_csv(diff);
   case Format::prompt:

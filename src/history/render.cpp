@@ -3,6 +3,7 @@
 
 #include "history/text.hpp"
 #include "kprof/history.hpp"
+#include "kprof/report_view.hpp"
 
 namespace kprof {
 
@@ -47,7 +48,7 @@ std::string render_json(const std::vector<HistoryRow>& rows) {
   for (const auto& row : rows) {
     doc["rows"].push_back(row_json(row));
   }
-  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return json_text(doc);
 }
 
 std::string render_csv(const std::vector<HistoryRow>& rows) {
@@ -92,7 +93,7 @@ std::string render_table(const std::vector<HistoryRow>& rows) {
     }
     cells.push_back({row.best_so_far ? "*" : " ", fmt::format("{}", row.round),
                      row.candidate ? fmt::format("{}", *row.candidate) : std::string("-"),
-                     row.status, history::short_duration(row.total_duration_ns),
+                     row.status, duration_text(row.total_duration_ns),
                      history::short_percent(row.max_sol_pct), or_dash(row.bottleneck),
                      or_dash(row.dominant_kernel), or_dash(row.label), error});
   }

@@ -46,10 +46,6 @@ std::string short_value(const std::optional<double>& value, std::string_view uni
   return format_with_unit(*value, unit);
 }
 
-std::string short_duration(const std::optional<double>& duration_ns) {
-  return duration_ns ? format_with_unit(*duration_ns, "ns") : std::string("-");
-}
-
 std::string columns(const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> widths;
   for (const auto& row : rows) {

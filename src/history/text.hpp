@@ -19,8 +19,6 @@ std::string short_percent(const std::optional<double>& value);
 /// A metric value for a person: percentages as short_percent, others via format_with_unit;
 /// "-" when absent.
 std::string short_value(const std::optional<double>& value, std::string_view unit);
-/// A duration in nanoseconds via format_with_unit ("1.21 ms"); "-" when absent.
-std::string short_duration(const std::optional<double>& duration_ns);
 
 /// Lays out rows of cells as left-aligned columns two spaces apart, without trailing spaces.
 std::string columns(const std::vector<std::vector<std::string>>& rows);

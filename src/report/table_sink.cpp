@@ -102,7 +102,8 @@ public:
   [[nodiscard]] Format format() const override { return Format::table; }
 
   [[nodiscard]] std::string render(const Json& doc, const RenderOptions& options) const override {
-    const std::vector<KernelGroup> groups = kernel_groups_by_duration(doc);
+    const ReportView view(doc);
+    const std::vector<ReportKernel> groups = view.kernels_by_duration();
     const auto styled = [&](std::string_view text, std::string_view style) {
       return options.color ? fmt::format("{}{}{}", style, text, k_reset) : std::string(text);
     };
@@ -110,7 +111,7 @@ public:
     std::string out = header_line(doc) + "\n\n";
 
     std::size_t kernel_width = std::string_view("kernel").size();
-    for (const KernelGroup& group : groups) {
+    for (const ReportKernel& group : groups) {
       kernel_width =
           std::max(kernel_width, std::min(display_width(group.name), k_max_kernel_width));
     }
@@ -130,10 +131,10 @@ public:
     }
     out += styled(trim_right(header), k_bold) + "\n";
 
-    for (const KernelGroup& group : groups) {
+    for (const ReportKernel& group : groups) {
       const Json empty = Json::object();
       const Json& roofline = group.roofline != nullptr ? *group.roofline : empty;
-      const std::string bottleneck = string_at(roofline, "bottleneck", "-");
+      const std::string bottleneck = text_at(roofline, "bottleneck", "-");
       const std::optional<bool> tensor = bool_at(roofline, "tensor_cores_used");
       const std::optional<double> dram = number_at(roofline, "dram_bytes_per_s");
       const std::vector<std::string> cells{
@@ -159,11 +160,11 @@ public:
       out += trim_right(row) + "\n";
     }
 
-    for (const KernelGroup& group : groups) {
+    for (const ReportKernel& group : groups) {
       if (group.representative == nullptr) {
         continue;
       }
-      const std::vector<ValueGroup> values = value_groups(doc, *group.representative);
+      const std::vector<ValueGroup> values = value_groups(view, *group.representative);
       const std::vector<const Json*> rules = top_rules(*group.representative, options.max_rules);
       if (values.empty() && rules.empty()) {
         continue;
@@ -184,9 +185,8 @@ public:
         append_wrapped(out, "  " + value_group.heading + ":", items, 4);
       }
       for (const Json* rule : rules) {
-        const std::string line =
-            fmt::format("  {} {}: {}", rule_tag(*rule), string_at(*rule, "name"),
-                        first_sentence(string_at(*rule, "description")));
+        const std::string line = fmt::format("  {} {}: {}", rule_tag(*rule), text_at(*rule, "name"),
+                                             first_sentence(text_at(*rule, "description")));
         out += fit(line, k_width) + "\n";
       }
     }
