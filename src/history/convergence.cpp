@@ -5,16 +5,24 @@
 
 #include <fmt/format.h>
 
-#include "history/text.hpp"
 #include "kprof/history.hpp"
 #include "kprof/numbers.hpp"
+#include "kprof/report_view.hpp"
 
 namespace kprof {
 
 namespace {
 
+// Whether a row's status is ok, whether HistoryRow holds it as text or as CandidateStatus.
+bool is_ok(std::string_view status) {
+  return status == "ok";
+}
+[[maybe_unused]] bool is_ok(CandidateStatus status) {
+  return status == CandidateStatus::ok;
+}
+
 bool usable(const HistoryRow& row) {
-  return row.status == "ok" && row.total_duration_ns.has_value();
+  return is_ok(row.status) && row.total_duration_ns.has_value();
 }
 
 /// Lower duration wins; ties go to the earlier round, then the lower candidate.
@@ -94,8 +102,8 @@ Result<Convergence> converged(const std::vector<HistoryRow>& rows,
   verdict.best = best->ref();
   verdict.best_duration_ns = best->total_duration_ns;
   verdict.best_sol_pct = best->max_sol_pct;
-  const std::string best_name = fmt::format("{} ({})", to_string(best->ref()),
-                                            history::short_duration(best->total_duration_ns));
+  const std::string best_name =
+      fmt::format("{} ({})", to_string(best->ref()), duration_text(best->total_duration_ns));
 
   // Improvement over the last `window` rounds: the best before them against the best now.
   const auto window = static_cast<std::size_t>(options.window);
@@ -121,8 +129,8 @@ Result<Convergence> converged(const std::vector<HistoryRow>& rows,
     verdict.reason = ConvergenceReason::at_roofline;
     verdict.details = fmt::format("the best, {}, runs at {} of peak (threshold {}): it is at the "
                                   "roofline",
-                                  best_name, history::short_percent(best->max_sol_pct),
-                                  history::short_percent(options.sol_threshold_pct));
+                                  best_name, short_percent_text(best->max_sol_pct),
+                                  short_percent_text(options.sol_threshold_pct));
     return verdict;
   }
   if (verdict.improvement && *verdict.improvement <= options.min_improvement) {
@@ -147,6 +155,14 @@ Result<Convergence> converged(const std::vector<HistoryRow>& rows,
                                   best_name, options.window);
   }
   return verdict;
+}
+
+Json convergence_document(const Convergence& convergence) {
+  Json doc = Json::object();
+  doc["schema_version"] = k_document_schema_version;
+  doc["kind"] = std::string(to_string(DocumentKind::convergence));
+  doc.update(to_json(convergence));
+  return doc;
 }
 
 Json to_json(const Convergence& convergence) {

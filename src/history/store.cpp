@@ -24,10 +24,10 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
-#include "history/report_view.hpp"
 #include "history/sqlite.hpp"
 #include "kprof/files.hpp"
 #include "kprof/history.hpp"
+#include "kprof/report_view.hpp"
 
 namespace kprof {
 
@@ -277,14 +277,15 @@ std::string metric_text(const Json& value) {
   if (value.is_null()) {
     return {};
   }
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return json_text(value, -1);
 }
 
 void collect_document_facts(const Json& doc, RunFacts& facts) {
-  using history::member;
-  using history::number_at;
-  using history::text_at;
-  facts.document = doc.dump(-1, ' ', false, Json::error_handler_t::replace);
+  using json_read::member;
+  using json_read::number_at;
+  using json_read::text_at;
+  const ReportView view(doc);
+  facts.document = json_text(doc, -1);
   if (facts.label.empty()) {
     if (const Json* metadata = member(doc, "metadata")) {
       facts.label = text_at(*metadata, "kernel_file");
@@ -301,8 +302,10 @@ void collect_document_facts(const Json& doc, RunFacts& facts) {
       }
     }
   }
-  facts.dominant_kernel = history::dominant_kernel(doc);
-  if (const Json* roofline = history::roofline_entry(doc, facts.dominant_kernel)) {
+  facts.dominant_kernel = view.dominant_kernel();
+  if (const ReportKernel* dominant = view.kernel(facts.dominant_kernel);
+      dominant != nullptr && dominant->roofline != nullptr) {
+    const Json* roofline = dominant->roofline;
     facts.bottleneck = text_at(*roofline, "bottleneck");
     facts.compute_sol_pct = number_at(*roofline, "compute_sol_pct");
     facts.memory_sol_pct = number_at(*roofline, "memory_sol_pct");
@@ -310,7 +313,7 @@ void collect_document_facts(const Json& doc, RunFacts& facts) {
   if (const Json* kernels = member(doc, "kernels"); kernels != nullptr && kernels->is_array()) {
     int index = 0;
     for (const auto& kernel : *kernels) {
-      const int launch = history::index_at(kernel, "id").value_or(index);
+      const int launch = json_read::index_at(kernel, "id").value_or(index);
       ++index;
       const Json* metrics = member(kernel, "metrics");
       if (metrics == nullptr || !metrics->is_object()) {
@@ -648,7 +651,7 @@ Result<std::vector<HistoryRow>> HistoryStore::rows() const {
     row.bottleneck = stmt->column_text(11);
     row.compute_sol_pct = stmt->column_optional_double(12);
     row.memory_sol_pct = stmt->column_optional_double(13);
-    row.max_sol_pct = history::max_of(row.compute_sol_pct, row.memory_sol_pct);
+    row.max_sol_pct = max_sol_pct(row.compute_sol_pct, row.memory_sol_pct);
     rows.push_back(std::move(row));
   }
   mark_best(rows);

@@ -79,7 +79,7 @@ std::string unit_of(const Json& kernels, const std::string& key) {
   for (const Json& kernel : kernels) {
     if (const Json* metrics = member(kernel, "metrics"); metrics != nullptr) {
       if (const Json* entry = member(*metrics, key); entry != nullptr) {
-        return string_at(*entry, "unit");
+        return text_at(*entry, "unit");
       }
     }
   }
@@ -96,12 +96,12 @@ bool any_kernel_has(const Json& kernels, const std::string& key) {
 std::vector<CsvColumn> metric_columns(const Json& doc, const Json& kernels) {
   std::vector<std::string> keys;
   const Json* metadata = member(doc, "metadata");
-  const bool details = metadata != nullptr && string_at(*metadata, "page") == "details";
+  const bool details = metadata != nullptr && text_at(*metadata, "page") == "details";
   const Json* set = metadata == nullptr ? nullptr : member(*metadata, "metric_set");
   const Json* specs = set == nullptr ? nullptr : member(*set, "metrics");
   if (!details && specs != nullptr && specs->is_array() && !specs->empty()) {
     for (const Json& spec : *specs) {
-      std::string name = string_at(spec, "name");
+      std::string name = text_at(spec, "name");
       if (any_kernel_has(kernels, name)) {
         keys.push_back(std::move(name));
       }
@@ -139,6 +139,9 @@ public:
 
   [[nodiscard]] std::string render(const Json& doc,
                                    const RenderOptions& /*options*/) const override {
+    if (std::optional<std::string> text = artefact_text(doc, format())) {
+      return std::move(*text); // a document other than a report
+    }
     static const Json k_no_kernels = Json::array();
     const Json* found = member(doc, "kernels");
     const Json& kernels = found != nullptr && found->is_array() ? *found : k_no_kernels;
@@ -152,10 +155,10 @@ public:
     append_row(out, cells);
     for (const Json& kernel : kernels) {
       cells.clear();
-      cells.push_back(string_at(kernel, "name"));
+      cells.push_back(text_at(kernel, "name"));
       const Json* id = member(kernel, "id");
       cells.push_back(id == nullptr ? std::string() : scalar_text(*id));
-      cells.push_back(string_at(kernel, "nvtx_range"));
+      cells.push_back(text_at(kernel, "nvtx_range"));
       cells.push_back(dims_text(kernel, "grid"));
       cells.push_back(dims_text(kernel, "block"));
       const Json* metrics = member(kernel, "metrics");

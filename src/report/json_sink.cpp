@@ -13,10 +13,11 @@ public:
   [[nodiscard]] Format format() const override { return Format::json; }
 
   [[nodiscard]] std::string render(const Json& doc, const RenderOptions& options) const override {
-    // `replace` turns invalid UTF-8 (a mangled kernel name) into U+FFFD instead of throwing.
-    std::string text =
-        doc.dump(options.compact ? -1 : 2, ' ', false, Json::error_handler_t::replace);
-    text += '\n';
+    // json_text: the one JSON writer (invalid UTF-8 becomes U+FFFD instead of throwing).
+    std::string text = json_text(doc, options.compact ? -1 : 2);
+    if (options.compact) {
+      text += '\n';
+    }
     return text;
   }
 };

@@ -18,7 +18,7 @@ std::string count_of(std::size_t count, std::string_view one, std::string_view m
   return fmt::format("{} {}", count, count == 1 ? one : many);
 }
 
-std::string total_line(const Json& doc, const std::vector<KernelGroup>& groups) {
+std::string total_line(const Json& doc, const std::vector<ReportKernel>& groups) {
   const Json* summary = member(doc, "summary");
   std::optional<double> total;
   std::size_t launches = 0;
@@ -26,13 +26,13 @@ std::string total_line(const Json& doc, const std::vector<KernelGroup>& groups) 
   if (summary != nullptr) {
     total = number_at(*summary, "total_duration_ns");
     launches = static_cast<std::size_t>(number_at(*summary, "launches").value_or(0));
-    dominant = string_at(*summary, "dominant_kernel");
+    dominant = text_at(*summary, "dominant_kernel");
   }
   std::string line = fmt::format("Total GPU time: {} over {}", duration_text(total, "unknown"),
                                  count_of(launches, "kernel launch", "kernel launches"));
   if (!dominant.empty()) {
     line += fmt::format("; dominant kernel: {}", dominant);
-    for (const KernelGroup& group : groups) {
+    for (const ReportKernel& group : groups) {
       if (group.name == dominant && group.share) {
         line += fmt::format(" ({})", share_text(*group.share));
       }
@@ -41,7 +41,7 @@ std::string total_line(const Json& doc, const std::vector<KernelGroup>& groups) 
   return line;
 }
 
-std::string kernel_heading(const KernelGroup& group) {
+std::string kernel_heading(const ReportKernel& group) {
   std::string heading = fmt::format("## Kernel: {} ({}", group.name,
                                     count_of(group.launch_count, "launch", "launches"));
   if (group.duration_ns) {
@@ -57,7 +57,7 @@ std::string kernel_heading(const KernelGroup& group) {
 std::string roofline_line(const Json& roofline) {
   std::string line =
       fmt::format("Roofline: {}-bound (compute SOL {}, memory SOL {}, headroom {}); tensor cores: ",
-                  string_at(roofline, "bottleneck", "unknown"),
+                  text_at(roofline, "bottleneck", "unknown"),
                   percent_text(number_at(roofline, "compute_sol_pct"), "n/a"),
                   percent_text(number_at(roofline, "memory_sol_pct"), "n/a"),
                   percent_text(number_at(roofline, "headroom_pct"), "n/a"));
@@ -83,9 +83,13 @@ public:
   [[nodiscard]] Format format() const override { return Format::prompt; }
 
   [[nodiscard]] std::string render(const Json& doc, const RenderOptions& options) const override {
-    const std::vector<KernelGroup> groups = kernel_groups_by_duration(doc);
+    if (std::optional<std::string> text = artefact_text(doc, format())) {
+      return std::move(*text); // a document other than a report
+    }
+    const ReportView view(doc);
+    const std::vector<ReportKernel> groups = view.kernels_by_duration();
     std::string out = gpu_line(doc) + "\n" + total_line(doc, groups) + "\n";
-    for (const KernelGroup& group : groups) {
+    for (const ReportKernel& group : groups) {
       out += "\n" + kernel_heading(group) + "\n";
       if (group.roofline != nullptr) {
         out += roofline_line(*group.roofline) + "\n";
@@ -98,7 +102,7 @@ public:
         out += fmt::format("Values below are from the longest launch (id {}).\n",
                            id != nullptr && id->is_number() ? id->dump() : "?");
       }
-      for (const ValueGroup& values : value_groups(doc, *group.representative)) {
+      for (const ValueGroup& values : value_groups(view, *group.representative)) {
         out += values.heading + ": ";
         for (std::size_t i = 0; i < values.values.size(); ++i) {
           out += fmt::format("{}{} {}", i == 0 ? "" : "; ", values.values[i].label,
@@ -110,8 +114,8 @@ public:
       if (!rules.empty()) {
         out += "NCU findings:\n";
         for (const Json* rule : rules) {
-          out += fmt::format("- {} {}: {}\n", rule_tag(*rule), string_at(*rule, "name"),
-                             first_sentence(string_at(*rule, "description")));
+          out += fmt::format("- {} {}: {}\n", rule_tag(*rule), text_at(*rule, "name"),
+                             first_sentence(text_at(*rule, "description")));
         }
       }
     }

@@ -1,8 +1,8 @@
 // kprof report module, internal: the sink classes and the helpers the text sinks share.
 //
-// Every sink reads the document through these tolerant accessors: a key that is missing or has
-// an unexpected type reads as "absent", so render() never throws on a document that passed
-// validate_report (which checks only the keys every sink needs).
+// Every sink reads the document through ReportView and json_read (kprof/report_view.hpp): a key
+// that is missing or has an unexpected type reads as "absent", so render() never throws on a
+// document that passed validate_report (which checks only the keys every sink needs).
 #pragma once
 
 #include <cstddef>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kprof/report.hpp"
+#include "kprof/report_view.hpp"
 
 namespace kprof::report_detail {
 
@@ -25,32 +26,11 @@ std::unique_ptr<Sink> make_table_sink();
 /// 2^53 in magnitude (so 16781824 prints as 16781824, not 16781824.0), a double otherwise.
 Json number_json(double value);
 
-/// The member `key` of `object`, or nullptr when `object` is not an object or lacks it.
-const Json* member(const Json& object, std::string_view key);
-
-/// The number at `key`, nullopt when absent or not a number.
-std::optional<double> number_at(const Json& object, std::string_view key);
-
-/// The string at `key`, `fallback` when absent or not a string.
-std::string string_at(const Json& object, std::string_view key, std::string_view fallback = {});
-
-/// The boolean at `key`, nullopt when absent or not a boolean.
-std::optional<bool> bool_at(const Json& object, std::string_view key);
-
-/// One kernel name of the document: its summary facts and its launches (kernels[] entries).
-struct KernelGroup {
-  std::string name;
-  std::size_t launch_count = 0;
-  std::optional<double> duration_ns;
-  std::optional<double> share;
-  std::vector<const Json*> launches;    ///< kernels[] entries of this name, document order
-  const Json* representative = nullptr; ///< the longest launch (first when unknown); may be null
-  const Json* roofline = nullptr;       ///< roofline[name]; may be null
-};
-
-/// The kernel names of `doc`, longest total duration first (unknown durations last, ties in
-/// document order).
-std::vector<KernelGroup> kernel_groups_by_duration(const Json& doc);
+// The sinks read documents through the one read side (kprof/report_view.hpp).
+using json_read::bool_at;
+using json_read::member;
+using json_read::number_at;
+using json_read::text_at;
 
 /// A labelled value as the text sinks print it ("DRAM bytes read", "16.79 MB").
 struct LabelledValue {
@@ -67,7 +47,7 @@ struct ValueGroup {
 /// The values of one kernels[] entry grouped for display. Raw page: the metric set's metrics
 /// that the launch has, grouped by MetricSpec::group in set order, labelled by MetricSpec::label.
 /// Details page: every value grouped by section in document order. Null values are left out.
-std::vector<ValueGroup> value_groups(const Json& doc, const Json& kernel);
+std::vector<ValueGroup> value_groups(const ReportView& view, const Json& kernel);
 
 /// The launch's rules, best first: OPT before ERR, WRN, INF, then by estimated speedup
 /// (largest first), ties in document order; at most `max_rules`.
@@ -82,13 +62,44 @@ std::string first_sentence(std::string_view text);
 /// "61%" (share 0..1, rounded to a whole percent).
 std::string share_text(double share);
 
-/// "9.86 us", or `missing` when nullopt.
-std::string duration_text(std::optional<double> ns, std::string_view missing);
-
 /// "9.4%", or `missing` when nullopt.
 std::string percent_text(std::optional<double> pct, std::string_view missing);
 
 /// "GPU: NVIDIA H200 (peak DRAM 4.80 TB/s)" (or "GPU: unknown").
 std::string gpu_line(const Json& doc);
+
+// ---- text layout shared by every kind ----------------------------------------------------
+
+/// Display columns of UTF-8 text (continuation bytes take no column).
+std::size_t display_width(std::string_view text);
+/// `text` cut to at most `width` display columns, ending in `ellipsis` (one column) when cut.
+std::string fit(std::string_view text, std::size_t width, std::string_view ellipsis = "\u2026");
+/// `text` up to its first line break.
+std::string first_line(std::string text);
+/// Lays out rows of cells as left-aligned columns two spaces apart, without trailing spaces.
+std::string columns(const std::vector<std::vector<std::string>>& rows);
+/// A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break.
+std::string csv_field(std::string_view text);
+/// format_number(), or "" when absent.
+std::string csv_number(const std::optional<double>& value);
+/// A metric value for a person: "%" as short_percent_text, no unit as the number rounded to 3
+/// decimals, others via format_with_unit; "-" when absent.
+std::string short_value_text(const std::optional<double>& value, std::string_view unit);
+/// {category, message, detail}, or null.
+Json error_json(const std::optional<Error>& error);
+
+// ---- the documents other than the report (DocumentKind) ----------------------------------
+
+/// The text of `doc` in a text format (csv, prompt or table) when it is not a report: the
+/// renderer of its kind, or JSON text for a kind this kprof does not know. nullopt for a report
+/// (the caller, a sink, renders it).
+std::optional<std::string> artefact_text(const Json& doc, Format format);
+
+std::string history_text(const Json& doc, Format format);
+std::string convergence_text(const Json& doc, Format format);
+std::string diff_text(const Json& doc, Format format);
+std::string metric_set_text(const Json& doc, Format format);
+std::string batch_text(const Json& doc, Format format);
+std::string doctor_text(const Json& doc, Format format);
 
 } // namespace kprof::report_detail

@@ -17,41 +17,9 @@ namespace {
 
 constexpr std::size_t k_width = 100;
 constexpr std::size_t k_max_kernel_width = 22;
-constexpr std::string_view k_ellipsis = "\u2026";
 
 constexpr std::string_view k_bold = "\x1b[1m";
 constexpr std::string_view k_reset = "\x1b[0m";
-
-/// Display columns of UTF-8 text (continuation bytes take no column).
-std::size_t display_width(std::string_view text) {
-  std::size_t width = 0;
-  for (const char c : text) {
-    if ((static_cast<unsigned char>(c) & 0xC0U) != 0x80U) {
-      ++width;
-    }
-  }
-  return width;
-}
-
-/// `text` cut to at most `width` display columns, ending in an ellipsis when cut.
-std::string fit(std::string_view text, std::size_t width) {
-  if (display_width(text) <= width) {
-    return std::string(text);
-  }
-  if (width == 0) {
-    return {};
-  }
-  std::size_t columns = 0;
-  std::size_t end = 0;
-  while (end < text.size() && columns < width - 1) {
-    ++end;
-    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0U) == 0x80U) {
-      ++end;
-    }
-    ++columns;
-  }
-  return std::string(text.substr(0, end)) + std::string(k_ellipsis);
-}
 
 std::string pad(std::string_view text, std::size_t width, bool right) {
   const std::size_t used = display_width(text);
@@ -102,7 +70,11 @@ public:
   [[nodiscard]] Format format() const override { return Format::table; }
 
   [[nodiscard]] std::string render(const Json& doc, const RenderOptions& options) const override {
-    const std::vector<KernelGroup> groups = kernel_groups_by_duration(doc);
+    if (std::optional<std::string> text = artefact_text(doc, format())) {
+      return std::move(*text); // a document other than a report
+    }
+    const ReportView view(doc);
+    const std::vector<ReportKernel> groups = view.kernels_by_duration();
     const auto styled = [&](std::string_view text, std::string_view style) {
       return options.color ? fmt::format("{}{}{}", style, text, k_reset) : std::string(text);
     };
@@ -110,7 +82,7 @@ public:
     std::string out = header_line(doc) + "\n\n";
 
     std::size_t kernel_width = std::string_view("kernel").size();
-    for (const KernelGroup& group : groups) {
+    for (const ReportKernel& group : groups) {
       kernel_width =
           std::max(kernel_width, std::min(display_width(group.name), k_max_kernel_width));
     }
@@ -130,10 +102,10 @@ public:
     }
     out += styled(trim_right(header), k_bold) + "\n";
 
-    for (const KernelGroup& group : groups) {
+    for (const ReportKernel& group : groups) {
       const Json empty = Json::object();
       const Json& roofline = group.roofline != nullptr ? *group.roofline : empty;
-      const std::string bottleneck = string_at(roofline, "bottleneck", "-");
+      const std::string bottleneck = text_at(roofline, "bottleneck", "-");
       const std::optional<bool> tensor = bool_at(roofline, "tensor_cores_used");
       const std::optional<double> dram = number_at(roofline, "dram_bytes_per_s");
       const std::vector<std::string> cells{
@@ -159,11 +131,11 @@ public:
       out += trim_right(row) + "\n";
     }
 
-    for (const KernelGroup& group : groups) {
+    for (const ReportKernel& group : groups) {
       if (group.representative == nullptr) {
         continue;
       }
-      const std::vector<ValueGroup> values = value_groups(doc, *group.representative);
+      const std::vector<ValueGroup> values = value_groups(view, *group.representative);
       const std::vector<const Json*> rules = top_rules(*group.representative, options.max_rules);
       if (values.empty() && rules.empty()) {
         continue;
@@ -184,9 +156,8 @@ public:
         append_wrapped(out, "  " + value_group.heading + ":", items, 4);
       }
       for (const Json* rule : rules) {
-        const std::string line =
-            fmt::format("  {} {}: {}", rule_tag(*rule), string_at(*rule, "name"),
-                        first_sentence(string_at(*rule, "description")));
+        const std::string line = fmt::format("  {} {}: {}", rule_tag(*rule), text_at(*rule, "name"),
+                                             first_sentence(text_at(*rule, "description")));
         out += fit(line, k_width) + "\n";
       }
     }

@@ -1,6 +1,5 @@
-// Helpers shared by the sinks: tolerant document accessors, kernel grouping, value and rule
-// formatting. Everything here reads only the document, so a report loaded from disk renders
-// exactly like a fresh one.
+// Helpers shared by the text sinks: value and rule formatting over ReportView. Everything here
+// reads only the document, so a report loaded from disk renders exactly like a fresh one.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -18,34 +17,6 @@ namespace {
 
 /// 2^53: doubles below this magnitude hold every integer exactly.
 constexpr double k_exact_integer_limit = 9007199254740992.0;
-
-/// Duration of one launch as the document holds it (raw or details page).
-std::optional<double> launch_duration_ns(const Json& kernel) {
-  const Json* metrics = member(kernel, "metrics");
-  if (metrics == nullptr) {
-    return std::nullopt;
-  }
-  for (const std::string_view key :
-       {"gpu__time_duration.sum", "Duration", "GPU Speed Of Light Throughput/Duration"}) {
-    const Json* entry = member(*metrics, key);
-    if (entry == nullptr) {
-      continue;
-    }
-    const std::optional<double> value = number_at(*entry, "value");
-    if (!value) {
-      continue;
-    }
-    const std::string unit = string_at(*entry, "unit");
-    if (unit == "us" || unit == "usecond") {
-      return *value * 1e3;
-    }
-    if (unit == "ms" || unit == "msecond") {
-      return *value * 1e6;
-    }
-    return *value;
-  }
-  return std::nullopt;
-}
 
 int rule_type_rank(std::string_view type) {
   if (type == "OPT") {
@@ -75,94 +46,6 @@ Json number_json(double value) {
   return Json(value);
 }
 
-const Json* member(const Json& object, std::string_view key) {
-  if (!object.is_object()) {
-    return nullptr;
-  }
-  const auto found = object.find(key);
-  return found == object.end() ? nullptr : &*found;
-}
-
-std::optional<double> number_at(const Json& object, std::string_view key) {
-  const Json* value = member(object, key);
-  if (value == nullptr || !value->is_number()) {
-    return std::nullopt;
-  }
-  return value->get<double>();
-}
-
-std::string string_at(const Json& object, std::string_view key, std::string_view fallback) {
-  const Json* value = member(object, key);
-  if (value == nullptr || !value->is_string()) {
-    return std::string(fallback);
-  }
-  return value->get<std::string>();
-}
-
-std::optional<bool> bool_at(const Json& object, std::string_view key) {
-  const Json* value = member(object, key);
-  if (value == nullptr || !value->is_boolean()) {
-    return std::nullopt;
-  }
-  return value->get<bool>();
-}
-
-std::vector<KernelGroup> kernel_groups_by_duration(const Json& doc) {
-  std::vector<KernelGroup> groups;
-  std::unordered_map<std::string, std::size_t> by_name;
-  const auto group_of = [&](const std::string& name) -> KernelGroup& {
-    const auto [it, inserted] = by_name.try_emplace(name, groups.size());
-    if (inserted) {
-      groups.push_back(KernelGroup{});
-      groups.back().name = name;
-    }
-    return groups[it->second];
-  };
-
-  if (const Json* summary = member(doc, "summary"); summary != nullptr) {
-    if (const Json* kernels = member(*summary, "kernels");
-        kernels != nullptr && kernels->is_array()) {
-      for (const Json& entry : *kernels) {
-        KernelGroup& group = group_of(string_at(entry, "name"));
-        group.launch_count = static_cast<std::size_t>(number_at(entry, "launches").value_or(0));
-        group.duration_ns = number_at(entry, "duration_ns");
-        group.share = number_at(entry, "share");
-      }
-    }
-  }
-  if (const Json* kernels = member(doc, "kernels"); kernels != nullptr && kernels->is_array()) {
-    for (const Json& kernel : *kernels) {
-      group_of(string_at(kernel, "name")).launches.push_back(&kernel);
-    }
-  }
-  const Json* roofline = member(doc, "roofline");
-  for (KernelGroup& group : groups) {
-    if (group.launch_count == 0) {
-      group.launch_count = group.launches.size();
-    }
-    if (roofline != nullptr) {
-      group.roofline = member(*roofline, group.name);
-    }
-    std::optional<double> longest;
-    for (const Json* launch : group.launches) {
-      const std::optional<double> duration = launch_duration_ns(*launch);
-      if (group.representative == nullptr || (duration && (!longest || *duration > *longest))) {
-        group.representative = launch;
-        if (duration) {
-          longest = duration;
-        }
-      }
-    }
-  }
-  std::stable_sort(groups.begin(), groups.end(), [](const KernelGroup& a, const KernelGroup& b) {
-    if (a.duration_ns && b.duration_ns) {
-      return *a.duration_ns > *b.duration_ns;
-    }
-    return a.duration_ns.has_value() && !b.duration_ns.has_value();
-  });
-  return groups;
-}
-
 namespace {
 
 std::string value_text(const Json& entry) {
@@ -173,24 +56,17 @@ std::string value_text(const Json& entry) {
   if (value->is_string()) {
     return value->get<std::string>();
   }
-  if (value->is_number()) {
-    return format_with_unit(value->get<double>(), string_at(entry, "unit"));
+  if (const std::optional<double> number = json_read::number_of(*value)) {
+    return format_with_unit(*number, text_at(entry, "unit"));
   }
   return {};
 }
 
-std::vector<ValueGroup> raw_value_groups(const Json& doc, const Json& metrics) {
+std::vector<ValueGroup> raw_value_groups(const ReportView& view, const Json& metrics) {
   std::vector<ValueGroup> groups;
-  const Json* metadata = member(doc, "metadata");
-  const Json* set = metadata == nullptr ? nullptr : member(*metadata, "metric_set");
-  const Json* specs = set == nullptr ? nullptr : member(*set, "metrics");
-  if (specs == nullptr || !specs->is_array()) {
-    return groups;
-  }
   std::map<std::string, std::size_t, std::less<>> by_heading;
-  for (const Json& spec : *specs) {
-    const std::string name = string_at(spec, "name");
-    const Json* entry = member(metrics, name);
+  for (MetricLabel& spec : view.metric_labels()) {
+    const Json* entry = member(metrics, spec.name);
     if (entry == nullptr) {
       continue;
     }
@@ -198,13 +74,11 @@ std::vector<ValueGroup> raw_value_groups(const Json& doc, const Json& metrics) {
     if (text.empty()) {
       continue;
     }
-    const std::string heading = string_at(spec, "group", "Other");
-    const auto [it, inserted] = by_heading.try_emplace(heading, groups.size());
+    const auto [it, inserted] = by_heading.try_emplace(spec.group, groups.size());
     if (inserted) {
-      groups.push_back(ValueGroup{heading, {}});
+      groups.push_back(ValueGroup{spec.group, {}});
     }
-    groups[it->second].values.push_back(
-        LabelledValue{string_at(spec, "label", name), std::move(text)});
+    groups[it->second].values.push_back(LabelledValue{std::move(spec.label), std::move(text)});
   }
   return groups;
 }
@@ -217,7 +91,7 @@ std::vector<ValueGroup> details_value_groups(const Json& metrics) {
     if (text.empty()) {
       continue;
     }
-    const std::string section = string_at(entry, "section");
+    const std::string section = text_at(entry, "section");
     std::string label = key;
     if (!section.empty() && label.size() > section.size() + 1 && label.starts_with(section) &&
         label[section.size()] == '/') {
@@ -234,14 +108,12 @@ std::vector<ValueGroup> details_value_groups(const Json& metrics) {
 
 } // namespace
 
-std::vector<ValueGroup> value_groups(const Json& doc, const Json& kernel) {
+std::vector<ValueGroup> value_groups(const ReportView& view, const Json& kernel) {
   const Json* metrics = member(kernel, "metrics");
   if (metrics == nullptr || !metrics->is_object()) {
     return {};
   }
-  const Json* metadata = member(doc, "metadata");
-  const bool details = metadata != nullptr && string_at(*metadata, "page") == "details";
-  return details ? details_value_groups(*metrics) : raw_value_groups(doc, *metrics);
+  return view.details_page() ? details_value_groups(*metrics) : raw_value_groups(view, *metrics);
 }
 
 std::vector<const Json*> top_rules(const Json& kernel, std::size_t max_rules) {
@@ -256,8 +128,8 @@ std::vector<const Json*> top_rules(const Json& kernel, std::size_t max_rules) {
     }
   }
   std::stable_sort(rules.begin(), rules.end(), [](const Json* a, const Json* b) {
-    const int rank_a = rule_type_rank(string_at(*a, "type"));
-    const int rank_b = rule_type_rank(string_at(*b, "type"));
+    const int rank_a = rule_type_rank(text_at(*a, "type"));
+    const int rank_b = rule_type_rank(text_at(*b, "type"));
     if (rank_a != rank_b) {
       return rank_a < rank_b;
     }
@@ -272,10 +144,10 @@ std::vector<const Json*> top_rules(const Json& kernel, std::size_t max_rules) {
 }
 
 std::string rule_tag(const Json& rule) {
-  std::string tag = "[" + string_at(rule, "type", "?");
+  std::string tag = "[" + text_at(rule, "type", "?");
   if (const std::optional<double> speedup = number_at(rule, "estimated_speedup")) {
     tag += fmt::format(", est. {}%", format_fixed(*speedup, 1));
-    if (const std::string kind = string_at(rule, "speedup_type"); !kind.empty()) {
+    if (const std::string kind = text_at(rule, "speedup_type"); !kind.empty()) {
       tag += " " + kind;
     }
   }
@@ -304,21 +176,120 @@ std::string share_text(double share) {
   return format_fixed(share * 100.0, 0) + "%";
 }
 
-std::string duration_text(std::optional<double> ns, std::string_view missing) {
-  return ns ? format_with_unit(*ns, "ns") : std::string(missing);
-}
-
 std::string percent_text(std::optional<double> pct, std::string_view missing) {
   return pct ? format_fixed(*pct, 1) + "%" : std::string(missing);
+}
+
+std::size_t display_width(std::string_view text) {
+  std::size_t width = 0;
+  for (const char c : text) {
+    if ((static_cast<unsigned char>(c) & 0xC0U) != 0x80U) {
+      ++width;
+    }
+  }
+  return width;
+}
+
+std::string fit(std::string_view text, std::size_t width, std::string_view ellipsis) {
+  if (display_width(text) <= width) {
+    return std::string(text);
+  }
+  if (width == 0) {
+    return {};
+  }
+  std::size_t columns = 0;
+  std::size_t end = 0;
+  while (end < text.size() && columns < width - 1) {
+    ++end;
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0U) == 0x80U) {
+      ++end;
+    }
+    ++columns;
+  }
+  return std::string(text.substr(0, end)) + std::string(ellipsis);
+}
+
+std::string first_line(std::string text) {
+  if (const auto newline = text.find('\n'); newline != std::string::npos) {
+    text.resize(newline);
+  }
+  return text;
+}
+
+std::string columns(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()), 0);
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) {
+        line.append(widths[i] - row[i].size() + 2, ' ');
+      }
+    }
+    while (!line.empty() && line.back() == ' ') {
+      line.pop_back();
+    }
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    return std::string(text);
+  }
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"') {
+      quoted += '"';
+    }
+    quoted += c;
+  }
+  quoted += '"';
+  return quoted;
+}
+
+std::string csv_number(const std::optional<double>& value) {
+  return value ? format_number(*value) : std::string();
+}
+
+std::string short_value_text(const std::optional<double>& value, std::string_view unit) {
+  if (!value) {
+    return "-";
+  }
+  if (unit == "%") {
+    return short_percent_text(value);
+  }
+  if (unit.empty()) {
+    return format_number(round_to(*value, 3));
+  }
+  return format_with_unit(*value, unit);
+}
+
+Json error_json(const std::optional<Error>& error) {
+  if (!error) {
+    return Json(nullptr);
+  }
+  return Json{{"category", std::string(to_string(error->category))},
+              {"message", error->message},
+              {"detail", error->detail}};
 }
 
 std::string gpu_line(const Json& doc) {
   const Json* metadata = member(doc, "metadata");
   std::string line = "GPU: ";
-  std::string name = metadata == nullptr ? std::string() : string_at(*metadata, "gpu");
+  std::string name = metadata == nullptr ? std::string() : text_at(*metadata, "gpu");
   const Json* spec = metadata == nullptr ? nullptr : member(*metadata, "gpu_spec");
   if (name.empty() && spec != nullptr) {
-    name = string_at(*spec, "name");
+    name = text_at(*spec, "name");
   }
   line += name.empty() ? "unknown" : name;
   if (spec != nullptr) {
