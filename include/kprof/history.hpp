@@ -18,6 +18,7 @@
 
 #include "kprof/error.hpp"
 #include "kprof/report.hpp"
+#include "kprof/status.hpp"
 
 struct sqlite3;
 
@@ -25,6 +26,11 @@ namespace kprof {
 
 /// The newest history database layout this kprof writes (SQLite `PRAGMA user_version`).
 inline constexpr int k_history_schema_version = 1;
+
+/// A status as JSON: its word ("ok", "partial", "failed"), found by nlohmann through ADL.
+inline void to_json(Json& json, CandidateStatus status) {
+  json = std::string(to_string(status));
+}
 
 /// A round and, optionally, one candidate of it: "3" or "3:1" on the command line.
 struct RoundRef {
@@ -46,7 +52,7 @@ struct RoundEntry {
   int round = 0;                ///< >= 0
   std::optional<int> candidate; ///< >= 0; nullopt for a plain (non-batch) round
   std::string label;            ///< the kernel file; "" takes metadata.kernel_file
-  std::string status = "ok";    ///< "ok", "partial" or "failed"
+  CandidateStatus status = CandidateStatus::ok;
   std::optional<Error> error;   ///< why the round failed (or partly failed)
   std::optional<Json> document; ///< the report document (ok and partial rounds)
   std::string created_at;       ///< ISO 8601 UTC; "" means now
@@ -59,7 +65,7 @@ struct HistoryRow {
   int round = 0;
   std::optional<int> candidate;
   std::string label;
-  std::string status; ///< "ok", "partial" or "failed"
+  CandidateStatus status = CandidateStatus::ok;
   std::string created_at;
   std::optional<double> total_duration_ns;
   std::string dominant_kernel; ///< "" when unknown

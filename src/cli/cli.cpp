@@ -286,7 +286,7 @@ int run_report(const std::string& file, const std::string& format_word, const st
     RoundEntry entry;
     entry.round = round;
     entry.label = fs::path(file).filename().string();
-    entry.status = "ok";
+    entry.status = CandidateStatus::ok;
     entry.document = doc;
     if (auto recorded = store->record_round(entry); !recorded) {
       return fail(recorded.error());
@@ -383,7 +383,7 @@ int print_round(const RoundResult& round, const std::string& format_word, bool b
       std::fwrite(text.data(), 1, text.size(), stdout);
     }
     if (candidate.error) {
-      if (candidate.status == "partial") {
+      if (candidate.status == CandidateStatus::partial) {
         std::fprintf(stderr,
                      "kprof: warning: the run failed after profiling; rows kept (partial)\n");
       }
@@ -453,13 +453,13 @@ int print_round(const RoundResult& round, const std::string& format_word, bool b
           c->error ? fmt::format("{}: {}", to_string(c->error->category), c->error->message)
                    : c->kernel.filename().string();
       std::printf("%-4s %-5d %-8s %12s  %-28s %s\n",
-                  c->report ? std::to_string(rank++).c_str() : "-", c->index, c->status.c_str(),
+                  c->report ? std::to_string(rank++).c_str() : "-", c->index, std::string(to_string(c->status)).c_str(),
                   time.c_str(), dominant.c_str(), last.c_str());
     }
   }
   std::size_t failed = 0;
   for (const auto& c : round.candidates) {
-    if (c.status == "failed") {
+    if (c.status == CandidateStatus::failed) {
       ++failed;
     }
   }

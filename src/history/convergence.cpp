@@ -14,7 +14,7 @@ namespace kprof {
 namespace {
 
 bool usable(const HistoryRow& row) {
-  return row.status == "ok" && row.total_duration_ns.has_value();
+  return row.status == CandidateStatus::ok && row.total_duration_ns.has_value();
 }
 
 /// Lower duration wins; ties go to the earlier round, then the lower candidate.

@@ -59,7 +59,7 @@ std::string render_csv(const std::vector<HistoryRow>& rows) {
     out += fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row.round,
         row.candidate ? fmt::format("{}", *row.candidate) : std::string(), csv_field(row.label),
-        row.status, csv_field(row.created_at), csv_number(row.total_duration_ns),
+        to_string(row.status), csv_field(row.created_at), csv_number(row.total_duration_ns),
         csv_field(row.dominant_kernel), row.bottleneck, csv_number(row.compute_sol_pct),
         csv_number(row.memory_sol_pct), csv_number(row.max_sol_pct), row.best_so_far ? 1 : 0,
         row.best ? 1 : 0, row.error ? to_string(row.error->category) : std::string_view(),
@@ -92,7 +92,7 @@ std::string render_table(const std::vector<HistoryRow>& rows) {
     }
     cells.push_back({row.best_so_far ? "*" : " ", fmt::format("{}", row.round),
                      row.candidate ? fmt::format("{}", *row.candidate) : std::string("-"),
-                     row.status, history::short_duration(row.total_duration_ns),
+                     std::string(to_string(row.status)), history::short_duration(row.total_duration_ns),
                      history::short_percent(row.max_sol_pct), or_dash(row.bottleneck),
                      or_dash(row.dominant_kernel), or_dash(row.label), error});
   }

@@ -1,0 +1,141 @@
+#include "profile/staged_round.hpp"
+
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "kprof/files.hpp"
+#include "kprof/history.hpp"
+#include "kprof/report.hpp"
+
+namespace kprof {
+namespace fs = std::filesystem;
+
+Result<StagedRound> StagedRound::begin(RoundLayout layout, int round, bool batch) {
+  if (auto created = kprof::create_directories(layout.out_dir()); !created) {
+    return created.error();
+  }
+  fs::path staging = layout.staging_dir(round, RoundLayout::staging_tag());
+  if (auto created = kprof::create_directories(staging); !created) {
+    return created.error();
+  }
+  return StagedRound(std::move(layout), round, batch, std::move(staging));
+}
+
+StagedRound::StagedRound(StagedRound&& other) noexcept
+    : m_layout(other.m_layout), m_round(other.m_round), m_batch(other.m_batch),
+      m_staging(std::move(other.m_staging)) {
+  other.m_staging.clear();
+}
+
+StagedRound::~StagedRound() {
+  if (!m_staging.empty()) {
+    std::error_code ignored;
+    fs::remove_all(m_staging, ignored);
+  }
+}
+
+fs::path StagedRound::script() const {
+  return m_staging / RoundLayout::k_harness_script;
+}
+
+fs::path StagedRound::session_dir(int gpu, int part) const {
+  return RoundLayout::session_dir(m_staging, m_batch, gpu, part);
+}
+
+std::optional<int> StagedRound::candidate_key(int index) const {
+  return m_batch ? std::optional<int>(index) : std::nullopt;
+}
+
+fs::path StagedRound::staged_candidate_dir(int index) const {
+  return RoundLayout::candidate_dir(m_staging, candidate_key(index));
+}
+
+fs::path StagedRound::final_candidate_dir(int index) const {
+  return RoundLayout::candidate_dir(m_layout.round_dir(m_round), candidate_key(index));
+}
+
+Result<void> StagedRound::write_report(int index, const Json& report) const {
+  const fs::path dir = staged_candidate_dir(index);
+  if (auto w = write_json_atomic(dir / RoundLayout::k_report, report); !w) {
+    return w;
+  }
+  return write_file_atomic(dir / RoundLayout::k_metrics_csv, render(Format::csv, report));
+}
+
+Result<void> StagedRound::write_error(int index, const Json& failure) const {
+  return write_json_atomic(staged_candidate_dir(index) / RoundLayout::k_error, failure);
+}
+
+Result<void> StagedRound::write_batch(const Json& batch) const {
+  return write_json_atomic(m_staging / RoundLayout::k_batch, batch);
+}
+
+Result<fs::path> StagedRound::commit(std::vector<CandidateResult>& candidates,
+                                     const CommitSettings& settings) {
+  KPROF_ASSERT(!m_staging.empty());
+  const fs::path final_dir = m_layout.round_dir(m_round);
+  std::error_code ec;
+  if (fs::exists(final_dir, ec)) {
+    const fs::path old = m_layout.out_dir() / fmt::format(".{}.old-{}", RoundLayout::round_name(m_round),
+                                                          RoundLayout::staging_tag());
+    fs::rename(final_dir, old, ec);
+    if (ec) {
+      return make_error(ErrorCategory::io,
+                        fmt::format("cannot replace {}: {}", final_dir.string(), ec.message()));
+    }
+    fs::remove_all(old, ec);
+  }
+  fs::rename(m_staging, final_dir, ec);
+  if (ec) {
+    return make_error(ErrorCategory::io, fmt::format("cannot move round into {}: {}",
+                                                     final_dir.string(), ec.message()));
+  }
+  m_staging.clear();
+  for (auto& candidate : candidates) {
+    candidate.dir = final_candidate_dir(candidate.index);
+  }
+
+  // KernelAgent-layout files next to the round directory, and in KernelAgent's logs_dir.
+  for (const auto& candidate : candidates) {
+    if (!candidate.report) {
+      continue;
+    }
+    const Json body = kernelagent_round_json(*candidate.report);
+    const std::optional<int> key = candidate_key(candidate.index);
+    if (auto w = write_json_atomic(m_layout.kernelagent_file(m_round, key), body); !w) {
+      return w.error();
+    }
+    if (settings.logs_dir) {
+      if (auto made = kprof::create_directories(*settings.logs_dir); !made) {
+        return made.error();
+      }
+      const fs::path copy = *settings.logs_dir / RoundLayout::kernelagent_file_name(m_round, key);
+      if (auto w = write_json_atomic(copy, body); !w) {
+        return w.error();
+      }
+    }
+  }
+
+  if (settings.record_history) {
+    auto store = HistoryStore::open(m_layout.history_db());
+    if (!store) {
+      return store.error().with_context("while recording the round in the history");
+    }
+    for (const auto& candidate : candidates) {
+      RoundEntry entry;
+      entry.round = m_round;
+      entry.candidate = candidate_key(candidate.index);
+      entry.label = candidate.kernel.filename().string();
+      entry.status = candidate.status;
+      entry.error = candidate.error;
+      entry.document = candidate.report;
+      if (auto recorded = store->record_round(entry); !recorded) {
+        return recorded.error().with_context("while recording the round in the history");
+      }
+    }
+  }
+  return final_dir;
+}
+
+} // namespace kprof
