@@ -70,7 +70,10 @@ struct CandidateResult {
 
 struct RoundResult {
   int round = 0;
-  std::filesystem::path dir; ///< out_dir/roundNNN
+  /// out_dir/roundNNN, or out_dir/roundNNN.attempt-K when this attempt failed (or was
+  /// interrupted) and roundNNN/ keeps its earlier good result (in_place false; docs/history.md).
+  std::filesystem::path dir;
+  bool in_place = true;
   std::vector<CandidateResult> candidates;
   double wall_seconds = 0;
   Json metadata; ///< run facts (argv, ncu version, GPU, clock control, ...)
@@ -90,7 +93,8 @@ public:
 
   /// Profiles one kernel: writes out_dir/roundNNN/ (harness.py, plan.json, status.json, ncu.log,
   /// report.ncu-rep, metrics.csv, report.json or error.json) and out_dir/roundNNN_ncu_metrics.json
-  /// (KernelAgent layout). The RoundResult is returned even when the candidate failed; a Result
+  /// (KernelAgent layout; also into logs_dir when set). A failed or interrupted re-run of a round
+  /// with a good result goes to out_dir/roundNNN.attempt-K/ instead and leaves the round alone. The RoundResult is returned even when the candidate failed; a Result
   /// error means the round could not be attempted (inputs missing, unknown metrics, GPU busy,
   /// output not writable).
   Result<RoundResult> profile(const std::filesystem::path& kernel,

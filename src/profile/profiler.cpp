@@ -471,11 +471,11 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
   run.cast = std::string(to_string(m_options.cast));
   run.gpus = gpus;
 
-  const fs::path final_dir = layout.round_dir(round);
-  RoundResult result;
-  result.round = round;
-  result.dir = final_dir;
-  Json batch_summary = Json::array();
+  // The analyses first: they settle each candidate's status, and the statuses where the round
+  // goes (a failed re-run never replaces a good round).
+  std::vector<std::optional<Analysis>> analyses(kernels.size());
+  bool good = !cancellation_requested();
+  bool any_result = false;
   for (std::size_t index = 0; index < kernels.size(); ++index) {
     CandidateWork& slot_work = work[index];
     CandidateResult& candidate = slot_work.result;
@@ -487,6 +487,41 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
                                    fmt::format("{} was not profiled: kprof was interrupted first",
                                                kernels[index].string()));
     }
+    if (candidate.status != CandidateStatus::failed && slot_work.capture) {
+      SelectOptions select = m_options.select;
+      select.nvtx_range = candidate_range(static_cast<int>(index));
+      auto analysis = analyse(*slot_work.capture, select);
+      if (!analysis) {
+        candidate.status = CandidateStatus::failed;
+        candidate.error = analysis.error();
+      } else {
+        analyses[index] = std::move(analysis).value();
+      }
+    }
+    any_result = any_result || candidate.status != CandidateStatus::failed;
+  }
+  good = good && any_result;
+  const fs::path final_dir = staged->settle(good);
+  if (!staged->in_place()) {
+    const std::string kept =
+        fmt::format("{} keeps its earlier result; this attempt is kept in {}",
+                    layout.round_dir(round).filename().string(), final_dir.string());
+    report_progress(kept);
+    for (auto& slot_work : work) {
+      if (slot_work.result.error) {
+        slot_work.result.error->message += fmt::format(" ({})", kept);
+      }
+    }
+  }
+
+  RoundResult result;
+  result.round = round;
+  result.dir = final_dir;
+  result.in_place = staged->in_place();
+  Json batch_summary = Json::array();
+  for (std::size_t index = 0; index < kernels.size(); ++index) {
+    CandidateWork& slot_work = work[index];
+    CandidateResult& candidate = slot_work.result;
     CandidateMetadata metadata;
     metadata.run = run;
     metadata.candidate = batch_layout ? std::optional<int>(static_cast<int>(index)) : std::nullopt;
@@ -500,16 +535,8 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
           (final_dir / slot_work.facts->session_dir / RoundLayout::k_ncu_log).lexically_normal().string();
     }
     metadata.error = candidate.error;
-    if (candidate.status != CandidateStatus::failed && slot_work.capture) {
-      SelectOptions select = m_options.select;
-      select.nvtx_range = candidate_range(static_cast<int>(index));
-      auto analysis = analyse(*slot_work.capture, select);
-      if (!analysis) {
-        candidate.status = CandidateStatus::failed;
-        candidate.error = analysis.error();
-        metadata.status = candidate.status;
-        metadata.error = candidate.error;
-      } else {
+    if (const auto& analysis = analyses[index]) {
+      {
         // Replay passes: ncu adds profiler__replayer_passes to every raw-page row.
         double passes = 0;
         for (std::size_t k : analysis->selected) {

@@ -24,7 +24,8 @@ Result<StagedRound> StagedRound::begin(RoundLayout layout, int round, bool batch
 
 StagedRound::StagedRound(StagedRound&& other) noexcept
     : m_layout(other.m_layout), m_round(other.m_round), m_batch(other.m_batch),
-      m_staging(std::move(other.m_staging)) {
+      m_staging(std::move(other.m_staging)), m_destination(std::move(other.m_destination)),
+      m_in_place(other.m_in_place) {
   other.m_staging.clear();
 }
 
@@ -52,7 +53,33 @@ fs::path StagedRound::staged_candidate_dir(int index) const {
 }
 
 fs::path StagedRound::final_candidate_dir(int index) const {
-  return RoundLayout::candidate_dir(m_layout.round_dir(m_round), candidate_key(index));
+  return RoundLayout::candidate_dir(m_destination, candidate_key(index));
+}
+
+namespace {
+
+/// True when `round_dir` holds a report of a plain round or of some candidate of a batch round.
+bool holds_a_report(const fs::path& round_dir) {
+  std::error_code ec;
+  if (fs::exists(round_dir / RoundLayout::k_report, ec)) {
+    return true;
+  }
+  for (fs::directory_iterator it(round_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename().string().rfind("cand", 0) == 0 &&
+        fs::exists(it->path() / RoundLayout::k_report, ec)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+fs::path StagedRound::settle(bool good) {
+  const fs::path round_dir = m_layout.round_dir(m_round);
+  m_in_place = good || !holds_a_report(round_dir);
+  m_destination = m_in_place ? round_dir : m_layout.attempt_dir(m_round, m_layout.next_attempt(m_round));
+  return m_destination;
 }
 
 Result<void> StagedRound::write_report(int index, const Json& report) const {
@@ -74,9 +101,9 @@ Result<void> StagedRound::write_batch(const Json& batch) const {
 Result<fs::path> StagedRound::commit(std::vector<CandidateResult>& candidates,
                                      const CommitSettings& settings) {
   KPROF_ASSERT(!m_staging.empty());
-  const fs::path final_dir = m_layout.round_dir(m_round);
+  const fs::path final_dir = m_destination;
   std::error_code ec;
-  if (fs::exists(final_dir, ec)) {
+  if (m_in_place && fs::exists(final_dir, ec)) {
     const fs::path old = m_layout.out_dir() / fmt::format(".{}.old-{}", RoundLayout::round_name(m_round),
                                                           RoundLayout::staging_tag());
     fs::rename(final_dir, old, ec);
@@ -98,7 +125,7 @@ Result<fs::path> StagedRound::commit(std::vector<CandidateResult>& candidates,
 
   // KernelAgent-layout files next to the round directory, and in KernelAgent's logs_dir.
   for (const auto& candidate : candidates) {
-    if (!candidate.report) {
+    if (!candidate.report || !m_in_place) {
       continue;
     }
     const Json body = kernelagent_round_json(*candidate.report);
@@ -130,6 +157,9 @@ Result<fs::path> StagedRound::commit(std::vector<CandidateResult>& candidates,
       entry.status = candidate.status;
       entry.error = candidate.error;
       entry.document = candidate.report;
+      if (!m_in_place) {
+        entry.kept_at = final_dir.filename().string();
+      }
       if (auto recorded = store->record_round(entry); !recorded) {
         return recorded.error().with_context("while recording the round in the history");
       }

@@ -46,7 +46,7 @@ public:
   [[nodiscard]] std::filesystem::path session_dir(int gpu, int part) const;
   /// Candidate `index`'s directory inside the staging directory.
   [[nodiscard]] std::filesystem::path staged_candidate_dir(int index) const;
-  /// Candidate `index`'s directory once the round is in place.
+  /// Candidate `index`'s directory at the round's destination.
   [[nodiscard]] std::filesystem::path final_candidate_dir(int index) const;
 
   /// report.json and metrics.csv of candidate `index`.
@@ -56,23 +56,35 @@ public:
   /// batch.json (batch rounds).
   Result<void> write_batch(const Json& batch) const;
 
-  /// Moves the round into place (replacing an earlier run of it), then writes the KernelAgent
-  /// file of every candidate with a report (out_dir and logs_dir) and records `candidates` in the
-  /// history. Sets each candidate's `dir`. Returns the round's directory. io or database error;
-  /// after a failed rename the staging directory is removed and nothing else has changed.
+  /// Decides where the round goes, before its files name their final paths: into roundNNN/
+  /// (replacing an earlier run of it) unless that would lose a good result, i.e. roundNNN/ holds
+  /// a report.json and this attempt is not `good` (interrupted, or no candidate ok or partial);
+  /// then into roundNNN.attempt-K/ beside it (docs/history.md). Returns the destination.
+  std::filesystem::path settle(bool good);
+  /// False once settle() chose a kept attempt directory.
+  [[nodiscard]] bool in_place() const { return m_in_place; }
+
+  /// Moves the round to its destination (settle(); in place when settle() was not called). In
+  /// place, it then writes the KernelAgent file of every candidate with a report (out_dir and
+  /// logs_dir); a kept attempt leaves them alone, so they keep matching the good round. Records
+  /// `candidates` in the history (a kept attempt with RoundEntry::kept_at). Sets each candidate's
+  /// `dir`. Returns the destination. io or database error; after a failed rename the staging
+  /// directory is removed and nothing else has changed.
   Result<std::filesystem::path> commit(std::vector<CandidateResult>& candidates,
                                        const CommitSettings& settings);
 
 private:
   StagedRound(RoundLayout layout, int round, bool batch, std::filesystem::path staging)
       : m_layout(std::move(layout)), m_round(round), m_batch(batch),
-        m_staging(std::move(staging)) {}
+        m_staging(std::move(staging)), m_destination(m_layout.round_dir(round)) {}
   [[nodiscard]] std::optional<int> candidate_key(int index) const;
 
   RoundLayout m_layout;
   int m_round = 0;
   bool m_batch = false;
   std::filesystem::path m_staging; ///< empty once committed or moved from
+  std::filesystem::path m_destination; ///< roundNNN/ or roundNNN.attempt-K/
+  bool m_in_place = true;
 };
 
 } // namespace kprof

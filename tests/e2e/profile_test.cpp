@@ -3,6 +3,7 @@
 // The real ncu is exercised by scripts/device-e2e.sh on a GPU machine (docs/device-e2e.md).
 #include <csignal>
 #include <fstream>
+#include <thread>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,6 +32,18 @@ json read_json(const fs::path& path) {
   auto text = read_file(path);
   EXPECT_TRUE(text.ok()) << path;
   return text.ok() ? json::parse(*text) : json();
+}
+
+/// Waits (at most 30 s) until `done()` holds.
+template <class Done>
+bool eventually(Done done) {
+  for (int i = 0; i < 600; ++i) {
+    if (done()) {
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return done();
 }
 
 class KprofProfile : public E2eTest {
@@ -74,6 +87,66 @@ protected:
   }
 
   [[nodiscard]] fs::path out() const { return dir() / "out"; }
+
+  /// Starts `kprof profile KERNEL PROBLEM` in the background with the stand-in ncu (env added),
+  /// stderr to dir()/stderr.txt; returns its pid.
+  pid_t start_profile(const std::string& kernel, const std::string& problem,
+                      const std::vector<std::pair<std::string, std::string>>& env) {
+    const fs::path err_path = dir() / "stderr.txt";
+    const std::string pythonpath = standin("fake_torch");
+    const std::string binary = KPROF_BINARY;
+    const std::string ncu = standin("ncu");
+    const std::string out_dir = out().string();
+    const std::string locks = (dir() / "locks").string();
+    const std::string cache = (dir() / "cache").string();
+    const std::string csv = m_twostage.string();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::setenv("PYTHONPATH", pythonpath.c_str(), 1);
+      ::setenv("KPROF_LOCK_DIR", locks.c_str(), 1);
+      ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+      ::setenv("KPROF_FAKE_NCU_CSV", csv.c_str(), 1);
+      for (const auto& [key, value] : env) {
+        ::setenv(key.c_str(), value.c_str(), 1);
+      }
+      if (std::freopen(err_path.c_str(), "w", stderr) == nullptr) {
+        ::_exit(99);
+      }
+      ::execl(binary.c_str(), binary.c_str(), "profile", kernel.c_str(), problem.c_str(), "--ncu",
+              ncu.c_str(), "--python", "/usr/bin/python3", "--out", out_dir.c_str(), "--timeout",
+              "120", static_cast<char*>(nullptr));
+      ::_exit(98);
+    }
+    return pid;
+  }
+
+  /// True once a staging directory of `round` exists in out().
+  [[nodiscard]] bool staging_exists(int round) const {
+    const std::string prefix = fmt_round_prefix(round);
+    std::error_code ec;
+    for (fs::directory_iterator it(out(), ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().filename().string().rfind(prefix, 0) == 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static std::string fmt_round_prefix(int round) {
+    char name[32];
+    std::snprintf(name, sizeof name, ".round%03d.staging-", round);
+    return name;
+  }
+
+  /// A kernel file whose kernel_function never returns.
+  fs::path hanging_kernel() {
+    const fs::path kernel = dir() / "hangs" / "kernel.py";
+    fs::create_directories(kernel.parent_path());
+    EXPECT_TRUE(write_file_atomic(kernel, "import time\n\n\ndef kernel_function(*args, **kwargs):\n"
+                                          "    time.sleep(1000)\n")
+                    .ok());
+    return kernel;
+  }
 
   fs::path m_twostage;
 };
@@ -268,6 +341,56 @@ TEST_F(KprofProfile, CtrlCStopsTheRunAndItsChildrenWithExitCode130) {
   auto err = read_file(err_path);
   ASSERT_TRUE(err.ok());
   EXPECT_NE(err->find("interrupted"), std::string::npos) << *err;
+}
+
+TEST_F(KprofProfile, AFailedReRunKeepsTheGoodRoundAndKeepsTheAttemptBesideIt) {
+  ASSERT_EQ(profile({example("twostage/kernel.py"), example("twostage/problem.py"), "--round", "1"})
+                .exit_code,
+            0);
+  auto ka_before = read_file(out() / "round001_ncu_metrics.json");
+  ASSERT_TRUE(ka_before.ok());
+
+  KprofRun rerun = profile({example("twostage/kernel.py"), example("twostage/problem.py"),
+                            "--round", "1"},
+                           {{"KPROF_FAKE_NCU_SCENARIO", "permission"}});
+  EXPECT_EQ(rerun.exit_code, 7) << rerun.err;
+  EXPECT_TRUE(fs::exists(out() / "round001" / "report.json"));
+  EXPECT_FALSE(fs::exists(out() / "round001" / "error.json"));
+  EXPECT_EQ(read_json(out() / "round001.attempt-1" / "error.json")["error"]["category"],
+            "permission_denied");
+  auto ka_after = read_file(out() / "round001_ncu_metrics.json");
+  ASSERT_TRUE(ka_after.ok());
+  EXPECT_EQ(*ka_after, *ka_before) << "the KernelAgent file keeps matching the good round";
+  EXPECT_NE(rerun.err.find("round001.attempt-1"), std::string::npos) << rerun.err;
+
+  KprofRun history = run_kprof({"history", out().string(), "--format", "json"});
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  const json rows = json::parse(history.out)["rows"];
+  ASSERT_EQ(rows.size(), 2U) << history.out;
+  EXPECT_EQ(rows[0]["status"], "ok");
+  EXPECT_EQ(rows[1]["status"], "failed");
+
+  // A good re-run replaces the round again.
+  ASSERT_EQ(profile({example("twostage/kernel.py"), example("twostage/problem.py"), "--round", "1"})
+                .exit_code,
+            0);
+  EXPECT_TRUE(fs::exists(out() / "round001" / "report.json"));
+}
+
+TEST_F(KprofProfile, AnInterruptedReRunKeepsTheGoodRound) {
+  ASSERT_EQ(profile({example("twostage/kernel.py"), example("twostage/problem.py")}).exit_code, 0);
+  const pid_t pid = start_profile(example("twostage/kernel.py"), example("twostage/problem.py"),
+                                  {{"KPROF_FAKE_NCU_SCENARIO", "hang"}});
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(eventually([&] { return staging_exists(0); }));
+  ASSERT_EQ(::kill(pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_TRUE(fs::exists(out() / "round000" / "report.json"));
+  EXPECT_FALSE(fs::exists(out() / "round000" / "error.json"));
+  EXPECT_TRUE(fs::exists(out() / "round000.attempt-1" / "error.json"));
 }
 
 } // namespace
