@@ -34,6 +34,23 @@ bool has_rows_for(const SessionOutcome& session, std::string_view range) {
                      [&](const KernelRecord& k) { return k.nvtx_range == range; });
 }
 
+/// The log held ncu's CSV (its header row) but it could not be read: cut short or garbled. Then
+/// "no rows" is not "no kernel": the rows were lost.
+std::optional<Error> unreadable_rows(const SessionOutcome& session, const HarnessCandidate& candidate) {
+  if (!session.capture_error || session.capture_error->category != ErrorCategory::malformed_input) {
+    return std::nullopt;
+  }
+  const bool has_header = session.log_text.rfind("\"ID\",", 0) == 0 ||
+                          session.log_text.find("\n\"ID\",") != std::string::npos;
+  if (!has_header) {
+    return std::nullopt;
+  }
+  return make_error(ErrorCategory::malformed_input,
+                    fmt::format("ncu's output for {} is malformed (truncated?): {}",
+                                candidate.kernel.string(), session.capture_error->message),
+                    session.capture_error->detail);
+}
+
 CandidateVerdict decided(CandidateStatus status, std::optional<Error> error) {
   CandidateVerdict verdict;
   verdict.decided = true;
@@ -104,9 +121,13 @@ CandidateVerdict judge_candidate(const SessionOutcome& session, const HarnessPla
     return decided(CandidateStatus::failed, session.harness->problem_error);
   }
   const HarnessCandidateStatus* status = harness_status_of(session, candidate.range);
+  const std::optional<Error> lost_rows = rows ? std::nullopt : unreadable_rows(session, candidate);
   if (status != nullptr && status->ok) {
     if (rows) {
       return decided(CandidateStatus::ok, std::nullopt);
+    }
+    if (lost_rows) {
+      return decided(CandidateStatus::failed, lost_rows);
     }
     return decided(
         CandidateStatus::failed,
@@ -134,7 +155,10 @@ CandidateVerdict judge_candidate(const SessionOutcome& session, const HarnessPla
   }
   CandidateVerdict verdict =
       decided(rows ? CandidateStatus::partial : CandidateStatus::failed, std::nullopt);
-  if (session.verdict.error) {
+  if (lost_rows && (!session.verdict.error ||
+                    session.verdict.error->category == ErrorCategory::no_kernels)) {
+    verdict.error = lost_rows;
+  } else if (session.verdict.error) {
     verdict.error = session.verdict.error;
     verdict.retryable = session.verdict.retryable;
   } else if (!session.harness) {

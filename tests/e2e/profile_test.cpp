@@ -393,5 +393,25 @@ TEST_F(KprofProfile, AnInterruptedReRunKeepsTheGoodRound) {
   EXPECT_TRUE(fs::exists(out() / "round000.attempt-1" / "error.json"));
 }
 
+TEST_F(KprofProfile, ATruncatedNcuCsvIsMalformedOutputNotAKernelThatLaunchedNothing) {
+  auto text = read_file(m_twostage);
+  ASSERT_TRUE(text.ok());
+  // Cut the last data row inside a quoted field, after its NVTX range.
+  const std::size_t last_row = text->rfind("\n\"", text->size() - 2);
+  ASSERT_NE(last_row, std::string::npos);
+  const std::size_t range = text->find("kprof:cand0", last_row);
+  ASSERT_NE(range, std::string::npos);
+  const std::size_t cut = text->find(",\"", range + 20);
+  ASSERT_NE(cut, std::string::npos);
+  const fs::path truncated = dir() / "truncated.csv";
+  ASSERT_TRUE(write_file_atomic(truncated, text->substr(0, cut + 4)).ok());
+  KprofRun run = profile({example("twostage/kernel.py"), example("twostage/problem.py")},
+                         {{"KPROF_FAKE_NCU_CSV", truncated.string()}});
+  EXPECT_EQ(run.exit_code, 4) << run.err;
+  EXPECT_NE(run.err.find("truncated"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("without launching"), std::string::npos) << run.err;
+  EXPECT_EQ(read_json(out() / "round000" / "error.json")["error"]["category"], "malformed_input");
+}
+
 } // namespace
 } // namespace kprof::e2e

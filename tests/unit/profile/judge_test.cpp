@@ -107,5 +107,25 @@ TEST(JudgeCandidate, AnNcuThatCouldNotStartFailsTheCandidateWithTheSpawnError) {
   EXPECT_EQ(verdict.error->category, ErrorCategory::input_not_found);
 }
 
+TEST(JudgeCandidate, ATruncatedCsvIsMalformedOutputNotAKernelThatLaunchedNothing) {
+  std::string log = recorded_in_range("curated_nvtx_twostage.csv", 0);
+  // Cut inside the last row's quoted field.
+  log.resize(log.rfind(",\"") + 4);
+  const auto session = outcome(exited(0), log, harness_with({finished_ok(0)}));
+  ASSERT_TRUE(session.capture_error.has_value());
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
+  EXPECT_EQ(verdict.status, CandidateStatus::failed);
+  ASSERT_TRUE(verdict.error.has_value());
+  EXPECT_EQ(verdict.error->category, ErrorCategory::malformed_input);
+  EXPECT_NE(verdict.error->message.find("truncated"), std::string::npos) << verdict.error->message;
+  EXPECT_EQ(verdict.error->message.find("without launching"), std::string::npos);
+}
+
+TEST(JudgeCandidate, ALogWithoutAnyCsvIsNotCalledTruncated) {
+  const auto session =
+      outcome(exited(0), recorded("no_kernels_profiled.txt"), harness_with({finished_ok(0)}));
+  EXPECT_EQ(judge_candidate(session, plan_of(1), 0).error->category, ErrorCategory::no_kernels);
+}
+
 } // namespace
 } // namespace kprof
