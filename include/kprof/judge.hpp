@@ -27,7 +27,8 @@ struct CandidateVerdict {
 ///  - the harness finished the candidate: ok with rows in its range; without rows it is failed
 ///    with malformed_input when the log's CSV could not be read (truncated output), else
 ///    no_kernels; a candidate that raised is partial with rows, failed without;
-///  - ncu was killed by a signal after the candidate finished: partial, ncu_failed naming it;
+///  - the harness finished it, its range has rows, but ncu was killed by a signal: partial,
+///    ncu_failed naming the signal (never a silent ok);
 ///  - the candidate was in flight (or first unfinished) when the session ended: partial with rows,
 ///    else failed, with ncu's error (retryable as ncu says) or the harness's death;
 ///  - otherwise it was never reached: undecided.

@@ -123,6 +123,17 @@ CandidateVerdict judge_candidate(const SessionOutcome& session, const HarnessPla
   const HarnessCandidateStatus* status = harness_status_of(session, candidate.range);
   const std::optional<Error> lost_rows = rows ? std::nullopt : unreadable_rows(session, candidate);
   if (status != nullptr && status->ok) {
+    if (rows && session.process.signaled) {
+      // ncu died from a signal after writing these rows: they are kept, but the run did not end
+      // as ncu meant it to (its report file, its last rows may be missing). Never a silent ok.
+      return decided(
+          CandidateStatus::partial,
+          make_error(ErrorCategory::ncu_failed,
+                     fmt::format("ncu was {} after profiling {}; the rows it wrote are kept "
+                                 "(partial), but its output may be incomplete",
+                                 session.process.describe(), candidate.kernel.string()),
+                     session.verdict.error ? session.verdict.error->detail : std::string()));
+    }
     if (rows) {
       return decided(CandidateStatus::ok, std::nullopt);
     }

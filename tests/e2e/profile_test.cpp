@@ -413,5 +413,16 @@ TEST_F(KprofProfile, ATruncatedNcuCsvIsMalformedOutputNotAKernelThatLaunchedNoth
   EXPECT_EQ(read_json(out() / "round000" / "error.json")["error"]["category"], "malformed_input");
 }
 
+TEST_F(KprofProfile, AnNcuKilledByASignalAfterItsOutputIsPartialAndSaysSo) {
+  KprofRun run = profile({example("twostage/kernel.py"), example("twostage/problem.py")},
+                         {{"KPROF_FAKE_NCU_SCENARIO", "killed_after_output"}});
+  EXPECT_EQ(run.exit_code, 13) << run.err;
+  EXPECT_NE(run.err.find("SIGKILL"), std::string::npos) << run.err;
+  const json report = read_json(out() / "round000" / "report.json");
+  EXPECT_EQ(report["metadata"]["status"], "partial");
+  EXPECT_EQ(report["metadata"]["error"]["category"], "ncu_failed");
+  EXPECT_EQ(report["kernels"].size(), 2U) << "the rows ncu wrote are kept";
+}
+
 } // namespace
 } // namespace kprof::e2e

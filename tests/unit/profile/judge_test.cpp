@@ -127,5 +127,15 @@ TEST(JudgeCandidate, ALogWithoutAnyCsvIsNotCalledTruncated) {
   EXPECT_EQ(judge_candidate(session, plan_of(1), 0).error->category, ErrorCategory::no_kernels);
 }
 
+TEST(JudgeCandidate, AnNcuKilledByASignalAfterWritingItsRowsIsPartialNotOk) {
+  const auto session = outcome(killed_by(SIGKILL), recorded_in_range("curated_nvtx_twostage.csv", 0),
+                               harness_with({finished_ok(0)}));
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
+  EXPECT_EQ(verdict.status, CandidateStatus::partial);
+  ASSERT_TRUE(verdict.error.has_value());
+  EXPECT_EQ(verdict.error->category, ErrorCategory::ncu_failed);
+  EXPECT_NE(verdict.error->message.find("SIGKILL"), std::string::npos) << verdict.error->message;
+}
+
 } // namespace
 } // namespace kprof
