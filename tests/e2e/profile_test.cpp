@@ -34,6 +34,24 @@ json read_json(const fs::path& path) {
   return text.ok() ? json::parse(*text) : json();
 }
 
+/// The pids of live processes whose command line mentions `needle` (zombies have none).
+std::vector<pid_t> processes_mentioning(const std::string& needle) {
+  std::vector<pid_t> found;
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    std::ifstream in(it->path() / "cmdline", std::ios::binary);
+    const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(needle) != std::string::npos) {
+      found.push_back(static_cast<pid_t>(std::stoi(name)));
+    }
+  }
+  return found;
+}
+
 /// Waits (at most 30 s) until `done()` holds.
 template <class Done>
 bool eventually(Done done) {
@@ -422,6 +440,32 @@ TEST_F(KprofProfile, AnNcuKilledByASignalAfterItsOutputIsPartialAndSaysSo) {
   EXPECT_EQ(report["metadata"]["status"], "partial");
   EXPECT_EQ(report["metadata"]["error"]["category"], "ncu_failed");
   EXPECT_EQ(report["kernels"].size(), 2U) << "the rows ncu wrote are kept";
+}
+
+TEST_F(KprofProfile, KillMinus9OfKprofLeavesNoNcuOrHarnessRunning) {
+  const fs::path kernel = hanging_kernel();
+  const pid_t pid = start_profile(kernel.string(), example("twostage/problem.py"), {});
+  ASSERT_GT(pid, 0);
+  // Both ncu (the stand-in) and the harness mention the output directory on their command line.
+  const std::string needle = out().string();
+  const bool both_running = eventually([&] {
+    const auto pids = processes_mentioning(needle);
+    return std::any_of(pids.begin(), pids.end(), [&](pid_t p) {
+      std::ifstream in("/proc/" + std::to_string(p) + "/cmdline", std::ios::binary);
+      std::string args((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      return args.find("harness.py") != std::string::npos &&
+             args.find(standin("ncu")) == std::string::npos;
+    }) && pids.size() >= 2;
+  });
+  ASSERT_TRUE(both_running) << "the harness never started";
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const bool all_gone = eventually([&] { return processes_mentioning(needle).empty(); });
+  for (pid_t left : processes_mentioning(needle)) {
+    ::kill(left, SIGKILL); // do not leave them to the next test
+  }
+  EXPECT_TRUE(all_gone) << "a child of kprof survived kill -9";
 }
 
 } // namespace
