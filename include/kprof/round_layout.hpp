@@ -56,8 +56,9 @@ public:
   [[nodiscard]] std::filesystem::path staging_dir(int round, std::string_view tag) const;
   /// "<pid>-<8 random hex digits>" for this process.
   static std::string staging_tag();
-  /// The pid in a staging directory's name (".round007.staging-1234-0badcafe" -> 1234); nullopt
-  /// when `name` is not a staging directory name.
+  /// The pid in a staging directory's name (".round007.staging-1234-0badcafe" -> 1234), or in
+  /// the name of a replaced round on its way out (".round007.old-1234-0badcafe"); nullopt when
+  /// `name` is neither.
   static std::optional<pid_t> staging_owner(std::string_view name);
 
   /// out_dir/round007.attempt-2: the kept failed attempt number `attempt` (>= 1) of round 7.

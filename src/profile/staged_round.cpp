@@ -1,5 +1,7 @@
 #include "profile/staged_round.hpp"
 
+#include <cerrno>
+#include <csignal>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -11,10 +13,29 @@
 namespace kprof {
 namespace fs = std::filesystem;
 
+namespace {
+
+/// Removes the staging (and half-replaced) directories that a kprof killed mid-round left in
+/// out_dir: those whose owner pid is no longer alive. A live owner's are left alone, whatever
+/// round they belong to; failures are ignored (the next run tries again).
+void remove_dead_leftovers(const fs::path& out_dir) {
+  std::error_code ec;
+  for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto owner = RoundLayout::staging_owner(it->path().filename().string());
+    if (owner && ::kill(*owner, 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove_all(it->path(), ignored);
+    }
+  }
+}
+
+} // namespace
+
 Result<StagedRound> StagedRound::begin(RoundLayout layout, int round, bool batch) {
   if (auto created = kprof::create_directories(layout.out_dir()); !created) {
     return created.error();
   }
+  remove_dead_leftovers(layout.out_dir());
   fs::path staging = layout.staging_dir(round, RoundLayout::staging_tag());
   if (auto created = kprof::create_directories(staging); !created) {
     return created.error();

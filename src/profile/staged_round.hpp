@@ -27,7 +27,9 @@ struct CommitSettings {
 
 class StagedRound {
 public:
-  /// Creates the staging directory of `round` (and out_dir). io error when it cannot.
+  /// Creates the staging directory of `round` (and out_dir), after removing the staging
+  /// directories of dead kprof processes (RoundLayout::staging_owner no longer alive). io error
+  /// when it cannot.
   static Result<StagedRound> begin(RoundLayout layout, int round, bool batch);
 
   StagedRound(StagedRound&& other) noexcept;

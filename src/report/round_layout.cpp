@@ -49,15 +49,19 @@ std::string RoundLayout::staging_tag() {
 }
 
 std::optional<pid_t> RoundLayout::staging_owner(std::string_view name) {
-  constexpr std::string_view k_marker = ".staging-";
   if (name.substr(0, 6) != ".round") {
     return std::nullopt;
   }
-  const auto at = name.find(k_marker);
-  if (at == std::string_view::npos) {
+  std::string_view tag;
+  for (const std::string_view marker : {std::string_view(".staging-"), std::string_view(".old-")}) {
+    if (const auto at = name.find(marker); at != std::string_view::npos) {
+      tag = name.substr(at + marker.size());
+      break;
+    }
+  }
+  if (tag.empty()) {
     return std::nullopt;
   }
-  std::string_view tag = name.substr(at + k_marker.size());
   const auto dash = tag.find('-');
   const auto pid = parse_int(tag.substr(0, dash));
   if (!pid || *pid == 0) {

@@ -468,5 +468,23 @@ TEST_F(KprofProfile, KillMinus9OfKprofLeavesNoNcuOrHarnessRunning) {
   EXPECT_TRUE(all_gone) << "a child of kprof survived kill -9";
 }
 
+TEST_F(KprofProfile, LeftoverStagingDirectoriesOfDeadRunsAreRemoved) {
+  pid_t dead = 0;
+  for (pid_t candidate = 4194000; candidate > 4000000; --candidate) {
+    if (::kill(candidate, 0) != 0 && errno == ESRCH) {
+      dead = candidate;
+      break;
+    }
+  }
+  ASSERT_NE(dead, 0);
+  const fs::path leftover = out() / (".round003.staging-" + std::to_string(dead) + "-0badcafe");
+  const fs::path alive = out() / (".round003.staging-" + std::to_string(::getpid()) + "-0badcafe");
+  fs::create_directories(leftover / "cand0");
+  fs::create_directories(alive);
+  ASSERT_EQ(profile({example("twostage/kernel.py"), example("twostage/problem.py")}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(leftover)) << "the dead run's staging directory is cleaned up";
+  EXPECT_TRUE(fs::exists(alive)) << "a live run's staging directory is left alone";
+}
+
 } // namespace
 } // namespace kprof::e2e

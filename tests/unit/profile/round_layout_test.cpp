@@ -29,6 +29,7 @@ TEST(RoundLayout, AStagingDirectoryNamesItsOwner) {
   EXPECT_EQ(staging.filename().string().rfind(".round003.staging-", 0), 0U);
   EXPECT_EQ(RoundLayout::staging_owner(staging.filename().string()), ::getpid());
   EXPECT_EQ(RoundLayout::staging_owner(".round003.staging-4242-0badcafe"), 4242);
+  EXPECT_EQ(RoundLayout::staging_owner(".round003.old-77-0badcafe"), 77);
   EXPECT_EQ(RoundLayout::staging_owner("round003"), std::nullopt);
   EXPECT_EQ(RoundLayout::staging_owner(".round003.staging-x-1"), std::nullopt);
 }
