@@ -130,6 +130,19 @@ private:
   std::string m_metric_check = "not run"; ///< recorded in every report's metadata
 };
 
+/// The files of one round, checked and made absolute.
+struct RoundInputs {
+  std::filesystem::path problem;
+  std::vector<std::filesystem::path> kernels;
+};
+
+/// Checks that `problem` and every kernel are regular files and returns their absolute paths:
+/// input_not_found naming the first that is not. Needs no ncu, so callers check the inputs before
+/// looking for ncu (a missing file is "input not found" also on a machine without ncu);
+/// KernelProfiler::profile() and profile_batch() check again.
+Result<RoundInputs> check_round_inputs(const std::filesystem::path& problem,
+                                       const std::vector<std::filesystem::path>& kernels);
+
 /// "round007" for 7 (RoundLayout::round_name).
 std::string round_dir_name(int round);
 

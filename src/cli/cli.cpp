@@ -475,6 +475,9 @@ int run_profile(const std::string& kernel, const std::string& problem, const Run
   if (!options) {
     return fail(options.error());
   }
+  if (auto inputs = check_round_inputs(problem, {kernel}); !inputs) {
+    return fail(inputs.error()); // before looking for ncu
+  }
   auto profiler = KernelProfiler::create(std::move(options).value());
   if (!profiler) {
     return fail(profiler.error());
@@ -492,11 +495,14 @@ int run_batch(const std::string& problem, const std::vector<std::string>& kernel
   if (!options) {
     return fail(options.error());
   }
+  std::vector<fs::path> paths(kernels.begin(), kernels.end());
+  if (auto inputs = check_round_inputs(problem, paths); !inputs) {
+    return fail(inputs.error()); // before looking for ncu
+  }
   auto profiler = KernelProfiler::create(std::move(options).value());
   if (!profiler) {
     return fail(profiler.error());
   }
-  std::vector<fs::path> paths(kernels.begin(), kernels.end());
   auto round = profiler->profile_batch(problem, paths, w.round);
   if (!round) {
     return fail(round.error());

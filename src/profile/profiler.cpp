@@ -161,6 +161,27 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
   return facts;
 }
 
+bool is_valid_utf8(const std::string& text) {
+  try {
+    (void)Json(text).dump(); // the strict handler throws on invalid UTF-8
+    return true;
+  } catch (const Json::type_error&) {
+    return false;
+  }
+}
+
+/// A path the harness plan (JSON) cannot carry: bytes that are not UTF-8.
+Result<void> check_utf8_path(const fs::path& path, std::string_view what) {
+  if (!is_valid_utf8(path.native())) {
+    return make_error(ErrorCategory::usage,
+                      fmt::format("the {} path {} is not valid UTF-8; kprof hands paths to the "
+                                  "harness as JSON, which cannot carry it: rename the file, or "
+                                  "link it under a UTF-8 name",
+                                  what, json_text(Json(path.native()), -1)));
+  }
+  return {};
+}
+
 /// What the workers leave for each candidate.
 struct CandidateWork {
   CandidateResult result;
@@ -169,6 +190,34 @@ struct CandidateWork {
 };
 
 } // namespace
+
+Result<RoundInputs> check_round_inputs(const fs::path& problem,
+                                       const std::vector<fs::path>& kernels) {
+  RoundInputs inputs;
+  std::error_code ec;
+  inputs.problem = fs::absolute(problem, ec);
+  if (!fs::is_regular_file(inputs.problem, ec)) {
+    return make_error(ErrorCategory::input_not_found,
+                      fmt::format("problem file not found: {}", problem.string()));
+  }
+  for (const auto& kernel : kernels) {
+    fs::path absolute = fs::absolute(kernel, ec);
+    if (!fs::is_regular_file(absolute, ec)) {
+      return make_error(ErrorCategory::input_not_found,
+                        fmt::format("kernel file not found: {}", kernel.string()));
+    }
+    inputs.kernels.push_back(std::move(absolute));
+  }
+  if (auto valid = check_utf8_path(inputs.problem, "problem file"); !valid) {
+    return valid.error();
+  }
+  for (const auto& kernel : inputs.kernels) {
+    if (auto valid = check_utf8_path(kernel, "kernel file"); !valid) {
+      return valid.error();
+    }
+  }
+  return inputs;
+}
 
 Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   if (auto valid = validate_options(options); !valid) {
@@ -275,21 +324,12 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
   if (round < 0) {
     return make_error(ErrorCategory::usage, "--round must be 0 or more");
   }
-  std::error_code ec;
-  const fs::path problem = fs::absolute(problem_in, ec);
-  if (!fs::is_regular_file(problem, ec)) {
-    return make_error(ErrorCategory::input_not_found,
-                      fmt::format("problem file not found: {}", problem_in.string()));
+  auto inputs = check_round_inputs(problem_in, kernels_in);
+  if (!inputs) {
+    return std::move(inputs).error();
   }
-  std::vector<fs::path> kernels;
-  for (const auto& kernel : kernels_in) {
-    fs::path absolute = fs::absolute(kernel, ec);
-    if (!fs::is_regular_file(absolute, ec)) {
-      return make_error(ErrorCategory::input_not_found,
-                        fmt::format("kernel file not found: {}", kernel.string()));
-    }
-    kernels.push_back(std::move(absolute));
-  }
+  const fs::path problem = inputs->problem;
+  const std::vector<fs::path> kernels = inputs->kernels;
   if (auto created = kprof::create_directories(m_options.out_dir); !created) {
     return created.error();
   }

@@ -486,5 +486,48 @@ TEST_F(KprofProfile, LeftoverStagingDirectoriesOfDeadRunsAreRemoved) {
   EXPECT_TRUE(fs::exists(alive)) << "a live run's staging directory is left alone";
 }
 
+TEST_F(KprofProfile, AMissingKernelIsInputNotFoundEvenWithoutNcu) {
+  KprofRun run = run_kprof({"profile", (dir() / "missing.py").string(),
+                            example("twostage/problem.py"), "--ncu", (dir() / "no-ncu").string(),
+                            "--out", out().string()},
+                           {{"PATH", "/usr/bin:/bin"}});
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_NE(run.err.find("missing.py"), std::string::npos) << run.err;
+  KprofRun batch = run_kprof({"batch", example("twostage/problem.py"),
+                              (dir() / "missing.py").string(), "--ncu",
+                              (dir() / "no-ncu").string(), "--out", out().string()});
+  EXPECT_EQ(batch.exit_code, 3) << batch.err;
+}
+
+TEST_F(KprofProfile, AnNcuThatIsNotNsightComputeIsAnNcuError) {
+  const fs::path liar = dir() / "liar-ncu";
+  ASSERT_TRUE(write_file_atomic(liar, "#!/bin/sh\necho hello\n").ok());
+  fs::permissions(liar, fs::perms::owner_all);
+  for (const std::string& ncu : {std::string("/bin/true"), liar.string()}) {
+    KprofRun run =
+        run_kprof({"profile", example("twostage/kernel.py"), example("twostage/problem.py"),
+                   "--ncu", ncu, "--out", out().string()});
+    EXPECT_EQ(run.exit_code, 6) << ncu << ": " << run.err;
+    EXPECT_NE(run.err.find("not Nsight Compute"), std::string::npos) << run.err;
+  }
+  KprofRun doctor = run_kprof({"doctor", "--ncu", "/bin/true"});
+  EXPECT_NE(doctor.exit_code, 0) << doctor.out;
+  EXPECT_NE(doctor.out.find("FAIL"), std::string::npos) << doctor.out;
+}
+
+TEST_F(KprofProfile, DoctorUsesThePythonItIsGiven) {
+  const fs::path missing = dir() / "no-such-python";
+  KprofRun doctor = run_kprof({"doctor", "--ncu", standin("ncu"), "--python", missing.string()});
+  EXPECT_NE(doctor.exit_code, 0) << doctor.out << doctor.err;
+  EXPECT_NE(doctor.out.find(missing.string()), std::string::npos) << doctor.out;
+
+  const fs::path broken = dir() / "broken-python";
+  ASSERT_TRUE(write_file_atomic(broken, "#!/bin/sh\nexit 1\n").ok());
+  fs::permissions(broken, fs::perms::owner_all);
+  doctor = run_kprof({"doctor", "--ncu", standin("ncu"), "--python", broken.string()});
+  EXPECT_NE(doctor.exit_code, 0) << doctor.out;
+  EXPECT_NE(doctor.out.find(broken.string()), std::string::npos) << doctor.out;
+}
+
 } // namespace
 } // namespace kprof::e2e
