@@ -15,6 +15,7 @@
 #include "kprof/files.hpp"
 #include "kprof/harness.hpp"
 #include "kprof/history.hpp"
+#include "kprof/json_file.hpp"
 #include "kprof/metric_sets.hpp"
 #include "kprof/ncu.hpp"
 #include "kprof/ncu_output.hpp"
@@ -428,7 +429,8 @@ int print_round(const RoundResult& round, const std::string& format_word, bool b
                                : Json(nullptr);
       out["candidates"].push_back(std::move(line));
     }
-    std::printf("%s\n", out.dump(2).c_str());
+    const std::string text = json_text(out); // invalid UTF-8 (a kernel name) becomes U+FFFD
+    std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
     std::printf("round %d: %zu candidates in %.1f s\n", round.round, round.candidates.size(),
                 round.wall_seconds);

@@ -529,5 +529,46 @@ TEST_F(KprofProfile, DoctorUsesThePythonItIsGiven) {
   EXPECT_NE(doctor.out.find(broken.string()), std::string::npos) << doctor.out;
 }
 
+TEST_F(KprofProfile, InvalidUtf8InAKernelNameNeverCrashesProfileOrBatch) {
+  auto text = read_file(m_twostage);
+  ASSERT_TRUE(text.ok());
+  std::string csv = *text;
+  const std::string name = "scale_kernel";
+  for (auto pos = csv.find(name); pos != std::string::npos; pos = csv.find(name, pos + 1)) {
+    csv.replace(pos, name.size(), "scale_\xff\xfe_kernel");
+  }
+  const fs::path mangled = dir() / "mangled.csv";
+  ASSERT_TRUE(write_file_atomic(mangled, csv).ok());
+  KprofRun run = profile({example("twostage/kernel.py"), example("twostage/problem.py")},
+                         {{"KPROF_FAKE_NCU_CSV", mangled.string()}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = read_json(out() / "round000" / "report.json");
+  ASSERT_EQ(report["kernels"].size(), 2U);
+  EXPECT_NE(report.dump().find("scale_\xef\xbf\xbd"), std::string::npos)
+      << "invalid bytes become U+FFFD";
+  EXPECT_TRUE(fs::exists(out() / "round000_ncu_metrics.json"));
+
+  const std::vector<std::string> argv = {"batch", example("twostage/problem.py"),
+                                         example("twostage/kernel.py"), "--ncu", standin("ncu"),
+                                         "--python", "/usr/bin/python3", "--out", out().string(),
+                                         "--format", "json", "--round", "1"};
+  KprofRun batch = run_with_env(argv, {{"KPROF_FAKE_NCU_CSV", mangled.string()}});
+  EXPECT_EQ(batch.exit_code, 0) << batch.err;
+  json parsed;
+  EXPECT_NO_THROW(parsed = json::parse(batch.out));
+}
+
+TEST_F(KprofProfile, AKernelPathThatIsNotUtf8IsRefusedClearlyNotACrash) {
+  const fs::path kernel = dir() / "k\xff\xfe.py";
+  fs::copy_file(example("twostage/kernel.py"), kernel);
+  KprofRun run = profile({kernel.string(), example("twostage/problem.py")});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("UTF-8"), std::string::npos) << run.err;
+  const std::vector<std::string> argv = {"batch", example("twostage/problem.py"), kernel.string(),
+                                         "--ncu", standin("ncu"), "--python", "/usr/bin/python3",
+                                         "--out", out().string()};
+  EXPECT_EQ(run_with_env(argv, {}).exit_code, 2);
+}
+
 } // namespace
 } // namespace kprof::e2e
