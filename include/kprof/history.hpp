@@ -114,9 +114,9 @@ public:
   /// when the database is busy or locked): the run row, its kernels, metric values (number or
   /// text), roofline verdicts, error and the document text. An entry in place (kept_at empty)
   /// replaces the in-place row with the same round and candidate; a kept attempt is added beside
-  /// it. Either gets the next attempt number. Returns the new run id. Fails with usage (negative round or
-  /// candidate, unknown status, neither document nor error), malformed_input (the document is
-  /// not a valid report, see validate_report) or database (busy after every retry, disk full).
+  /// it. Either gets the next attempt number. Returns the new run id. Fails with usage (negative
+  /// round or candidate, neither document nor error), malformed_input (the document
+  /// is not a valid report, see validate_report) or database (busy after every retry, disk full).
   Result<std::int64_t> record_round(const RoundEntry& entry);
 
   /// Every row, ordered by round, candidate (a plain round first) and attempt, with best_so_far,

@@ -24,9 +24,9 @@ namespace kprof {
 
 /// One session to run: the plan (from plan.first_candidate on) on one GPU.
 struct SessionRequest {
-  HarnessPlan plan;                ///< status_file lies in work_dir
-  std::filesystem::path work_dir;  ///< plan.json, status.json, ncu.log and report.ncu-rep go here
-  std::filesystem::path script;    ///< the harness script
+  HarnessPlan plan;               ///< status_file lies in work_dir
+  std::filesystem::path work_dir; ///< plan.json, status.json, ncu.log and report.ncu-rep go here
+  std::filesystem::path script;   ///< the harness script
   int gpu = 0;
   bool set_visible_devices = false; ///< set CUDA_VISIBLE_DEVICES=gpu (and a per-GPU TMPDIR)
   std::chrono::seconds timeout{300};
@@ -38,11 +38,11 @@ struct SessionOutcome {
   bool started = false;          ///< ncu could be spawned
   std::optional<Error> spawn_error;
   ProcessResult process;
-  std::string log_text;                ///< ncu's --log-file
-  std::optional<Capture> capture;      ///< the rows, when the log held a readable CSV
-  std::optional<Error> capture_error;  ///< why the log's CSV could not be read
+  std::string log_text;                 ///< ncu's --log-file
+  std::optional<Capture> capture;       ///< the rows, when the log held a readable CSV
+  std::optional<Error> capture_error;   ///< why the log's CSV could not be read
   std::optional<HarnessStatus> harness; ///< status.json, when the harness wrote it
-  NcuVerdict verdict;                  ///< classify_ncu_run() on the process, log and rows
+  NcuVerdict verdict;                   ///< classify_ncu_run() on the process, log and rows
 };
 
 /// The facts of a finished session, from what it left behind: parses the log's CSV (capture or

@@ -94,9 +94,9 @@ public:
   /// Profiles one kernel: writes out_dir/roundNNN/ (harness.py, plan.json, status.json, ncu.log,
   /// report.ncu-rep, metrics.csv, report.json or error.json) and out_dir/roundNNN_ncu_metrics.json
   /// (KernelAgent layout; also into logs_dir when set). A failed or interrupted re-run of a round
-  /// with a good result goes to out_dir/roundNNN.attempt-K/ instead and leaves the round alone. The RoundResult is returned even when the candidate failed; a Result
-  /// error means the round could not be attempted (inputs missing, unknown metrics, GPU busy,
-  /// output not writable).
+  /// with a good result goes to out_dir/roundNNN.attempt-K/ instead and leaves the round alone. The
+  /// RoundResult is returned even when the candidate failed; a Result error means the round could
+  /// not be attempted (inputs missing, unknown metrics, GPU busy, output not writable).
   Result<RoundResult> profile(const std::filesystem::path& kernel,
                               const std::filesystem::path& problem, int round);
 

@@ -455,8 +455,9 @@ int print_round(const RoundResult& round, const std::string& format_word, bool b
           c->error ? fmt::format("{}: {}", to_string(c->error->category), c->error->message)
                    : c->kernel.filename().string();
       std::printf("%-4s %-5d %-8s %12s  %-28s %s\n",
-                  c->report ? std::to_string(rank++).c_str() : "-", c->index, std::string(to_string(c->status)).c_str(),
-                  time.c_str(), dominant.c_str(), last.c_str());
+                  c->report ? std::to_string(rank++).c_str() : "-", c->index,
+                  std::string(to_string(c->status)).c_str(), time.c_str(), dominant.c_str(),
+                  last.c_str());
     }
   }
   std::size_t failed = 0;

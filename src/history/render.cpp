@@ -92,7 +92,8 @@ std::string render_table(const std::vector<HistoryRow>& rows) {
     }
     cells.push_back({row.best_so_far ? "*" : " ", fmt::format("{}", row.round),
                      row.candidate ? fmt::format("{}", *row.candidate) : std::string("-"),
-                     std::string(to_string(row.status)), history::short_duration(row.total_duration_ns),
+                     std::string(to_string(row.status)),
+                     history::short_duration(row.total_duration_ns),
                      history::short_percent(row.max_sol_pct), or_dash(row.bottleneck),
                      or_dash(row.dominant_kernel), or_dash(row.label), error});
   }

@@ -86,8 +86,8 @@ std::vector<DoctorCheck> run_doctor(const std::optional<fs::path>& ncu_path,
   }
   if (!python) {
     const std::string named =
-        python_path ? fmt::format("python executable not found: {} (from --python)",
-                                  python_path->string())
+        python_path
+            ? fmt::format("python executable not found: {} (from --python)", python_path->string())
         : env_var("KPROF_PYTHON")
             ? fmt::format("python executable not found: {} (from KPROF_PYTHON)",
                           *env_var("KPROF_PYTHON"))
@@ -101,7 +101,8 @@ std::vector<DoctorCheck> run_doctor(const std::optional<fs::path>& ncu_path,
     spec.timeout = std::chrono::seconds(30);
     auto ran = run_process(spec);
     if (ran && ran->succeeded()) {
-      checks.push_back({"python", true, fmt::format("{} {}", python->string(), first_line(ran->out)),
+      checks.push_back({"python", true,
+                        fmt::format("{} {}", python->string(), first_line(ran->out)),
                         std::nullopt});
     } else {
       checks.push_back(failed(

@@ -36,7 +36,8 @@ bool has_rows_for(const SessionOutcome& session, std::string_view range) {
 
 /// The log held ncu's CSV (its header row) but it could not be read: cut short or garbled. Then
 /// "no rows" is not "no kernel": the rows were lost.
-std::optional<Error> unreadable_rows(const SessionOutcome& session, const HarnessCandidate& candidate) {
+std::optional<Error> unreadable_rows(const SessionOutcome& session,
+                                     const HarnessCandidate& candidate) {
   if (!session.capture_error || session.capture_error->category != ErrorCategory::malformed_input) {
     return std::nullopt;
   }
@@ -89,11 +90,9 @@ bool first_unfinished(const SessionOutcome& session, const HarnessPlan& plan,
   }
   for (auto i = static_cast<std::size_t>(plan.first_candidate); i < plan.candidates.size(); ++i) {
     const auto& range = plan.candidates[i].range;
-    const bool finished =
-        std::any_of(session.harness->candidates.begin(), session.harness->candidates.end(),
-                    [&](const HarnessCandidateStatus& s) {
-                      return s.range == range && (s.ok || s.error);
-                    });
+    const bool finished = std::any_of(
+        session.harness->candidates.begin(), session.harness->candidates.end(),
+        [&](const HarnessCandidateStatus& s) { return s.range == range && (s.ok || s.error); });
     if (!finished) {
       return i == position;
     }
@@ -166,8 +165,8 @@ CandidateVerdict judge_candidate(const SessionOutcome& session, const HarnessPla
   }
   CandidateVerdict verdict =
       decided(rows ? CandidateStatus::partial : CandidateStatus::failed, std::nullopt);
-  if (lost_rows && (!session.verdict.error ||
-                    session.verdict.error->category == ErrorCategory::no_kernels)) {
+  if (lost_rows &&
+      (!session.verdict.error || session.verdict.error->category == ErrorCategory::no_kernels)) {
     verdict.error = lost_rows;
   } else if (session.verdict.error) {
     verdict.error = session.verdict.error;

@@ -394,8 +394,7 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
     request.plan.cast = m_options.cast;
     request.plan.seed = m_options.seed;
     for (std::size_t index : mine) {
-      request.plan.candidates.push_back(
-          {kernels[index], candidate_range(static_cast<int>(index))});
+      request.plan.candidates.push_back({kernels[index], candidate_range(static_cast<int>(index))});
     }
     request.script = staged->script();
     request.gpu = gpu;
@@ -426,10 +425,10 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
           break;
         }
         const auto backoff = retry.backoff_before(attempt + 1);
-        report_progress(fmt::format(
-            "attempt {} failed ({}); retrying in {:.1f} s", attempt,
-            session.verdict.error ? session.verdict.error->message : session.process.describe(),
-            std::chrono::duration<double>(backoff).count()));
+        report_progress(fmt::format("attempt {} failed ({}); retrying in {:.1f} s", attempt,
+                                    session.verdict.error ? session.verdict.error->message
+                                                          : session.process.describe(),
+                                    std::chrono::duration<double>(backoff).count()));
         std::this_thread::sleep_for(backoff);
       }
       std::optional<std::size_t> last_decided;
@@ -459,11 +458,10 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
         }
         const double elapsed =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        report_progress(fmt::format("[{}/{} done, {} failed, {:.1f} s] cand{} {} on GPU {}{}",
-                                    done, kernels.size(), failed, elapsed, index,
-                                    to_string(candidate.status), gpu,
-                                    candidate.error ? ": " + candidate.error->message
-                                                    : std::string()));
+        report_progress(
+            fmt::format("[{}/{} done, {} failed, {:.1f} s] cand{} {} on GPU {}{}", done,
+                        kernels.size(), failed, elapsed, index, to_string(candidate.status), gpu,
+                        candidate.error ? ": " + candidate.error->message : std::string()));
       }
       if (!last_decided) {
         // Nothing decided: judge_candidate always decides the first unfinished candidate of a
@@ -523,9 +521,9 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
     candidate.kernel = kernels[index];
     if (candidate.status == CandidateStatus::failed && !candidate.error) {
       // No session decided it: the run was interrupted before the candidate's turn.
-      candidate.error = make_error(ErrorCategory::ncu_failed,
-                                   fmt::format("{} was not profiled: kprof was interrupted first",
-                                               kernels[index].string()));
+      candidate.error = make_error(
+          ErrorCategory::ncu_failed,
+          fmt::format("{} was not profiled: kprof was interrupted first", kernels[index].string()));
     }
     if (candidate.status != CandidateStatus::failed && slot_work.capture) {
       SelectOptions select = m_options.select;
@@ -571,8 +569,9 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
     metadata.gpu_index = candidate.gpu;
     metadata.session = slot_work.facts;
     if (slot_work.facts) {
-      metadata.source =
-          (final_dir / slot_work.facts->session_dir / RoundLayout::k_ncu_log).lexically_normal().string();
+      metadata.source = (final_dir / slot_work.facts->session_dir / RoundLayout::k_ncu_log)
+                            .lexically_normal()
+                            .string();
     }
     metadata.error = candidate.error;
     if (const auto& analysis = analyses[index]) {

@@ -38,10 +38,10 @@ struct RunMetadata {
 struct SessionFacts {
   std::vector<std::string> ncu_argv;
   double gpu_lock_wait_seconds = 0;
-  std::string ncu_exit;         ///< ProcessResult::describe(), or "not started"
+  std::string ncu_exit; ///< ProcessResult::describe(), or "not started"
   double session_wall_seconds = 0;
-  std::string session_dir;      ///< relative to the round directory ("." for a plain round)
-  bool has_harness = false;     ///< the harness wrote its status: the fields below are set
+  std::string session_dir;  ///< relative to the round directory ("." for a plain round)
+  bool has_harness = false; ///< the harness wrote its status: the fields below are set
   double harness_setup_seconds = 0;
   double harness_inputs_seconds = 0;
   std::string python_version;

@@ -75,8 +75,7 @@ public:
       // ncu serializes profiling across all its instances on a machine through a lock file in
       // the temp directory. Sessions on different GPUs need not wait for each other, so each GPU
       // gets its own temp directory (kprof's GpuLock still serializes sessions on one GPU).
-      const fs::path tmp =
-          fs::temp_directory_path() / fmt::format("kprof-ncu-gpu{}", request.gpu);
+      const fs::path tmp = fs::temp_directory_path() / fmt::format("kprof-ncu-gpu{}", request.gpu);
       std::error_code made;
       fs::create_directories(tmp, made);
       if (!made) {

@@ -99,7 +99,8 @@ bool holds_a_report(const fs::path& round_dir) {
 fs::path StagedRound::settle(bool good) {
   const fs::path round_dir = m_layout.round_dir(m_round);
   m_in_place = good || !holds_a_report(round_dir);
-  m_destination = m_in_place ? round_dir : m_layout.attempt_dir(m_round, m_layout.next_attempt(m_round));
+  m_destination =
+      m_in_place ? round_dir : m_layout.attempt_dir(m_round, m_layout.next_attempt(m_round));
   return m_destination;
 }
 
@@ -125,8 +126,9 @@ Result<fs::path> StagedRound::commit(std::vector<CandidateResult>& candidates,
   const fs::path final_dir = m_destination;
   std::error_code ec;
   if (m_in_place && fs::exists(final_dir, ec)) {
-    const fs::path old = m_layout.out_dir() / fmt::format(".{}.old-{}", RoundLayout::round_name(m_round),
-                                                          RoundLayout::staging_tag());
+    const fs::path old =
+        m_layout.out_dir() /
+        fmt::format(".{}.old-{}", RoundLayout::round_name(m_round), RoundLayout::staging_tag());
     fs::rename(final_dir, old, ec);
     if (ec) {
       return make_error(ErrorCategory::io,

@@ -21,8 +21,8 @@ namespace kprof {
 
 /// What commit() does besides the rename.
 struct CommitSettings {
-  bool record_history = true;                         ///< rows in out_dir/kprof.db
-  std::optional<std::filesystem::path> logs_dir;      ///< also copy the KernelAgent files here
+  bool record_history = true;                    ///< rows in out_dir/kprof.db
+  std::optional<std::filesystem::path> logs_dir; ///< also copy the KernelAgent files here
 };
 
 class StagedRound {
@@ -77,14 +77,14 @@ public:
 
 private:
   StagedRound(RoundLayout layout, int round, bool batch, std::filesystem::path staging)
-      : m_layout(std::move(layout)), m_round(round), m_batch(batch),
-        m_staging(std::move(staging)), m_destination(m_layout.round_dir(round)) {}
+      : m_layout(std::move(layout)), m_round(round), m_batch(batch), m_staging(std::move(staging)),
+        m_destination(m_layout.round_dir(round)) {}
   [[nodiscard]] std::optional<int> candidate_key(int index) const;
 
   RoundLayout m_layout;
   int m_round = 0;
   bool m_batch = false;
-  std::filesystem::path m_staging; ///< empty once committed or moved from
+  std::filesystem::path m_staging;     ///< empty once committed or moved from
   std::filesystem::path m_destination; ///< roundNNN/ or roundNNN.attempt-K/
   bool m_in_place = true;
 };

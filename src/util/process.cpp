@@ -205,7 +205,7 @@ struct ChildSetup {
   int stdin_fd; ///< -1: /dev/null
   int stdout_fd;
   int stderr_fd;
-  int report_fd; ///< exec failures: errno is written here
+  int report_fd;   ///< exec failures: errno is written here
   const char* cwd; ///< nullptr: keep ours
   const char* path;
   char* const* argv;
@@ -244,8 +244,7 @@ struct ChildSetup {
       child_failed(setup.report_fd, errno);
     }
   }
-  if (::dup2(stdin_fd, 0) < 0 || ::dup2(setup.stdout_fd, 1) < 0 ||
-      ::dup2(setup.stderr_fd, 2) < 0) {
+  if (::dup2(stdin_fd, 0) < 0 || ::dup2(setup.stdout_fd, 1) < 0 || ::dup2(setup.stderr_fd, 2) < 0) {
     child_failed(setup.report_fd, errno);
   }
   // Nothing of ours beyond 0-2 reaches the program; the report pipe closes itself at exec.

@@ -44,7 +44,8 @@ std::vector<pid_t> processes_mentioning(const std::string& needle) {
       continue;
     }
     std::ifstream in(it->path() / "cmdline", std::ios::binary);
-    const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string cmdline((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
     if (cmdline.find(needle) != std::string::npos) {
       found.push_back(static_cast<pid_t>(std::stoi(name)));
     }
@@ -368,9 +369,9 @@ TEST_F(KprofProfile, AFailedReRunKeepsTheGoodRoundAndKeepsTheAttemptBesideIt) {
   auto ka_before = read_file(out() / "round001_ncu_metrics.json");
   ASSERT_TRUE(ka_before.ok());
 
-  KprofRun rerun = profile({example("twostage/kernel.py"), example("twostage/problem.py"),
-                            "--round", "1"},
-                           {{"KPROF_FAKE_NCU_SCENARIO", "permission"}});
+  KprofRun rerun =
+      profile({example("twostage/kernel.py"), example("twostage/problem.py"), "--round", "1"},
+              {{"KPROF_FAKE_NCU_SCENARIO", "permission"}});
   EXPECT_EQ(rerun.exit_code, 7) << rerun.err;
   EXPECT_TRUE(fs::exists(out() / "round001" / "report.json"));
   EXPECT_FALSE(fs::exists(out() / "round001" / "error.json"));
@@ -450,12 +451,16 @@ TEST_F(KprofProfile, KillMinus9OfKprofLeavesNoNcuOrHarnessRunning) {
   const std::string needle = out().string();
   const bool both_running = eventually([&] {
     const auto pids = processes_mentioning(needle);
-    return std::any_of(pids.begin(), pids.end(), [&](pid_t p) {
-      std::ifstream in("/proc/" + std::to_string(p) + "/cmdline", std::ios::binary);
-      std::string args((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      return args.find("harness.py") != std::string::npos &&
-             args.find(standin("ncu")) == std::string::npos;
-    }) && pids.size() >= 2;
+    return std::any_of(pids.begin(), pids.end(),
+                       [&](pid_t p) {
+                         std::ifstream in("/proc/" + std::to_string(p) + "/cmdline",
+                                          std::ios::binary);
+                         std::string args((std::istreambuf_iterator<char>(in)),
+                                          std::istreambuf_iterator<char>());
+                         return args.find("harness.py") != std::string::npos &&
+                                args.find(standin("ncu")) == std::string::npos;
+                       }) &&
+           pids.size() >= 2;
   });
   ASSERT_TRUE(both_running) << "the harness never started";
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
@@ -487,15 +492,15 @@ TEST_F(KprofProfile, LeftoverStagingDirectoriesOfDeadRunsAreRemoved) {
 }
 
 TEST_F(KprofProfile, AMissingKernelIsInputNotFoundEvenWithoutNcu) {
-  KprofRun run = run_kprof({"profile", (dir() / "missing.py").string(),
-                            example("twostage/problem.py"), "--ncu", (dir() / "no-ncu").string(),
-                            "--out", out().string()},
-                           {{"PATH", "/usr/bin:/bin"}});
+  KprofRun run =
+      run_kprof({"profile", (dir() / "missing.py").string(), example("twostage/problem.py"),
+                 "--ncu", (dir() / "no-ncu").string(), "--out", out().string()},
+                {{"PATH", "/usr/bin:/bin"}});
   EXPECT_EQ(run.exit_code, 3) << run.err;
   EXPECT_NE(run.err.find("missing.py"), std::string::npos) << run.err;
-  KprofRun batch = run_kprof({"batch", example("twostage/problem.py"),
-                              (dir() / "missing.py").string(), "--ncu",
-                              (dir() / "no-ncu").string(), "--out", out().string()});
+  KprofRun batch =
+      run_kprof({"batch", example("twostage/problem.py"), (dir() / "missing.py").string(), "--ncu",
+                 (dir() / "no-ncu").string(), "--out", out().string()});
   EXPECT_EQ(batch.exit_code, 3) << batch.err;
 }
 
@@ -548,10 +553,19 @@ TEST_F(KprofProfile, InvalidUtf8InAKernelNameNeverCrashesProfileOrBatch) {
       << "invalid bytes become U+FFFD";
   EXPECT_TRUE(fs::exists(out() / "round000_ncu_metrics.json"));
 
-  const std::vector<std::string> argv = {"batch", example("twostage/problem.py"),
-                                         example("twostage/kernel.py"), "--ncu", standin("ncu"),
-                                         "--python", "/usr/bin/python3", "--out", out().string(),
-                                         "--format", "json", "--round", "1"};
+  const std::vector<std::string> argv = {"batch",
+                                         example("twostage/problem.py"),
+                                         example("twostage/kernel.py"),
+                                         "--ncu",
+                                         standin("ncu"),
+                                         "--python",
+                                         "/usr/bin/python3",
+                                         "--out",
+                                         out().string(),
+                                         "--format",
+                                         "json",
+                                         "--round",
+                                         "1"};
   KprofRun batch = run_with_env(argv, {{"KPROF_FAKE_NCU_CSV", mangled.string()}});
   EXPECT_EQ(batch.exit_code, 0) << batch.err;
   json parsed;
@@ -564,9 +578,15 @@ TEST_F(KprofProfile, AKernelPathThatIsNotUtf8IsRefusedClearlyNotACrash) {
   KprofRun run = profile({kernel.string(), example("twostage/problem.py")});
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_NE(run.err.find("UTF-8"), std::string::npos) << run.err;
-  const std::vector<std::string> argv = {"batch", example("twostage/problem.py"), kernel.string(),
-                                         "--ncu", standin("ncu"), "--python", "/usr/bin/python3",
-                                         "--out", out().string()};
+  const std::vector<std::string> argv = {"batch",
+                                         example("twostage/problem.py"),
+                                         kernel.string(),
+                                         "--ncu",
+                                         standin("ncu"),
+                                         "--python",
+                                         "/usr/bin/python3",
+                                         "--out",
+                                         out().string()};
   EXPECT_EQ(run_with_env(argv, {}).exit_code, 2);
 }
 

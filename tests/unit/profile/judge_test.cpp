@@ -72,8 +72,7 @@ TEST(JudgeCandidate, AnInvalidProblemFailsEveryCandidate) {
 }
 
 TEST(JudgeCandidate, CandidatesAfterAPoisonedContextAreLeftForAFreshProcess) {
-  const auto session =
-      outcome(exited(3), "", harness_with({raised(0, /*poisoned=*/true)}));
+  const auto session = outcome(exited(3), "", harness_with({raised(0, /*poisoned=*/true)}));
   const CandidateVerdict first = judge_candidate(session, plan_of(2), 0);
   EXPECT_EQ(first.status, CandidateStatus::failed);
   EXPECT_NE(first.error->message.find("poisoned"), std::string::npos);
@@ -128,8 +127,9 @@ TEST(JudgeCandidate, ALogWithoutAnyCsvIsNotCalledTruncated) {
 }
 
 TEST(JudgeCandidate, AnNcuKilledByASignalAfterWritingItsRowsIsPartialNotOk) {
-  const auto session = outcome(killed_by(SIGKILL), recorded_in_range("curated_nvtx_twostage.csv", 0),
-                               harness_with({finished_ok(0)}));
+  const auto session =
+      outcome(killed_by(SIGKILL), recorded_in_range("curated_nvtx_twostage.csv", 0),
+              harness_with({finished_ok(0)}));
   const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
   EXPECT_EQ(verdict.status, CandidateStatus::partial);
   ASSERT_TRUE(verdict.error.has_value());

@@ -119,8 +119,8 @@ TEST_F(ProfilerWithFakeRunner, AnOkRoundLandsInPlaceWithItsKernelAgentFileAndHis
 }
 
 TEST_F(ProfilerWithFakeRunner, RetriesATimeoutAndCountsTheAttempts) {
-  auto runner = std::make_shared<FakeRunner>(
-      std::vector<FakeRunner::Script>{times_out(), profiles_ok({0})});
+  auto runner =
+      std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{times_out(), profiles_ok({0})});
   KernelProfiler profiler = make(runner, options());
   auto round = profiler.profile(path() / "kernel0.py", path() / "problem.py", 0);
   ASSERT_TRUE(round.ok()) << round.error().message;
@@ -145,8 +145,8 @@ TEST_F(ProfilerWithFakeRunner, AFreshProcessContinuesAfterACandidatePoisonsTheCo
   auto poisons = [](const SessionRequest&) {
     return outcome(exited(3), "", harness_with({raised(0, /*poisoned=*/true)}));
   };
-  auto runner = std::make_shared<FakeRunner>(
-      std::vector<FakeRunner::Script>{poisons, profiles_ok({1})});
+  auto runner =
+      std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{poisons, profiles_ok({1})});
   KernelProfiler profiler = make(runner, options());
   auto round = profiler.profile_batch(path() / "problem.py",
                                       {path() / "kernel0.py", path() / "kernel1.py"}, 1);

@@ -313,8 +313,8 @@ TEST(RunProcess, TheChildDiesWhenKprofIsKilled) {
   ASSERT_GE(runner, 0);
   if (runner == 0) {
     kprof::ProcessSpec spec;
-    spec.argv = {"/bin/sh", "-c", "echo $$ > \"$0.partial\"; mv \"$0.partial\" \"$0\"; exec sleep 1000",
-                 pid_file};
+    spec.argv = {"/bin/sh", "-c",
+                 "echo $$ > \"$0.partial\"; mv \"$0.partial\" \"$0\"; exec sleep 1000", pid_file};
     (void)kprof::run_process(spec);
     ::_exit(0);
   }
