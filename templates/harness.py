@@ -506,7 +506,27 @@ def run(plan, status_file):
     return code
 
 
+def die_with_parent():
+    """Ask Linux to SIGKILL this process when its parent (ncu) dies, so that `kill -9` of kprof
+    (which kills ncu through ncu's own death signal) leaves no harness running on the GPU. The
+    parent may have died before this call: then exit at once. Best effort elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    try:
+        import ctypes  # noqa: E402 (only here: the harness must start without it elsewhere)
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, 9, 0, 0, 0)  # SIGKILL
+    except (OSError, AttributeError, ImportError):
+        return
+    if os.getppid() != parent:
+        os._exit(EXIT_INTERNAL)
+
+
 def main(argv):
+    die_with_parent()
     sys.dont_write_bytecode = True  # never leave __pycache__ in the user's kernel directories
     if len(argv) != 2:
         log("usage: harness.py PLAN.json")

@@ -71,7 +71,7 @@ enum class HarnessPhase { not_started, import_kernel, warmup, profiled_call, don
 std::string_view to_string(HarnessPhase phase);
 Result<HarnessPhase> parse_harness_phase(std::string_view word); ///< malformed_input if unknown
 
-struct CandidateStatus {
+struct HarnessCandidateStatus {
   int index = 0;
   std::string range;
   std::filesystem::path kernel; ///< the kernel.py path as the plan named it
@@ -100,7 +100,7 @@ struct HarnessStatus {
   /// harness fell back to creating them on the CPU; empty otherwise.
   std::string inputs_fallback;
   /// Candidates from the plan's first_candidate on (earlier ones are not listed).
-  std::vector<CandidateStatus> candidates;
+  std::vector<HarnessCandidateStatus> candidates;
   double setup_seconds = 0; ///< script start (torch import included) to inputs ready
   double inputs_seconds = 0;
   std::string python_version;

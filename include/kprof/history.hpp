@@ -18,13 +18,19 @@
 
 #include "kprof/error.hpp"
 #include "kprof/report.hpp"
+#include "kprof/status.hpp"
 
 struct sqlite3;
 
 namespace kprof {
 
 /// The newest history database layout this kprof writes (SQLite `PRAGMA user_version`).
-inline constexpr int k_history_schema_version = 1;
+inline constexpr int k_history_schema_version = 2;
+
+/// A status as JSON: its word ("ok", "partial", "failed"), found by nlohmann through ADL.
+inline void to_json(Json& json, CandidateStatus status) {
+  json = std::string(to_string(status));
+}
 
 /// A round and, optionally, one candidate of it: "3" or "3:1" on the command line.
 struct RoundRef {
@@ -46,10 +52,14 @@ struct RoundEntry {
   int round = 0;                ///< >= 0
   std::optional<int> candidate; ///< >= 0; nullopt for a plain (non-batch) round
   std::string label;            ///< the kernel file; "" takes metadata.kernel_file
-  std::string status = "ok";    ///< "ok", "partial" or "failed"
+  CandidateStatus status = CandidateStatus::ok;
   std::optional<Error> error;   ///< why the round failed (or partly failed)
   std::optional<Json> document; ///< the report document (ok and partial rounds)
   std::string created_at;       ///< ISO 8601 UTC; "" means now
+  /// "" : this result is the one in roundNNN/ (it replaces the earlier in-place row of the same
+  /// round and candidate). Otherwise the directory of a failed attempt kept beside a good round
+  /// ("round001.attempt-2"): the row is added and nothing is replaced.
+  std::string kept_at;
 };
 
 /// One recorded round as `kprof history` shows it. Durations are nanoseconds; SOL values are the
@@ -59,7 +69,7 @@ struct HistoryRow {
   int round = 0;
   std::optional<int> candidate;
   std::string label;
-  std::string status; ///< "ok", "partial" or "failed"
+  CandidateStatus status = CandidateStatus::ok;
   std::string created_at;
   std::optional<double> total_duration_ns;
   std::string dominant_kernel; ///< "" when unknown
@@ -73,6 +83,13 @@ struct HistoryRow {
   bool best_so_far = false;
   /// This row is the best ok row of the whole history (the last row with best_so_far).
   bool best = false;
+  /// 1, 2, ...: the how-many-th recorded attempt of this round and candidate (1 in a version 1
+  /// database).
+  int attempt = 1;
+  std::string kept_at; ///< see RoundEntry::kept_at; "" for the row whose files are roundNNN/
+  /// The most recent attempt of its round and candidate (a failed re-run kept beside a good round
+  /// is latest; the good row is not).
+  bool latest = true;
 
   [[nodiscard]] RoundRef ref() const { return RoundRef{round, candidate}; }
 };
@@ -95,14 +112,16 @@ public:
 
   /// Records one round in one transaction (BEGIN IMMEDIATE, retried a bounded number of times
   /// when the database is busy or locked): the run row, its kernels, metric values (number or
-  /// text), roofline verdicts, error and the document text. A row with the same round and
-  /// candidate is replaced. Returns the new run id. Fails with usage (negative round or
-  /// candidate, unknown status, neither document nor error), malformed_input (the document is
-  /// not a valid report, see validate_report) or database (busy after every retry, disk full).
+  /// text), roofline verdicts, error and the document text. An entry in place (kept_at empty)
+  /// replaces the in-place row with the same round and candidate; a kept attempt is added beside
+  /// it. Either gets the next attempt number. Returns the new run id. Fails with usage (negative
+  /// round or candidate, neither document nor error), malformed_input (the document
+  /// is not a valid report, see validate_report) or database (busy after every retry, disk full).
   Result<std::int64_t> record_round(const RoundEntry& entry);
 
-  /// Every row, ordered by round then candidate (a plain round first), with best_so_far and
-  /// best computed. database error on failure.
+  /// Every row, ordered by round, candidate (a plain round first) and attempt, with best_so_far,
+  /// best and latest computed (kept failed attempts never count as best). Reads version 1
+  /// databases too. database error on failure.
   [[nodiscard]] Result<std::vector<HistoryRow>> rows() const;
 
   /// The concrete row `ref` names: itself when it names a candidate (or a plain round);

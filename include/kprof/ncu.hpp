@@ -28,8 +28,10 @@ struct NcuInstall {
 /// Finds ncu, in order: `explicit_path`, $KPROF_NCU, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin,
 /// /opt/nvidia/nsight-compute/*/ncu (newest first). Runs `ncu --version` once per executable
 /// (cached in-process). ncu_not_found listing every place looked.
-/// An `explicit_path` or $KPROF_NCU that names no executable file is ncu_not_found at once (no
-/// fall back: the user asked for that one). A version that cannot be read leaves `version` empty.
+/// An `explicit_path` or $KPROF_NCU that names no executable file, or one whose `--version` names
+/// no Nsight Compute version (/bin/true, a script printing something else), is ncu_not_found at
+/// once (no fall back: the user asked for that one). For an ncu found by searching, a version that
+/// cannot be read leaves `version` empty.
 Result<NcuInstall> locate_ncu(const std::optional<std::filesystem::path>& explicit_path);
 
 /// The fixed places locate_ncu() searches after the environment; tests point them at temp dirs.

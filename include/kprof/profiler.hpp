@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,9 +19,12 @@
 #include "kprof/analysis.hpp"
 #include "kprof/error.hpp"
 #include "kprof/harness.hpp"
+#include "kprof/history.hpp"
 #include "kprof/metric_sets.hpp"
 #include "kprof/ncu.hpp"
+#include "kprof/profile_session.hpp"
 #include "kprof/report.hpp"
+#include "kprof/status.hpp"
 
 namespace kprof {
 
@@ -43,6 +47,9 @@ struct ProfileOptions {
   bool check_metrics = true;   ///< validate names with --query-metrics first
   bool keep_ncu_report = true; ///< also write roundNNN/report.ncu-rep
   bool record_history = true;  ///< record rounds in out_dir/kprof.db
+  /// KernelAgent's logs_dir: the KernelAgent files (roundNNN_ncu_metrics.json,
+  /// roundNNN_candK_ncu_metrics.json) are also written here, under the same names.
+  std::optional<std::filesystem::path> logs_dir;
   std::chrono::milliseconds lock_wait{std::chrono::minutes(30)};
   std::filesystem::path lock_dir; ///< empty: GpuLock::default_dir()
   /// Called with a progress line ("[3/8] cand2 ok (1.2 s)"); may be empty.
@@ -53,8 +60,8 @@ struct ProfileOptions {
 struct CandidateResult {
   int index = 0;
   std::filesystem::path kernel;
-  std::string status;         ///< "ok", "partial" (rows kept, run failed after) or "failed"
-  std::optional<Error> error; ///< set unless status == "ok"
+  CandidateStatus status = CandidateStatus::failed;
+  std::optional<Error> error; ///< set unless status == ok
   std::optional<Json> report; ///< the report document (ok and partial)
   std::filesystem::path dir;  ///< where its files are
   int gpu = 0;
@@ -63,7 +70,10 @@ struct CandidateResult {
 
 struct RoundResult {
   int round = 0;
-  std::filesystem::path dir; ///< out_dir/roundNNN
+  /// out_dir/roundNNN, or out_dir/roundNNN.attempt-K when this attempt failed (or was
+  /// interrupted) and roundNNN/ keeps its earlier good result (in_place false; docs/history.md).
+  std::filesystem::path dir;
+  bool in_place = true;
   std::vector<CandidateResult> candidates;
   double wall_seconds = 0;
   Json metadata; ///< run facts (argv, ncu version, GPU, clock control, ...)
@@ -75,11 +85,18 @@ public:
   /// ncu_not_found or input_not_found (python).
   static Result<KernelProfiler> create(ProfileOptions options);
 
+  /// A profiler whose sessions are run by `runner` (tests pass a fake one) with the given ncu
+  /// and python (not looked up). Validates the options like create(); usage error otherwise.
+  static Result<KernelProfiler> with_runner(ProfileOptions options, NcuInstall ncu,
+                                            std::filesystem::path python,
+                                            std::shared_ptr<SessionRunner> runner);
+
   /// Profiles one kernel: writes out_dir/roundNNN/ (harness.py, plan.json, status.json, ncu.log,
   /// report.ncu-rep, metrics.csv, report.json or error.json) and out_dir/roundNNN_ncu_metrics.json
-  /// (KernelAgent layout). The RoundResult is returned even when the candidate failed; a Result
-  /// error means the round could not be attempted (inputs missing, unknown metrics, GPU busy,
-  /// output not writable).
+  /// (KernelAgent layout; also into logs_dir when set). A failed or interrupted re-run of a round
+  /// with a good result goes to out_dir/roundNNN.attempt-K/ instead and leaves the round alone. The
+  /// RoundResult is returned even when the candidate failed; a Result error means the round could
+  /// not be attempted (inputs missing, unknown metrics, GPU busy, output not writable).
   Result<RoundResult> profile(const std::filesystem::path& kernel,
                               const std::filesystem::path& problem, int round);
 
@@ -96,9 +113,9 @@ public:
 
 private:
   KernelProfiler(ProfileOptions options, NcuInstall ncu, MetricSet set,
-                 std::filesystem::path python)
+                 std::filesystem::path python, std::shared_ptr<SessionRunner> runner)
       : m_options(std::move(options)), m_ncu(std::move(ncu)), m_metric_set(std::move(set)),
-        m_python(std::move(python)) {}
+        m_python(std::move(python)), m_runner(std::move(runner)) {}
   Result<RoundResult> run_round(const std::filesystem::path& problem,
                                 const std::vector<std::filesystem::path>& kernels, int round,
                                 bool batch_layout);
@@ -108,11 +125,25 @@ private:
   NcuInstall m_ncu;
   MetricSet m_metric_set;
   std::filesystem::path m_python;
+  std::shared_ptr<SessionRunner> m_runner; ///< shared by copies; thread-safe
   bool m_metrics_checked = false;
   std::string m_metric_check = "not run"; ///< recorded in every report's metadata
 };
 
-/// "round007" for 7.
+/// The files of one round, checked and made absolute.
+struct RoundInputs {
+  std::filesystem::path problem;
+  std::vector<std::filesystem::path> kernels;
+};
+
+/// Checks that `problem` and every kernel are regular files and returns their absolute paths:
+/// input_not_found naming the first that is not. Needs no ncu, so callers check the inputs before
+/// looking for ncu (a missing file is "input not found" also on a machine without ncu);
+/// KernelProfiler::profile() and profile_batch() check again.
+Result<RoundInputs> check_round_inputs(const std::filesystem::path& problem,
+                                       const std::vector<std::filesystem::path>& kernels);
+
+/// "round007" for 7 (RoundLayout::round_name).
 std::string round_dir_name(int round);
 
 /// The KernelAgent-compatible file body for one candidate: {"metrics": ..., "metadata": ...}.

@@ -15,6 +15,7 @@
 #include "kprof/files.hpp"
 #include "kprof/harness.hpp"
 #include "kprof/history.hpp"
+#include "kprof/json_file.hpp"
 #include "kprof/metric_sets.hpp"
 #include "kprof/ncu.hpp"
 #include "kprof/ncu_output.hpp"
@@ -286,7 +287,7 @@ int run_report(const std::string& file, const std::string& format_word, const st
     RoundEntry entry;
     entry.round = round;
     entry.label = fs::path(file).filename().string();
-    entry.status = "ok";
+    entry.status = CandidateStatus::ok;
     entry.document = doc;
     if (auto recorded = store->record_round(entry); !recorded) {
       return fail(recorded.error());
@@ -383,7 +384,7 @@ int print_round(const RoundResult& round, const std::string& format_word, bool b
       std::fwrite(text.data(), 1, text.size(), stdout);
     }
     if (candidate.error) {
-      if (candidate.status == "partial") {
+      if (candidate.status == CandidateStatus::partial) {
         std::fprintf(stderr,
                      "kprof: warning: the run failed after profiling; rows kept (partial)\n");
       }
@@ -428,7 +429,8 @@ int print_round(const RoundResult& round, const std::string& format_word, bool b
                                : Json(nullptr);
       out["candidates"].push_back(std::move(line));
     }
-    std::printf("%s\n", out.dump(2).c_str());
+    const std::string text = json_text(out); // invalid UTF-8 (a kernel name) becomes U+FFFD
+    std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
     std::printf("round %d: %zu candidates in %.1f s\n", round.round, round.candidates.size(),
                 round.wall_seconds);
@@ -453,13 +455,14 @@ int print_round(const RoundResult& round, const std::string& format_word, bool b
           c->error ? fmt::format("{}: {}", to_string(c->error->category), c->error->message)
                    : c->kernel.filename().string();
       std::printf("%-4s %-5d %-8s %12s  %-28s %s\n",
-                  c->report ? std::to_string(rank++).c_str() : "-", c->index, c->status.c_str(),
-                  time.c_str(), dominant.c_str(), last.c_str());
+                  c->report ? std::to_string(rank++).c_str() : "-", c->index,
+                  std::string(to_string(c->status)).c_str(), time.c_str(), dominant.c_str(),
+                  last.c_str());
     }
   }
   std::size_t failed = 0;
   for (const auto& c : round.candidates) {
-    if (c.status == "failed") {
+    if (c.status == CandidateStatus::failed) {
       ++failed;
     }
   }
@@ -474,6 +477,9 @@ int run_profile(const std::string& kernel, const std::string& problem, const Run
   auto options = to_profile_options(w);
   if (!options) {
     return fail(options.error());
+  }
+  if (auto inputs = check_round_inputs(problem, {kernel}); !inputs) {
+    return fail(inputs.error()); // before looking for ncu
   }
   auto profiler = KernelProfiler::create(std::move(options).value());
   if (!profiler) {
@@ -492,11 +498,14 @@ int run_batch(const std::string& problem, const std::vector<std::string>& kernel
   if (!options) {
     return fail(options.error());
   }
+  std::vector<fs::path> paths(kernels.begin(), kernels.end());
+  if (auto inputs = check_round_inputs(problem, paths); !inputs) {
+    return fail(inputs.error()); // before looking for ncu
+  }
   auto profiler = KernelProfiler::create(std::move(options).value());
   if (!profiler) {
     return fail(profiler.error());
   }
-  std::vector<fs::path> paths(kernels.begin(), kernels.end());
   auto round = profiler->profile_batch(problem, paths, w.round);
   if (!round) {
     return fail(round.error());

@@ -211,9 +211,9 @@ std::optional<Error> read_python_error(const Json& json, ErrorCategory category,
   return std::nullopt;
 }
 
-Result<CandidateStatus> candidate_status(const Json& json, std::string where) {
+Result<HarnessCandidateStatus> candidate_status(const Json& json, std::string where) {
   StatusObject object(json, std::move(where));
-  CandidateStatus status;
+  HarnessCandidateStatus status;
   status.index = object.integer("index");
   status.range = object.text("range", true);
   status.kernel = object.text("kernel");

@@ -13,16 +13,8 @@ namespace kprof {
 
 namespace {
 
-// Whether a row's status is ok, whether HistoryRow holds it as text or as CandidateStatus.
-bool is_ok(std::string_view status) {
-  return status == "ok";
-}
-[[maybe_unused]] bool is_ok(CandidateStatus status) {
-  return status == CandidateStatus::ok;
-}
-
 bool usable(const HistoryRow& row) {
-  return is_ok(row.status) && row.total_duration_ns.has_value();
+  return row.status == CandidateStatus::ok && row.total_duration_ns.has_value();
 }
 
 /// Lower duration wins; ties go to the earlier round, then the lower candidate.

@@ -6,14 +6,6 @@ namespace kprof {
 
 namespace {
 
-// The status of a row as its word, whether HistoryRow holds it as text or as CandidateStatus.
-Json status_json(std::string_view status) {
-  return Json(std::string(status));
-}
-[[maybe_unused]] Json status_json(CandidateStatus status) {
-  return Json(std::string(to_string(status)));
-}
-
 Json optional_number(const std::optional<double>& value) {
   return value ? Json(*value) : Json(nullptr);
 }
@@ -23,7 +15,7 @@ Json row_json(const HistoryRow& row) {
   out["round"] = row.round;
   out["candidate"] = row.candidate ? Json(*row.candidate) : Json(nullptr);
   out["label"] = row.label;
-  out["status"] = status_json(row.status);
+  out["status"] = std::string(to_string(row.status));
   out["created_at"] = row.created_at;
   out["total_duration_ns"] = optional_number(row.total_duration_ns);
   out["dominant_kernel"] = row.dominant_kernel.empty() ? Json(nullptr) : Json(row.dominant_kernel);
@@ -33,6 +25,9 @@ Json row_json(const HistoryRow& row) {
   out["max_sol_pct"] = optional_number(row.max_sol_pct);
   out["best_so_far"] = row.best_so_far;
   out["best"] = row.best;
+  out["attempt"] = row.attempt;
+  out["latest"] = row.latest;
+  out["kept_at"] = row.kept_at.empty() ? Json(nullptr) : Json(row.kept_at);
   if (row.error) {
     out["error"] = Json{{"category", to_string(row.error->category)},
                         {"message", row.error->message},

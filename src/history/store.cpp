@@ -90,6 +90,14 @@ CREATE TABLE rooflines (
 );
 CREATE INDEX rooflines_run ON rooflines (run_id);
 )sql",
+    // 1 -> 2: attempts. A failed re-run kept beside a good round (roundNNN.attempt-K) is a row of
+    // its own; (round, candidate) is no longer unique, (round, candidate, attempt) is.
+    R"sql(
+ALTER TABLE runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1);
+ALTER TABLE runs ADD COLUMN kept_at TEXT;
+DROP INDEX runs_round_candidate;
+CREATE UNIQUE INDEX runs_round_candidate_attempt ON runs (round, coalesce(candidate, -1), attempt);
+)sql",
 };
 
 constexpr int k_busy_timeout_ms = 10'000;
@@ -169,6 +177,17 @@ Result<int> read_user_version(sqlite3* db, int* code) {
   return *row ? stmt->column_int(0) : 0;
 }
 
+/// The layout version of an open database (0 when it cannot be read).
+int schema_version(sqlite3* db) {
+  auto version = read_user_version(db, nullptr);
+  return version ? *version : 0;
+}
+
+/// The condition that picks the rows whose files are roundNNN/ (every row before version 2).
+std::string_view in_place_rows(sqlite3* db) {
+  return schema_version(db) >= 2 ? " AND kept_at IS NULL" : "";
+}
+
 Error newer_schema_error(int version) {
   return make_error(
       ErrorCategory::database,
@@ -214,10 +233,6 @@ Result<void> migrate(sqlite3* db) {
     return exec(db, fmt::format("PRAGMA user_version = {}", k_history_schema_version),
                 &failure_code);
   });
-}
-
-bool valid_status(std::string_view status) {
-  return status == "ok" || status == "partial" || status == "failed";
 }
 
 ErrorCategory parse_category(std::string_view word) {
@@ -360,8 +375,10 @@ void collect_document_facts(const Json& doc, RunFacts& facts) {
 
 Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunFacts& facts,
                                 int& code) {
-  {
-    auto remove = Statement::prepare(db, "DELETE FROM runs WHERE round = ?1 AND candidate IS ?2");
+  if (entry.kept_at.empty()) {
+    // The new result replaced roundNNN/: the row of the result it replaced goes.
+    auto remove = Statement::prepare(
+        db, "DELETE FROM runs WHERE round = ?1 AND candidate IS ?2 AND kept_at IS NULL");
     if (!remove) {
       code = sqlite3_errcode(db);
       return std::move(remove).error();
@@ -372,11 +389,27 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
       return std::move(done).error();
     }
   }
+  int attempt = 1;
+  {
+    auto last = Statement::prepare(
+        db, "SELECT coalesce(max(attempt), 0) FROM runs WHERE round = ?1 AND candidate IS ?2");
+    if (!last) {
+      code = sqlite3_errcode(db);
+      return std::move(last).error();
+    }
+    last->bind(1, entry.round);
+    last->bind(2, entry.candidate);
+    auto row = last->step(&code);
+    if (!row) {
+      return std::move(row).error();
+    }
+    attempt = (*row ? last->column_int(0) : 0) + 1;
+  }
   auto insert = Statement::prepare(
       db, "INSERT INTO runs (round, candidate, label, status, error_category, error_message, "
           "error_detail, created_at, total_duration_ns, dominant_kernel, bottleneck, "
-          "compute_sol_pct, memory_sol_pct, document) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+          "compute_sol_pct, memory_sol_pct, document, attempt, kept_at) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
   if (!insert) {
     code = sqlite3_errcode(db);
     return std::move(insert).error();
@@ -384,7 +417,7 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
   insert->bind(1, entry.round);
   insert->bind(2, entry.candidate);
   insert->bind(3, std::string_view(facts.label));
-  insert->bind(4, std::string_view(entry.status));
+  insert->bind(4, to_string(entry.status));
   if (entry.error) {
     insert->bind(5, to_string(entry.error->category));
     insert->bind(6, std::string_view(entry.error->message));
@@ -401,6 +434,8 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
   insert->bind(12, facts.compute_sol_pct);
   insert->bind(13, facts.memory_sol_pct);
   insert->bind_text_or_null(14, facts.document);
+  insert->bind(15, attempt);
+  insert->bind_text_or_null(16, entry.kept_at);
   if (auto done = insert->run(&code); !done) {
     return std::move(done).error();
   }
@@ -475,7 +510,7 @@ void mark_best(std::vector<HistoryRow>& rows) {
     HistoryRow* round_best = nullptr;
     for (; i < rows.size() && rows[i].round == round; ++i) {
       HistoryRow& row = rows[i];
-      if (row.status != "ok" || !row.total_duration_ns) {
+      if (row.status != CandidateStatus::ok || !row.total_duration_ns || !row.kept_at.empty()) {
         continue;
       }
       if (round_best == nullptr || *row.total_duration_ns < *round_best->total_duration_ns) {
@@ -589,11 +624,6 @@ Result<std::int64_t> HistoryStore::record_round(const RoundEntry& entry) {
     return make_error(ErrorCategory::usage,
                       fmt::format("{}: round and candidate must not be negative", context));
   }
-  if (!valid_status(entry.status)) {
-    return make_error(
-        ErrorCategory::usage,
-        fmt::format("{}: status '{}' is not one of ok|partial|failed", context, entry.status));
-  }
   if (!entry.document && !entry.error) {
     return make_error(ErrorCategory::usage,
                       fmt::format("{}: a round needs a report document or an error", context));
@@ -618,11 +648,15 @@ Result<std::int64_t> HistoryStore::record_round(const RoundEntry& entry) {
 
 Result<std::vector<HistoryRow>> HistoryStore::rows() const {
   const std::string context = fmt::format("while reading the history {}", m_path.string());
+  // A version 1 database (read without migrating it) has no attempts: every row is in place.
+  const bool attempts = schema_version(m_db.get()) >= 2;
   auto stmt = Statement::prepare(
-      m_db.get(), "SELECT id, round, candidate, label, status, error_category, error_message, "
+      m_db.get(),
+      fmt::format("SELECT id, round, candidate, label, status, error_category, error_message, "
                   "error_detail, created_at, total_duration_ns, dominant_kernel, bottleneck, "
-                  "compute_sol_pct, memory_sol_pct FROM runs "
-                  "ORDER BY round, coalesce(candidate, -1)");
+                  "compute_sol_pct, memory_sol_pct, {} FROM runs "
+                  "ORDER BY round, coalesce(candidate, -1), {}",
+                  attempts ? "attempt, kept_at" : "1, NULL", attempts ? "attempt" : "id"));
   if (!stmt) {
     return stmt.error().with_context(context);
   }
@@ -640,7 +674,9 @@ Result<std::vector<HistoryRow>> HistoryStore::rows() const {
     row.round = stmt->column_int(1);
     row.candidate = stmt->column_optional_int(2);
     row.label = stmt->column_text(3);
-    row.status = stmt->column_text(4);
+    // The schema's CHECK admits only the three words; anything else would be a foreign row.
+    const auto status = parse_candidate_status(stmt->column_text(4));
+    row.status = status ? *status : CandidateStatus::failed;
     if (!stmt->is_null(5)) {
       row.error =
           Error{parse_category(stmt->column_text(5)), stmt->column_text(6), stmt->column_text(7)};
@@ -652,7 +688,14 @@ Result<std::vector<HistoryRow>> HistoryStore::rows() const {
     row.compute_sol_pct = stmt->column_optional_double(12);
     row.memory_sol_pct = stmt->column_optional_double(13);
     row.max_sol_pct = max_sol_pct(row.compute_sol_pct, row.memory_sol_pct);
+    row.attempt = stmt->column_int(14);
+    row.kept_at = stmt->column_text(15);
     rows.push_back(std::move(row));
+  }
+  // Ordered by attempt within a round and candidate: the last of each group is the latest.
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    rows[i].latest = i + 1 == rows.size() || rows[i + 1].round != rows[i].round ||
+                     rows[i + 1].candidate != rows[i].candidate;
   }
   mark_best(rows);
   return rows;
@@ -662,8 +705,9 @@ Result<RoundRef> HistoryStore::resolve(const RoundRef& ref) const {
   const std::string context =
       fmt::format("while looking up {} in {}", to_string(ref), m_path.string());
   auto stmt = Statement::prepare(
-      m_db.get(), "SELECT candidate, status, total_duration_ns FROM runs WHERE round = ?1 "
-                  "ORDER BY coalesce(candidate, -1)");
+      m_db.get(), fmt::format("SELECT candidate, status, total_duration_ns FROM runs WHERE round = "
+                              "?1{} ORDER BY coalesce(candidate, -1)",
+                              in_place_rows(m_db.get())));
   if (!stmt) {
     return stmt.error().with_context(context);
   }
@@ -726,9 +770,10 @@ Result<Json> HistoryStore::document(const RoundRef& ref) const {
   }
   const std::string context =
       fmt::format("while loading the report of {} from {}", to_string(*resolved), m_path.string());
-  auto stmt = Statement::prepare(m_db.get(),
-                                 "SELECT document, status, error_category, error_message FROM runs "
-                                 "WHERE round = ?1 AND candidate IS ?2");
+  auto stmt = Statement::prepare(
+      m_db.get(), fmt::format("SELECT document, status, error_category, error_message FROM runs "
+                              "WHERE round = ?1 AND candidate IS ?2{}",
+                              in_place_rows(m_db.get())));
   if (!stmt) {
     return stmt.error().with_context(context);
   }

@@ -121,6 +121,19 @@ NcuInstall make_install(fs::path executable) {
   return install;
 }
 
+/// An ncu the user named: it must say it is Nsight Compute (`--version` prints "Version X.Y"),
+/// or profiling with it would fail later with a confusing error (or /bin/true would "succeed").
+Result<NcuInstall> checked_install(const fs::path& executable, std::string_view named_by) {
+  NcuInstall install = make_install(executable);
+  if (install.version.empty()) {
+    return make_error(ErrorCategory::ncu_not_found,
+                      fmt::format("{} ({}) is not Nsight Compute: `{} --version` printed no ncu "
+                                  "version; pass the path of Nsight Compute's ncu",
+                                  named_by, executable.string(), executable.string()));
+  }
+  return install;
+}
+
 } // namespace
 
 std::optional<std::string> parse_ncu_version(std::string_view version_output) {
@@ -167,7 +180,7 @@ Result<NcuInstall> locate_ncu(const std::optional<fs::path>& explicit_path,
                                     "pass the path of Nsight Compute's ncu",
                                     explicit_path->string()));
     }
-    return make_install(*explicit_path);
+    return checked_install(*explicit_path, "the ncu given with --ncu");
   }
   if (const auto from_env = env_var("KPROF_NCU")) {
     if (!is_executable_file(*from_env)) {
@@ -176,7 +189,7 @@ Result<NcuInstall> locate_ncu(const std::optional<fs::path>& explicit_path,
                                     "of Nsight Compute's ncu, or unset it to search PATH",
                                     *from_env));
     }
-    return make_install(*from_env);
+    return checked_install(*from_env, "KPROF_NCU");
   }
 
   std::vector<std::string> looked;

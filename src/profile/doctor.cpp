@@ -85,9 +85,14 @@ std::vector<DoctorCheck> run_doctor(const std::optional<fs::path>& ncu_path,
     python = find_executable("python3");
   }
   if (!python) {
-    checks.push_back(
-        failed("python", make_error(ErrorCategory::input_not_found,
-                                    "python3 not found (pass --python or set KPROF_PYTHON)")));
+    const std::string named =
+        python_path
+            ? fmt::format("python executable not found: {} (from --python)", python_path->string())
+        : env_var("KPROF_PYTHON")
+            ? fmt::format("python executable not found: {} (from KPROF_PYTHON)",
+                          *env_var("KPROF_PYTHON"))
+            : std::string("python3 not found on PATH (pass --python or set KPROF_PYTHON)");
+    checks.push_back(failed("python", make_error(ErrorCategory::input_not_found, named)));
     return checks;
   }
   {
@@ -95,9 +100,18 @@ std::vector<DoctorCheck> run_doctor(const std::optional<fs::path>& ncu_path,
     spec.argv = {python->string(), "-c", "import sys; print(sys.version.split()[0])"};
     spec.timeout = std::chrono::seconds(30);
     auto ran = run_process(spec);
-    checks.push_back({"python", ran && ran->succeeded(),
-                      fmt::format("{} {}", python->string(), ran ? first_line(ran->out) : ""),
-                      std::nullopt});
+    if (ran && ran->succeeded()) {
+      checks.push_back({"python", true,
+                        fmt::format("{} {}", python->string(), first_line(ran->out)),
+                        std::nullopt});
+    } else {
+      checks.push_back(failed(
+          "python", make_error(ErrorCategory::input_not_found,
+                               fmt::format("{} does not run as python ({})", python->string(),
+                                           ran ? ran->describe() : ran.error().message),
+                               ran ? ran->err : std::string())));
+      return checks;
+    }
   }
   for (const char* module : {"torch", "triton"}) {
     ProcessSpec spec;

@@ -38,11 +38,11 @@ std::string history_csv(const Json& doc) {
   std::string out =
       "round,candidate,label,status,created_at,total_duration_ns,dominant_kernel,bottleneck,"
       "compute_sol_pct,memory_sol_pct,max_sol_pct,best_so_far,best,error_category,"
-      "error_message\n";
+      "error_message,attempt,latest,kept_at\n";
   for (const Json& row : rows_of(doc)) {
     const Json& error = error_of(row);
     out += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", optional_index(row, "round", ""),
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", optional_index(row, "round", ""),
         optional_index(row, "candidate", ""), csv_field(text_at(row, "label")),
         text_at(row, "status"), csv_field(text_at(row, "created_at")),
         csv_number(number_at(row, "total_duration_ns")), csv_field(text_at(row, "dominant_kernel")),
@@ -50,7 +50,22 @@ std::string history_csv(const Json& doc) {
         csv_number(number_at(row, "memory_sol_pct")), csv_number(number_at(row, "max_sol_pct")),
         bool_at(row, "best_so_far").value_or(false) ? 1 : 0,
         bool_at(row, "best").value_or(false) ? 1 : 0, text_at(error, "category"),
-        csv_field(text_at(error, "message")));
+        csv_field(text_at(error, "message")), optional_index(row, "attempt", "1"),
+        bool_at(row, "latest").value_or(true) ? 1 : 0, csv_field(text_at(row, "kept_at")));
+  }
+  return out;
+}
+
+/// "2", "2 latest" or "": the attempt column of the table, shown once any row is a re-run.
+std::string attempt_text(const Json& row) {
+  const std::string attempt = optional_index(row, "attempt", "1");
+  const std::string kept = text_at(row, "kept_at");
+  std::string out = attempt;
+  if (bool_at(row, "latest").value_or(true)) {
+    out += " latest";
+  }
+  if (!kept.empty()) {
+    out += " (" + kept + ")";
   }
   return out;
 }
@@ -61,8 +76,15 @@ std::string history_table(const Json& doc) {
     return "no rounds recorded\n";
   }
   std::vector<std::vector<std::string>> cells;
+  bool any_rerun = false;
+  for (const Json& row : rows) {
+    any_rerun = any_rerun || optional_index(row, "attempt", "1") != "1";
+  }
   cells.push_back({" ", "round", "cand", "status", "duration", "max SOL", "bottleneck", "kernel",
                    "label", "error"});
+  if (any_rerun) {
+    cells.back().insert(cells.back().begin() + 3, "attempt");
+  }
   bool any_best = false;
   for (const Json& row : rows) {
     const bool best_so_far = bool_at(row, "best_so_far").value_or(false);
@@ -79,6 +101,9 @@ std::string history_table(const Json& doc) {
                      short_percent_text(number_at(row, "max_sol_pct")),
                      or_dash(text_at(row, "bottleneck")), or_dash(text_at(row, "dominant_kernel")),
                      or_dash(text_at(row, "label")), error});
+    if (any_rerun) {
+      cells.back().insert(cells.back().begin() + 3, attempt_text(row));
+    }
   }
   std::string out = columns(cells);
   if (any_best) {

@@ -1,11 +1,17 @@
 // kprof: the process runner.
 //
 // Design note.
-// - Spawning: posix_spawn(p) with an argv vector, never a shell. The child gets its own process
+// - Spawning: fork + execve with an argv vector, never a shell. The child gets its own process
 //   group (so a timeout can kill everything it started with one kill(-pgid)), default signal
 //   dispositions and an empty signal mask (kprof may block or ignore signals; the child must not
-//   inherit that), and no descriptors beyond 0-2 (closefrom(3) in the file actions).
-//   A program name without '/' is looked up on *our* PATH (posix_spawnp); one with '/' that is
+//   inherit that), no descriptors beyond 0-2, and a parent-death signal: PR_SET_PDEATHSIG(SIGKILL),
+//   then a getppid() re-check for a parent that died before the prctl. So `kill -9` of kprof
+//   leaves no ncu running (posix_spawn cannot set the death signal, hence fork). The signal fires
+//   when the *thread* that forked exits; run_process() waits for its child in that thread, so the
+//   thread outlives the child. Between fork and exec the child calls only async-signal-safe
+//   functions; everything it needs (argv, envp, the resolved path) is built before the fork. An
+//   exec failure travels back as errno through a close-on-exec pipe.
+//   A program name without '/' is looked up on *our* PATH (find_executable); one with '/' that is
 //   relative is made absolute against our cwd first, so `cwd` does not change which program runs.
 // - Waiting: one poll() loop drains stdout and stderr (non-blocking pipe ends) and feeds stdin,
 //   so a child that floods either stream, or reads stdin slowly, never deadlocks with us. Child
@@ -27,7 +33,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -174,28 +180,7 @@ std::vector<char*> c_pointers(std::vector<std::string>& strings) {
   return pointers;
 }
 
-/// RAII for the posix_spawn attribute objects.
-class SpawnSetup {
-public:
-  SpawnSetup() {
-    KPROF_ASSERT(posix_spawn_file_actions_init(&m_actions) == 0);
-    KPROF_ASSERT(posix_spawnattr_init(&m_attributes) == 0);
-  }
-  SpawnSetup(const SpawnSetup&) = delete;
-  SpawnSetup& operator=(const SpawnSetup&) = delete;
-  ~SpawnSetup() {
-    posix_spawn_file_actions_destroy(&m_actions);
-    posix_spawnattr_destroy(&m_attributes);
-  }
-  posix_spawn_file_actions_t* actions() { return &m_actions; }
-  posix_spawnattr_t* attributes() { return &m_attributes; }
-
-private:
-  posix_spawn_file_actions_t m_actions{};
-  posix_spawnattr_t m_attributes{};
-};
-
-/// errno values of posix_spawn that mean "this program cannot be run" rather than "the system
+/// errno values of exec that mean "this program cannot be run" rather than "the system
 /// could not start a process".
 bool is_unrunnable(int error_number) {
   switch (error_number) {
@@ -212,6 +197,66 @@ bool is_unrunnable(int error_number) {
   default:
     return false;
   }
+}
+
+/// What the child needs between fork and exec, prepared before the fork.
+struct ChildSetup {
+  pid_t parent;
+  int stdin_fd; ///< -1: /dev/null
+  int stdout_fd;
+  int stderr_fd;
+  int report_fd;   ///< exec failures: errno is written here
+  const char* cwd; ///< nullptr: keep ours
+  const char* path;
+  char* const* argv;
+  char* const* envp;
+};
+
+[[noreturn]] void child_failed(int report_fd, int error_number) {
+  // Best effort: the parent reads EOF (and treats it as success) only if exec succeeded.
+  while (::write(report_fd, &error_number, sizeof error_number) < 0 && errno == EINTR) {}
+  ::_exit(127);
+}
+
+/// Runs in the forked child; never returns. Only async-signal-safe calls.
+[[noreturn]] void start_child(const ChildSetup& setup) {
+  // Default dispositions and an empty mask: kprof's own signal setup is not the child's.
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  sigemptyset(&default_action.sa_mask);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP) {
+      ::sigaction(sig, &default_action, nullptr); // fails harmlessly for reserved signals
+    }
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::setpgid(0, 0);
+  // Die with kprof. A parent that died before the prctl is caught by the re-check.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != setup.parent) {
+    ::_exit(127);
+  }
+  int stdin_fd = setup.stdin_fd;
+  if (stdin_fd < 0) {
+    stdin_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (stdin_fd < 0) {
+      child_failed(setup.report_fd, errno);
+    }
+  }
+  if (::dup2(stdin_fd, 0) < 0 || ::dup2(setup.stdout_fd, 1) < 0 || ::dup2(setup.stderr_fd, 2) < 0) {
+    child_failed(setup.report_fd, errno);
+  }
+  // Nothing of ours beyond 0-2 reaches the program; the report pipe closes itself at exec.
+  if (setup.report_fd > 3) {
+    ::close_range(3, static_cast<unsigned>(setup.report_fd) - 1, 0);
+  }
+  ::close_range(static_cast<unsigned>(setup.report_fd) + 1, ~0U, 0);
+  if (setup.cwd != nullptr && ::chdir(setup.cwd) != 0) {
+    child_failed(setup.report_fd, errno);
+  }
+  ::execve(setup.path, setup.argv, setup.envp);
+  child_failed(setup.report_fd, errno);
 }
 
 /// Reads what is available on `fd` into `buffer`, at most `budget` bytes. Returns false at EOF or
@@ -328,46 +373,63 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     in_pipe = std::move(created).value();
   }
 
-  SpawnSetup setup;
-  posix_spawn_file_actions_t* actions = setup.actions();
-  if (feed_stdin) {
-    KPROF_ASSERT(posix_spawn_file_actions_adddup2(actions, in_pipe.read_end.get(), 0) == 0);
-  } else {
-    KPROF_ASSERT(posix_spawn_file_actions_addopen(actions, 0, "/dev/null", O_RDONLY, 0) == 0);
+  if (search_path) {
+    auto found = find_executable(program);
+    if (!found) {
+      return make_error(ErrorCategory::input_not_found,
+                        fmt::format("cannot run {}: {}", program, errno_text(ENOENT)));
+    }
+    exec_path = found->string();
   }
-  KPROF_ASSERT(posix_spawn_file_actions_adddup2(actions, out_pipe->write_end.get(), 1) == 0);
-  KPROF_ASSERT(posix_spawn_file_actions_adddup2(actions, err_pipe->write_end.get(), 2) == 0);
-  KPROF_ASSERT(posix_spawn_file_actions_addclosefrom_np(actions, 3) == 0);
-  if (spec.cwd) {
-    KPROF_ASSERT(posix_spawn_file_actions_addchdir_np(actions, spec.cwd->c_str()) == 0);
+  // Reports an exec failure (errno) to us; close-on-exec, so a successful exec closes it.
+  auto exec_pipe = make_pipe();
+  if (!exec_pipe) {
+    return std::move(exec_pipe).error();
   }
-
-  posix_spawnattr_t* attributes = setup.attributes();
-  sigset_t all_signals;
-  sigfillset(&all_signals);
-  sigset_t no_signals;
-  sigemptyset(&no_signals);
-  KPROF_ASSERT(posix_spawnattr_setsigdefault(attributes, &all_signals) == 0);
-  KPROF_ASSERT(posix_spawnattr_setsigmask(attributes, &no_signals) == 0);
-  KPROF_ASSERT(posix_spawnattr_setpgroup(attributes, 0) == 0);
-  KPROF_ASSERT(posix_spawnattr_setflags(attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
-                                                        POSIX_SPAWN_SETSIGMASK) == 0);
 
   std::vector<std::string> argv_strings = spec.argv;
   std::vector<char*> argv = c_pointers(argv_strings);
   std::vector<std::string> env_strings = child_environment(spec);
   std::vector<char*> envp = c_pointers(env_strings);
+  const std::string cwd = spec.cwd ? spec.cwd->string() : std::string();
+  const int stdin_fd = feed_stdin ? in_pipe.read_end.get() : -1;
+  const int stdout_fd = out_pipe->write_end.get();
+  const int stderr_fd = err_pipe->write_end.get();
+  const int report_fd = exec_pipe->write_end.get();
+  const pid_t parent = ::getpid();
 
   const Clock::time_point started = Clock::now();
-  pid_t pid = -1;
-  const int spawn_error =
-      search_path
-          ? ::posix_spawnp(&pid, exec_path.c_str(), actions, attributes, argv.data(), envp.data())
-          : ::posix_spawn(&pid, exec_path.c_str(), actions, attributes, argv.data(), envp.data());
-  if (spawn_error != 0) {
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    return make_error(ErrorCategory::io,
+                      fmt::format("cannot run {}: fork failed: {}", program, errno_text(errno)));
+  }
+  if (pid == 0) {
+    // The child: async-signal-safe calls only (see the design note).
+    start_child(ChildSetup{parent, stdin_fd, stdout_fd, stderr_fd, report_fd,
+                           cwd.empty() ? nullptr : cwd.c_str(), exec_path.c_str(), argv.data(),
+                           envp.data()});
+  }
+  // Also from here, so that a kill(-pid) right away cannot miss the group (EACCES once the
+  // child has exec'd, which is fine: it did it itself).
+  ::setpgid(pid, pid);
+  exec_pipe->write_end.reset();
+  int exec_errno = 0;
+  while (true) {
+    const ssize_t got = ::read(exec_pipe->read_end.get(), &exec_errno, sizeof exec_errno);
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got != static_cast<ssize_t>(sizeof exec_errno)) {
+      exec_errno = 0; // EOF: the exec succeeded
+    }
+    break;
+  }
+  if (exec_errno != 0) {
+    reap(pid);
     const ErrorCategory category =
-        is_unrunnable(spawn_error) ? ErrorCategory::input_not_found : ErrorCategory::io;
-    return make_error(category, fmt::format("cannot run {}: {}", program, errno_text(spawn_error)));
+        is_unrunnable(exec_errno) ? ErrorCategory::input_not_found : ErrorCategory::io;
+    return make_error(category, fmt::format("cannot run {}: {}", program, errno_text(exec_errno)));
   }
 
   // The child holds its ends now; ours must go, or we would never see EOF.

@@ -3,6 +3,7 @@
 // The real ncu is exercised by scripts/device-e2e.sh on a GPU machine (docs/device-e2e.md).
 #include <csignal>
 #include <fstream>
+#include <thread>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,6 +32,37 @@ json read_json(const fs::path& path) {
   auto text = read_file(path);
   EXPECT_TRUE(text.ok()) << path;
   return text.ok() ? json::parse(*text) : json();
+}
+
+/// The pids of live processes whose command line mentions `needle` (zombies have none).
+std::vector<pid_t> processes_mentioning(const std::string& needle) {
+  std::vector<pid_t> found;
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    std::ifstream in(it->path() / "cmdline", std::ios::binary);
+    const std::string cmdline((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+    if (cmdline.find(needle) != std::string::npos) {
+      found.push_back(static_cast<pid_t>(std::stoi(name)));
+    }
+  }
+  return found;
+}
+
+/// Waits (at most 30 s) until `done()` holds.
+template <class Done>
+bool eventually(Done done) {
+  for (int i = 0; i < 600; ++i) {
+    if (done()) {
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return done();
 }
 
 class KprofProfile : public E2eTest {
@@ -74,6 +106,66 @@ protected:
   }
 
   [[nodiscard]] fs::path out() const { return dir() / "out"; }
+
+  /// Starts `kprof profile KERNEL PROBLEM` in the background with the stand-in ncu (env added),
+  /// stderr to dir()/stderr.txt; returns its pid.
+  pid_t start_profile(const std::string& kernel, const std::string& problem,
+                      const std::vector<std::pair<std::string, std::string>>& env) {
+    const fs::path err_path = dir() / "stderr.txt";
+    const std::string pythonpath = standin("fake_torch");
+    const std::string binary = KPROF_BINARY;
+    const std::string ncu = standin("ncu");
+    const std::string out_dir = out().string();
+    const std::string locks = (dir() / "locks").string();
+    const std::string cache = (dir() / "cache").string();
+    const std::string csv = m_twostage.string();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::setenv("PYTHONPATH", pythonpath.c_str(), 1);
+      ::setenv("KPROF_LOCK_DIR", locks.c_str(), 1);
+      ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+      ::setenv("KPROF_FAKE_NCU_CSV", csv.c_str(), 1);
+      for (const auto& [key, value] : env) {
+        ::setenv(key.c_str(), value.c_str(), 1);
+      }
+      if (std::freopen(err_path.c_str(), "w", stderr) == nullptr) {
+        ::_exit(99);
+      }
+      ::execl(binary.c_str(), binary.c_str(), "profile", kernel.c_str(), problem.c_str(), "--ncu",
+              ncu.c_str(), "--python", "/usr/bin/python3", "--out", out_dir.c_str(), "--timeout",
+              "120", static_cast<char*>(nullptr));
+      ::_exit(98);
+    }
+    return pid;
+  }
+
+  /// True once a staging directory of `round` exists in out().
+  [[nodiscard]] bool staging_exists(int round) const {
+    const std::string prefix = fmt_round_prefix(round);
+    std::error_code ec;
+    for (fs::directory_iterator it(out(), ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().filename().string().rfind(prefix, 0) == 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static std::string fmt_round_prefix(int round) {
+    char name[32];
+    std::snprintf(name, sizeof name, ".round%03d.staging-", round);
+    return name;
+  }
+
+  /// A kernel file whose kernel_function never returns.
+  fs::path hanging_kernel() {
+    const fs::path kernel = dir() / "hangs" / "kernel.py";
+    fs::create_directories(kernel.parent_path());
+    EXPECT_TRUE(write_file_atomic(kernel, "import time\n\n\ndef kernel_function(*args, **kwargs):\n"
+                                          "    time.sleep(1000)\n")
+                    .ok());
+    return kernel;
+  }
 
   fs::path m_twostage;
 };
@@ -268,6 +360,234 @@ TEST_F(KprofProfile, CtrlCStopsTheRunAndItsChildrenWithExitCode130) {
   auto err = read_file(err_path);
   ASSERT_TRUE(err.ok());
   EXPECT_NE(err->find("interrupted"), std::string::npos) << *err;
+}
+
+TEST_F(KprofProfile, AFailedReRunKeepsTheGoodRoundAndKeepsTheAttemptBesideIt) {
+  ASSERT_EQ(profile({example("twostage/kernel.py"), example("twostage/problem.py"), "--round", "1"})
+                .exit_code,
+            0);
+  auto ka_before = read_file(out() / "round001_ncu_metrics.json");
+  ASSERT_TRUE(ka_before.ok());
+
+  KprofRun rerun =
+      profile({example("twostage/kernel.py"), example("twostage/problem.py"), "--round", "1"},
+              {{"KPROF_FAKE_NCU_SCENARIO", "permission"}});
+  EXPECT_EQ(rerun.exit_code, 7) << rerun.err;
+  EXPECT_TRUE(fs::exists(out() / "round001" / "report.json"));
+  EXPECT_FALSE(fs::exists(out() / "round001" / "error.json"));
+  EXPECT_EQ(read_json(out() / "round001.attempt-1" / "error.json")["error"]["category"],
+            "permission_denied");
+  auto ka_after = read_file(out() / "round001_ncu_metrics.json");
+  ASSERT_TRUE(ka_after.ok());
+  EXPECT_EQ(*ka_after, *ka_before) << "the KernelAgent file keeps matching the good round";
+  EXPECT_NE(rerun.err.find("round001.attempt-1"), std::string::npos) << rerun.err;
+
+  KprofRun history = run_kprof({"history", out().string(), "--format", "json"});
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  const json rows = json::parse(history.out)["rows"];
+  ASSERT_EQ(rows.size(), 2U) << history.out;
+  EXPECT_EQ(rows[0]["status"], "ok");
+  EXPECT_EQ(rows[1]["status"], "failed");
+
+  // A good re-run replaces the round again.
+  ASSERT_EQ(profile({example("twostage/kernel.py"), example("twostage/problem.py"), "--round", "1"})
+                .exit_code,
+            0);
+  EXPECT_TRUE(fs::exists(out() / "round001" / "report.json"));
+}
+
+TEST_F(KprofProfile, AnInterruptedReRunKeepsTheGoodRound) {
+  ASSERT_EQ(profile({example("twostage/kernel.py"), example("twostage/problem.py")}).exit_code, 0);
+  const pid_t pid = start_profile(example("twostage/kernel.py"), example("twostage/problem.py"),
+                                  {{"KPROF_FAKE_NCU_SCENARIO", "hang"}});
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(eventually([&] { return staging_exists(0); }));
+  ASSERT_EQ(::kill(pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_TRUE(fs::exists(out() / "round000" / "report.json"));
+  EXPECT_FALSE(fs::exists(out() / "round000" / "error.json"));
+  EXPECT_TRUE(fs::exists(out() / "round000.attempt-1" / "error.json"));
+}
+
+TEST_F(KprofProfile, ATruncatedNcuCsvIsMalformedOutputNotAKernelThatLaunchedNothing) {
+  auto text = read_file(m_twostage);
+  ASSERT_TRUE(text.ok());
+  // Cut the last data row inside a quoted field, after its NVTX range.
+  const std::size_t last_row = text->rfind("\n\"", text->size() - 2);
+  ASSERT_NE(last_row, std::string::npos);
+  const std::size_t range = text->find("kprof:cand0", last_row);
+  ASSERT_NE(range, std::string::npos);
+  const std::size_t cut = text->find(",\"", range + 20);
+  ASSERT_NE(cut, std::string::npos);
+  const fs::path truncated = dir() / "truncated.csv";
+  ASSERT_TRUE(write_file_atomic(truncated, text->substr(0, cut + 4)).ok());
+  KprofRun run = profile({example("twostage/kernel.py"), example("twostage/problem.py")},
+                         {{"KPROF_FAKE_NCU_CSV", truncated.string()}});
+  EXPECT_EQ(run.exit_code, 4) << run.err;
+  EXPECT_NE(run.err.find("truncated"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("without launching"), std::string::npos) << run.err;
+  EXPECT_EQ(read_json(out() / "round000" / "error.json")["error"]["category"], "malformed_input");
+}
+
+TEST_F(KprofProfile, AnNcuKilledByASignalAfterItsOutputIsPartialAndSaysSo) {
+  KprofRun run = profile({example("twostage/kernel.py"), example("twostage/problem.py")},
+                         {{"KPROF_FAKE_NCU_SCENARIO", "killed_after_output"}});
+  EXPECT_EQ(run.exit_code, 13) << run.err;
+  EXPECT_NE(run.err.find("SIGKILL"), std::string::npos) << run.err;
+  const json report = read_json(out() / "round000" / "report.json");
+  EXPECT_EQ(report["metadata"]["status"], "partial");
+  EXPECT_EQ(report["metadata"]["error"]["category"], "ncu_failed");
+  EXPECT_EQ(report["kernels"].size(), 2U) << "the rows ncu wrote are kept";
+}
+
+TEST_F(KprofProfile, KillMinus9OfKprofLeavesNoNcuOrHarnessRunning) {
+  const fs::path kernel = hanging_kernel();
+  const pid_t pid = start_profile(kernel.string(), example("twostage/problem.py"), {});
+  ASSERT_GT(pid, 0);
+  // Both ncu (the stand-in) and the harness mention the output directory on their command line.
+  const std::string needle = out().string();
+  const bool both_running = eventually([&] {
+    const auto pids = processes_mentioning(needle);
+    return std::any_of(pids.begin(), pids.end(),
+                       [&](pid_t p) {
+                         std::ifstream in("/proc/" + std::to_string(p) + "/cmdline",
+                                          std::ios::binary);
+                         std::string args((std::istreambuf_iterator<char>(in)),
+                                          std::istreambuf_iterator<char>());
+                         return args.find("harness.py") != std::string::npos &&
+                                args.find(standin("ncu")) == std::string::npos;
+                       }) &&
+           pids.size() >= 2;
+  });
+  ASSERT_TRUE(both_running) << "the harness never started";
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const bool all_gone = eventually([&] { return processes_mentioning(needle).empty(); });
+  for (pid_t left : processes_mentioning(needle)) {
+    ::kill(left, SIGKILL); // do not leave them to the next test
+  }
+  EXPECT_TRUE(all_gone) << "a child of kprof survived kill -9";
+}
+
+TEST_F(KprofProfile, LeftoverStagingDirectoriesOfDeadRunsAreRemoved) {
+  pid_t dead = 0;
+  for (pid_t candidate = 4194000; candidate > 4000000; --candidate) {
+    if (::kill(candidate, 0) != 0 && errno == ESRCH) {
+      dead = candidate;
+      break;
+    }
+  }
+  ASSERT_NE(dead, 0);
+  const fs::path leftover = out() / (".round003.staging-" + std::to_string(dead) + "-0badcafe");
+  const fs::path alive = out() / (".round003.staging-" + std::to_string(::getpid()) + "-0badcafe");
+  fs::create_directories(leftover / "cand0");
+  fs::create_directories(alive);
+  ASSERT_EQ(profile({example("twostage/kernel.py"), example("twostage/problem.py")}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(leftover)) << "the dead run's staging directory is cleaned up";
+  EXPECT_TRUE(fs::exists(alive)) << "a live run's staging directory is left alone";
+}
+
+TEST_F(KprofProfile, AMissingKernelIsInputNotFoundEvenWithoutNcu) {
+  KprofRun run =
+      run_kprof({"profile", (dir() / "missing.py").string(), example("twostage/problem.py"),
+                 "--ncu", (dir() / "no-ncu").string(), "--out", out().string()},
+                {{"PATH", "/usr/bin:/bin"}});
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_NE(run.err.find("missing.py"), std::string::npos) << run.err;
+  KprofRun batch =
+      run_kprof({"batch", example("twostage/problem.py"), (dir() / "missing.py").string(), "--ncu",
+                 (dir() / "no-ncu").string(), "--out", out().string()});
+  EXPECT_EQ(batch.exit_code, 3) << batch.err;
+}
+
+TEST_F(KprofProfile, AnNcuThatIsNotNsightComputeIsAnNcuError) {
+  const fs::path liar = dir() / "liar-ncu";
+  ASSERT_TRUE(write_file_atomic(liar, "#!/bin/sh\necho hello\n").ok());
+  fs::permissions(liar, fs::perms::owner_all);
+  for (const std::string& ncu : {std::string("/bin/true"), liar.string()}) {
+    KprofRun run =
+        run_kprof({"profile", example("twostage/kernel.py"), example("twostage/problem.py"),
+                   "--ncu", ncu, "--out", out().string()});
+    EXPECT_EQ(run.exit_code, 6) << ncu << ": " << run.err;
+    EXPECT_NE(run.err.find("not Nsight Compute"), std::string::npos) << run.err;
+  }
+  KprofRun doctor = run_kprof({"doctor", "--ncu", "/bin/true"});
+  EXPECT_NE(doctor.exit_code, 0) << doctor.out;
+  EXPECT_NE(doctor.out.find("FAIL"), std::string::npos) << doctor.out;
+}
+
+TEST_F(KprofProfile, DoctorUsesThePythonItIsGiven) {
+  const fs::path missing = dir() / "no-such-python";
+  KprofRun doctor = run_kprof({"doctor", "--ncu", standin("ncu"), "--python", missing.string()});
+  EXPECT_NE(doctor.exit_code, 0) << doctor.out << doctor.err;
+  EXPECT_NE(doctor.out.find(missing.string()), std::string::npos) << doctor.out;
+
+  const fs::path broken = dir() / "broken-python";
+  ASSERT_TRUE(write_file_atomic(broken, "#!/bin/sh\nexit 1\n").ok());
+  fs::permissions(broken, fs::perms::owner_all);
+  doctor = run_kprof({"doctor", "--ncu", standin("ncu"), "--python", broken.string()});
+  EXPECT_NE(doctor.exit_code, 0) << doctor.out;
+  EXPECT_NE(doctor.out.find(broken.string()), std::string::npos) << doctor.out;
+}
+
+TEST_F(KprofProfile, InvalidUtf8InAKernelNameNeverCrashesProfileOrBatch) {
+  auto text = read_file(m_twostage);
+  ASSERT_TRUE(text.ok());
+  std::string csv = *text;
+  const std::string name = "scale_kernel";
+  for (auto pos = csv.find(name); pos != std::string::npos; pos = csv.find(name, pos + 1)) {
+    csv.replace(pos, name.size(), "scale_\xff\xfe_kernel");
+  }
+  const fs::path mangled = dir() / "mangled.csv";
+  ASSERT_TRUE(write_file_atomic(mangled, csv).ok());
+  KprofRun run = profile({example("twostage/kernel.py"), example("twostage/problem.py")},
+                         {{"KPROF_FAKE_NCU_CSV", mangled.string()}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = read_json(out() / "round000" / "report.json");
+  ASSERT_EQ(report["kernels"].size(), 2U);
+  EXPECT_NE(report.dump().find("scale_\xef\xbf\xbd"), std::string::npos)
+      << "invalid bytes become U+FFFD";
+  EXPECT_TRUE(fs::exists(out() / "round000_ncu_metrics.json"));
+
+  const std::vector<std::string> argv = {"batch",
+                                         example("twostage/problem.py"),
+                                         example("twostage/kernel.py"),
+                                         "--ncu",
+                                         standin("ncu"),
+                                         "--python",
+                                         "/usr/bin/python3",
+                                         "--out",
+                                         out().string(),
+                                         "--format",
+                                         "json",
+                                         "--round",
+                                         "1"};
+  KprofRun batch = run_with_env(argv, {{"KPROF_FAKE_NCU_CSV", mangled.string()}});
+  EXPECT_EQ(batch.exit_code, 0) << batch.err;
+  json parsed;
+  EXPECT_NO_THROW(parsed = json::parse(batch.out));
+}
+
+TEST_F(KprofProfile, AKernelPathThatIsNotUtf8IsRefusedClearlyNotACrash) {
+  const fs::path kernel = dir() / "k\xff\xfe.py";
+  fs::copy_file(example("twostage/kernel.py"), kernel);
+  KprofRun run = profile({kernel.string(), example("twostage/problem.py")});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("UTF-8"), std::string::npos) << run.err;
+  const std::vector<std::string> argv = {"batch",
+                                         example("twostage/problem.py"),
+                                         kernel.string(),
+                                         "--ncu",
+                                         standin("ncu"),
+                                         "--python",
+                                         "/usr/bin/python3",
+                                         "--out",
+                                         out().string()};
+  EXPECT_EQ(run_with_env(argv, {}).exit_code, 2);
 }
 
 } // namespace

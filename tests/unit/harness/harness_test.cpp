@@ -215,7 +215,7 @@ TEST(ParseHarnessStatus, ReadsEveryFieldOfAFinishedRun) {
   EXPECT_EQ(status->triton_version, "3.6.0");
   EXPECT_EQ(status->gpu_name, "NVIDIA H200");
   ASSERT_EQ(status->candidates.size(), 2U);
-  const CandidateStatus& first = status->candidates[0];
+  const HarnessCandidateStatus& first = status->candidates[0];
   EXPECT_EQ(first.index, 0);
   EXPECT_EQ(first.range, "kprof:cand0");
   EXPECT_EQ(first.kernel, fs::path("/k/a/kernel.py"));
@@ -234,7 +234,7 @@ TEST(ParseHarnessStatus, MapsKernelRaisedToItsCategoryWithTheTracebackAsDetail) 
   auto status = parse(healthy_status());
   ASSERT_TRUE(status.ok());
 
-  const CandidateStatus& failed = status->candidates[1];
+  const HarnessCandidateStatus& failed = status->candidates[1];
   EXPECT_FALSE(failed.ok);
   EXPECT_EQ(failed.phase, HarnessPhase::warmup);
   ASSERT_TRUE(failed.error.has_value());

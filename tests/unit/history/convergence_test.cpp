@@ -11,7 +11,7 @@ HistoryRow ok_row(int round, std::optional<int> candidate, double duration_ns, d
   HistoryRow row;
   row.round = round;
   row.candidate = candidate;
-  row.status = "ok";
+  row.status = CandidateStatus::ok;
   row.total_duration_ns = duration_ns;
   row.memory_sol_pct = sol_pct;
   row.compute_sol_pct = sol_pct / 2;
@@ -23,7 +23,7 @@ HistoryRow ok_row(int round, std::optional<int> candidate, double duration_ns, d
 HistoryRow failed_row(int round) {
   HistoryRow row;
   row.round = round;
-  row.status = "failed";
+  row.status = CandidateStatus::failed;
   row.error = make_error(ErrorCategory::kernel_raised, "RuntimeError");
   return row;
 }

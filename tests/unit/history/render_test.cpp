@@ -13,7 +13,7 @@ HistoryRow ok_row(int round, std::optional<int> candidate, double duration_ns, b
   row.round = round;
   row.candidate = candidate;
   row.label = "kernel.py";
-  row.status = "ok";
+  row.status = CandidateStatus::ok;
   row.created_at = "2026-01-02T03:04:05Z";
   row.total_duration_ns = duration_ns;
   row.dominant_kernel = "scale_kernel";
@@ -32,7 +32,7 @@ std::vector<HistoryRow> sample_rows() {
   failed.round = 2;
   failed.candidate = 0;
   failed.label = "kernel, v2.py";
-  failed.status = "failed";
+  failed.status = CandidateStatus::failed;
   failed.error =
       make_error(ErrorCategory::kernel_raised, "RuntimeError: \"bad\" shape\nsecond line");
   rows.push_back(failed);

@@ -50,7 +50,7 @@ RoundEntry failed_entry(int round, std::optional<int> candidate) {
   entry.round = round;
   entry.candidate = candidate;
   entry.label = "kernel_bad.py";
-  entry.status = "failed";
+  entry.status = CandidateStatus::failed;
   entry.error = make_error(ErrorCategory::kernel_import, "kernel.py: SyntaxError: invalid syntax",
                            "Traceback (most recent call last):\n  ...");
   return entry;
@@ -166,7 +166,7 @@ TEST(HistoryStore, RecordedRoundsReadBackWithTheBestSoFarMarked) {
 
   const HistoryRow& candidate = (*rows)[2];
   EXPECT_EQ(candidate.label, "kernel.py");
-  EXPECT_EQ(candidate.status, "ok");
+  EXPECT_EQ(candidate.status, CandidateStatus::ok);
   EXPECT_EQ(candidate.dominant_kernel, "scale_kernel");
   EXPECT_EQ(candidate.bottleneck, "memory");
   EXPECT_EQ(candidate.compute_sol_pct, 20);
@@ -206,7 +206,7 @@ TEST(HistoryStore, FailedRoundIsRecordedWithItsError) {
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 1U);
   const HistoryRow& row = rows->front();
-  EXPECT_EQ(row.status, "failed");
+  EXPECT_EQ(row.status, CandidateStatus::failed);
   EXPECT_EQ(row.label, "kernel_bad.py");
   ASSERT_TRUE(row.error.has_value());
   EXPECT_EQ(row.error->category, ErrorCategory::kernel_import);
@@ -303,10 +303,6 @@ TEST(HistoryStore, RejectsEntriesItCannotRecord) {
   RoundEntry negative = ok_entry(-1, std::nullopt, 1.0e6);
   EXPECT_EQ(store.record_round(negative).error().category, ErrorCategory::usage);
 
-  RoundEntry status = ok_entry(1, std::nullopt, 1.0e6);
-  status.status = "fine";
-  EXPECT_EQ(store.record_round(status).error().category, ErrorCategory::usage);
-
   RoundEntry empty;
   empty.round = 1;
   EXPECT_EQ(store.record_round(empty).error().category, ErrorCategory::usage);
@@ -379,6 +375,90 @@ TEST(HistoryStore, FourProcessesRecordingAtOnceAllSucceed) {
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   EXPECT_EQ(rows->size(), 40U);
   EXPECT_EQ(query_int(path, "SELECT count(DISTINCT round || ':' || candidate) FROM runs"), 40);
+}
+
+TEST(HistoryStore, AFailedAttemptKeptBesideAGoodRoundIsAddedAndMarkedLatest) {
+  const TempDir dir = make_temp_dir();
+  HistoryStore store = open_store(dir.path() / "kprof.db");
+  ASSERT_TRUE(store.record_round(ok_entry(1, std::nullopt, 2.0e6)).ok());
+  RoundEntry attempt = failed_entry(1, std::nullopt);
+  attempt.kept_at = "round001.attempt-1";
+  ASSERT_TRUE(store.record_round(attempt).ok());
+
+  auto rows = store.rows();
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 2U);
+  EXPECT_EQ((*rows)[0].status, CandidateStatus::ok);
+  EXPECT_EQ((*rows)[0].attempt, 1);
+  EXPECT_FALSE((*rows)[0].latest);
+  EXPECT_TRUE((*rows)[0].best);
+  EXPECT_EQ((*rows)[1].status, CandidateStatus::failed);
+  EXPECT_EQ((*rows)[1].attempt, 2);
+  EXPECT_EQ((*rows)[1].kept_at, "round001.attempt-1");
+  EXPECT_TRUE((*rows)[1].latest);
+  // The round's result is still the good one.
+  auto doc = store.document(1, std::nullopt);
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  EXPECT_EQ(doc->at("summary").at("total_duration_ns"), 2.0e6);
+
+  // A good re-run replaces the in-place row and keeps the attempt.
+  ASSERT_TRUE(store.record_round(ok_entry(1, std::nullopt, 1.0e6)).ok());
+  rows = store.rows();
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 2U);
+  EXPECT_EQ((*rows)[0].kept_at, "round001.attempt-1");
+  EXPECT_EQ((*rows)[1].attempt, 3);
+  EXPECT_EQ((*rows)[1].total_duration_ns, 1.0e6);
+  EXPECT_TRUE((*rows)[1].latest);
+}
+
+TEST(HistoryStore, AVersion1DatabaseIsMigratedAndItsRowsStillRead) {
+  const TempDir dir = make_temp_dir();
+  const auto path = dir.path() / "kprof.db";
+  {
+    // The released version 1 layout of runs, with one recorded round.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    const char* v1 = R"sql(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY, round INTEGER NOT NULL CHECK (round >= 0),
+  candidate INTEGER CHECK (candidate IS NULL OR candidate >= 0), label TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('ok', 'partial', 'failed')), error_category TEXT,
+  error_message TEXT, error_detail TEXT, created_at TEXT NOT NULL, total_duration_ns REAL,
+  dominant_kernel TEXT, bottleneck TEXT, compute_sol_pct REAL, memory_sol_pct REAL,
+  document TEXT);
+CREATE UNIQUE INDEX runs_round_candidate ON runs (round, coalesce(candidate, -1));
+CREATE INDEX runs_round ON runs (round, candidate);
+CREATE TABLE kernels (run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  name TEXT NOT NULL, launches INTEGER, duration_ns REAL, share REAL);
+CREATE TABLE metrics (run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  kernel TEXT NOT NULL, launch INTEGER NOT NULL, metric TEXT NOT NULL, value REAL, text TEXT,
+  unit TEXT);
+CREATE TABLE rooflines (run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  kernel TEXT NOT NULL, bottleneck TEXT, compute_sol_pct REAL, memory_sol_pct REAL,
+  headroom_pct REAL, tensor_cores_used INTEGER);
+INSERT INTO runs (round, candidate, label, status, created_at, total_duration_ns)
+  VALUES (4, NULL, 'kernel.py', 'ok', '2026-01-01T00:00:00Z', 3000000.0);
+PRAGMA user_version = 1;
+)sql";
+    ASSERT_EQ(sqlite3_exec(db, v1, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  HistoryStore store = open_store(path);
+  EXPECT_EQ(query_int(path, "PRAGMA user_version"), 2);
+  auto rows = store.rows();
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 1U);
+  EXPECT_EQ(rows->front().round, 4);
+  EXPECT_EQ(rows->front().status, CandidateStatus::ok);
+  EXPECT_EQ(rows->front().attempt, 1);
+  EXPECT_TRUE(rows->front().latest);
+  EXPECT_TRUE(rows->front().kept_at.empty());
+  ASSERT_TRUE(store.record_round(ok_entry(4, std::nullopt, 1.0e6)).ok());
+  rows = store.rows();
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1U) << "an in-place re-run still replaces the v1 row";
+  EXPECT_EQ(rows->front().attempt, 2);
 }
 
 TEST(RoundRef, ParsesARoundAlone) {

@@ -198,14 +198,30 @@ TEST(LocateNcu, RunsVersionOnlyOncePerExecutable) {
   EXPECT_EQ(test::read_text(counter), "run\n");
 }
 
-TEST(LocateNcu, LeavesTheVersionEmptyWhenNcuDoesNotPrintOne) {
+TEST(LocateNcu, LeavesTheVersionEmptyWhenAnNcuFoundOnPathDoesNotPrintOne) {
   Sandbox box;
-  const auto ncu =
-      test::write_script(box.dir.path() / "odd" / "ncu", "#!/bin/sh\necho 'something else'\n");
+  test::write_script(box.path_ncu(), "#!/bin/sh\necho 'something else'\n");
 
-  const auto found = locate_ncu(ncu, box.places);
+  const auto found = locate_ncu(std::nullopt, box.places);
   ASSERT_TRUE(found.ok()) << found.error().message;
   EXPECT_EQ(found->version, "");
+}
+
+TEST(LocateNcu, RefusesAnExplicitNcuThatIsNotNsightCompute) {
+  Sandbox box;
+  const auto script =
+      test::write_script(box.dir.path() / "odd" / "ncu", "#!/bin/sh\necho 'something else'\n");
+  for (const fs::path& named : {script, fs::path("/bin/true")}) {
+    const auto found = locate_ncu(named, box.places);
+    ASSERT_FALSE(found.ok()) << named;
+    EXPECT_EQ(found.error().category, ErrorCategory::ncu_not_found);
+    EXPECT_NE(found.error().message.find("is not Nsight Compute"), std::string::npos)
+        << found.error().message;
+  }
+  box.env.set("KPROF_NCU", script.string());
+  const auto from_env = locate_ncu(std::nullopt, box.places);
+  ASSERT_FALSE(from_env.ok());
+  EXPECT_EQ(from_env.error().category, ErrorCategory::ncu_not_found);
 }
 
 TEST(LocateNcu, ReadsTheVersionOfTheStandInNcu) {

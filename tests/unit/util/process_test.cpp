@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -301,6 +302,39 @@ TEST(RunProcess, DoesNotLeakOurFileDescriptorsToTheChild) {
   ASSERT_TRUE(result.ok()) << result.error().message;
   EXPECT_EQ(sanity->exit_code, 0);
   EXPECT_EQ(result->exit_code, 1) << leaky_path << " is open in the child";
+}
+
+TEST(RunProcess, TheChildDiesWhenKprofIsKilled) {
+  // A forked copy of this test plays kprof: it runs a child that records its pid and sleeps.
+  // SIGKILL of the copy (nothing can be cleaned up) must take the child with it.
+  const kprof::TempDir dir = make_temp_dir();
+  const std::string pid_file = (dir.path() / "child.pid").string();
+  const pid_t runner = ::fork();
+  ASSERT_GE(runner, 0);
+  if (runner == 0) {
+    kprof::ProcessSpec spec;
+    spec.argv = {"/bin/sh", "-c",
+                 "echo $$ > \"$0.partial\"; mv \"$0.partial\" \"$0\"; exec sleep 1000", pid_file};
+    (void)kprof::run_process(spec);
+    ::_exit(0);
+  }
+  pid_t child = 0;
+  for (int attempt = 0; attempt < 1000 && child == 0; ++attempt) {
+    if (auto text = kprof::read_file(pid_file)) {
+      child = static_cast<pid_t>(std::stoi(*text));
+    } else {
+      std::this_thread::sleep_for(10ms);
+    }
+  }
+  ASSERT_NE(child, 0) << "the child never started";
+  ASSERT_EQ(::kill(runner, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(runner, &status, 0), runner);
+  const bool dead = becomes_dead(child);
+  if (!dead) {
+    ::kill(child, SIGKILL);
+  }
+  EXPECT_TRUE(dead) << "the child outlived its killed parent";
 }
 
 TEST(ProcessResult, DescribesHowTheChildEnded) {

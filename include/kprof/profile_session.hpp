@@ -1,0 +1,86 @@
+// kprof: one ncu session (one ncu process profiling one harness process) and what it produced.
+//
+// The profiler asks a SessionRunner to run sessions; the real one (make_ncu_session_runner) runs
+// ncu, tests give the profiler a fake one that returns recorded outcomes. What a session produced
+// is turned into facts by assess_session() (pure), then into a verdict per candidate by
+// judge_candidate() (kprof/judge.hpp, pure).
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kprof/capture.hpp"
+#include "kprof/error.hpp"
+#include "kprof/harness.hpp"
+#include "kprof/metric_sets.hpp"
+#include "kprof/ncu.hpp"
+#include "kprof/process.hpp"
+
+namespace kprof {
+
+/// One session to run: the plan (from plan.first_candidate on) on one GPU.
+struct SessionRequest {
+  HarnessPlan plan;               ///< status_file lies in work_dir
+  std::filesystem::path work_dir; ///< plan.json, status.json, ncu.log and report.ncu-rep go here
+  std::filesystem::path script;   ///< the harness script
+  int gpu = 0;
+  bool set_visible_devices = false; ///< set CUDA_VISIBLE_DEVICES=gpu (and a per-GPU TMPDIR)
+  std::chrono::seconds timeout{300};
+};
+
+/// Everything one session produced.
+struct SessionOutcome {
+  std::vector<std::string> argv; ///< ncu's argv
+  bool started = false;          ///< ncu could be spawned
+  std::optional<Error> spawn_error;
+  ProcessResult process;
+  std::string log_text;                 ///< ncu's --log-file
+  std::optional<Capture> capture;       ///< the rows, when the log held a readable CSV
+  std::optional<Error> capture_error;   ///< why the log's CSV could not be read
+  std::optional<HarnessStatus> harness; ///< status.json, when the harness wrote it
+  NcuVerdict verdict;                   ///< classify_ncu_run() on the process, log and rows
+};
+
+/// The facts of a finished session, from what it left behind: parses the log's CSV (capture or
+/// capture_error), classifies the ncu run (ncu's console output counts too). Pure: no I/O.
+SessionOutcome assess_session(std::vector<std::string> argv, ProcessResult process,
+                              std::string log_text, std::optional<HarnessStatus> harness);
+
+/// A session that could not start (the plan could not be written, ncu could not be spawned).
+SessionOutcome unstarted_session(std::vector<std::string> argv, Error error);
+
+/// Runs sessions. Implementations must be safe to call from several threads at once (one per
+/// GPU) and are shared between copies of a KernelProfiler.
+class SessionRunner {
+public:
+  SessionRunner() = default;
+  SessionRunner(const SessionRunner&) = delete;
+  SessionRunner& operator=(const SessionRunner&) = delete;
+  SessionRunner(SessionRunner&&) = delete;
+  SessionRunner& operator=(SessionRunner&&) = delete;
+  virtual ~SessionRunner() = default;
+
+  /// Runs one session to its end (or timeout, or cancellation). Never fails: a session that
+  /// cannot start is an outcome with started == false.
+  virtual SessionOutcome run(const SessionRequest& request) = 0;
+};
+
+/// How the real runner calls ncu.
+struct NcuSessionSettings {
+  NcuInstall ncu;
+  MetricSet metrics;
+  std::filesystem::path python;
+  ClockControl clock_control = ClockControl::none;
+  bool keep_ncu_report = true; ///< -o work_dir/report
+  bool use_sudo = false;
+};
+
+/// The runner that runs ncu over the harness: writes plan.json, runs `ncu ... python harness.py
+/// plan.json` in work_dir with the shared Triton cache, reads ncu.log and status.json.
+std::shared_ptr<SessionRunner> make_ncu_session_runner(NcuSessionSettings settings);
+
+} // namespace kprof

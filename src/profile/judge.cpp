@@ -1,0 +1,190 @@
+// The verdict on one candidate. ncu's exit code is never the verdict alone: what ncu said (its
+// verdict and log), which NVTX ranges have rows, and how far the harness got are combined here,
+// and nowhere else.
+#include "kprof/judge.hpp"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace kprof {
+namespace {
+
+std::string tail_lines(std::string_view text, std::size_t lines) {
+  std::size_t pos = text.size();
+  std::size_t seen = 0;
+  while (pos > 0) {
+    --pos;
+    if (text[pos] == '\n' && pos + 1 < text.size()) {
+      if (++seen == lines) {
+        return std::string(text.substr(pos + 1));
+      }
+    }
+  }
+  return std::string(text);
+}
+
+bool has_rows_for(const SessionOutcome& session, std::string_view range) {
+  if (!session.capture) {
+    return false;
+  }
+  return std::any_of(session.capture->kernels.begin(), session.capture->kernels.end(),
+                     [&](const KernelRecord& k) { return k.nvtx_range == range; });
+}
+
+/// The log held ncu's CSV (its header row) but it could not be read: cut short or garbled. Then
+/// "no rows" is not "no kernel": the rows were lost.
+std::optional<Error> unreadable_rows(const SessionOutcome& session,
+                                     const HarnessCandidate& candidate) {
+  if (!session.capture_error || session.capture_error->category != ErrorCategory::malformed_input) {
+    return std::nullopt;
+  }
+  const bool has_header = session.log_text.rfind("\"ID\",", 0) == 0 ||
+                          session.log_text.find("\n\"ID\",") != std::string::npos;
+  if (!has_header) {
+    return std::nullopt;
+  }
+  return make_error(ErrorCategory::malformed_input,
+                    fmt::format("ncu's output for {} is malformed (truncated?): {}",
+                                candidate.kernel.string(), session.capture_error->message),
+                    session.capture_error->detail);
+}
+
+CandidateVerdict decided(CandidateStatus status, std::optional<Error> error) {
+  CandidateVerdict verdict;
+  verdict.decided = true;
+  verdict.status = status;
+  verdict.error = std::move(error);
+  return verdict;
+}
+
+const HarnessCandidateStatus* harness_status_of(const SessionOutcome& session,
+                                                const std::string& range) {
+  if (!session.harness) {
+    return nullptr;
+  }
+  const HarnessCandidateStatus* found = nullptr;
+  for (const auto& s : session.harness->candidates) {
+    if (s.range == range) {
+      found = &s;
+    }
+  }
+  return found;
+}
+
+/// True when `position` is the first candidate the harness did not finish (the one a session
+/// that ended abnormally is charged with).
+bool first_unfinished(const SessionOutcome& session, const HarnessPlan& plan,
+                      std::size_t position) {
+  if (!session.harness) {
+    return position == static_cast<std::size_t>(plan.first_candidate);
+  }
+  // A candidate that poisoned the CUDA context ended the session on purpose: the ones after it
+  // were never reached and run again in a fresh process.
+  for (const auto& s : session.harness->candidates) {
+    if (s.cuda_context_poisoned) {
+      return false;
+    }
+  }
+  for (auto i = static_cast<std::size_t>(plan.first_candidate); i < plan.candidates.size(); ++i) {
+    const auto& range = plan.candidates[i].range;
+    const bool finished = std::any_of(
+        session.harness->candidates.begin(), session.harness->candidates.end(),
+        [&](const HarnessCandidateStatus& s) { return s.range == range && (s.ok || s.error); });
+    if (!finished) {
+      return i == position;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+CandidateVerdict judge_candidate(const SessionOutcome& session, const HarnessPlan& plan,
+                                 std::size_t position) {
+  KPROF_ASSERT(position < plan.candidates.size());
+  const HarnessCandidate& candidate = plan.candidates[position];
+  const bool rows = has_rows_for(session, candidate.range);
+
+  if (!session.started) {
+    return decided(CandidateStatus::failed, session.spawn_error);
+  }
+  // Permission problems and ncu-level refusals concern every candidate alike.
+  if (session.verdict.error &&
+      session.verdict.error->category == ErrorCategory::permission_denied) {
+    return decided(CandidateStatus::failed, session.verdict.error);
+  }
+  if (session.harness && session.harness->problem_error) {
+    return decided(CandidateStatus::failed, session.harness->problem_error);
+  }
+  const HarnessCandidateStatus* status = harness_status_of(session, candidate.range);
+  const std::optional<Error> lost_rows = rows ? std::nullopt : unreadable_rows(session, candidate);
+  if (status != nullptr && status->ok) {
+    if (rows && session.process.signaled) {
+      // ncu died from a signal after writing these rows: they are kept, but the run did not end
+      // as ncu meant it to (its report file, its last rows may be missing). Never a silent ok.
+      return decided(
+          CandidateStatus::partial,
+          make_error(ErrorCategory::ncu_failed,
+                     fmt::format("ncu was {} after profiling {}; the rows it wrote are kept "
+                                 "(partial), but its output may be incomplete",
+                                 session.process.describe(), candidate.kernel.string()),
+                     session.verdict.error ? session.verdict.error->detail : std::string()));
+    }
+    if (rows) {
+      return decided(CandidateStatus::ok, std::nullopt);
+    }
+    if (lost_rows) {
+      return decided(CandidateStatus::failed, lost_rows);
+    }
+    return decided(
+        CandidateStatus::failed,
+        make_error(ErrorCategory::no_kernels,
+                   fmt::format("no kernel was profiled for {}: kernel_function returned without "
+                               "launching a GPU kernel inside its profiled call",
+                               candidate.kernel.string()),
+                   "kprof profiles only the launches of one call after the warm-up calls; a "
+                   "kernel that caches its result or runs on the CPU launches nothing there."));
+  }
+  if (status != nullptr && status->error) {
+    CandidateVerdict verdict =
+        decided(rows ? CandidateStatus::partial : CandidateStatus::failed, status->error);
+    if (status->cuda_context_poisoned) {
+      verdict.error->message += " (the CUDA context was poisoned; the remaining candidates "
+                                "continue in a fresh process)";
+    }
+    return verdict;
+  }
+  // The harness never finished this candidate: it was in flight when the session ended, or
+  // never reached (then it is decided only if the session ended abnormally while on it).
+  const bool in_flight = status != nullptr && status->phase != HarnessPhase::not_started;
+  if (!in_flight && !first_unfinished(session, plan, position)) {
+    return {}; // not reached; runs again in the next session
+  }
+  CandidateVerdict verdict =
+      decided(rows ? CandidateStatus::partial : CandidateStatus::failed, std::nullopt);
+  if (lost_rows &&
+      (!session.verdict.error || session.verdict.error->category == ErrorCategory::no_kernels)) {
+    verdict.error = lost_rows;
+  } else if (session.verdict.error) {
+    verdict.error = session.verdict.error;
+    verdict.retryable = session.verdict.retryable;
+  } else if (!session.harness) {
+    verdict.error = make_error(ErrorCategory::ncu_failed,
+                               fmt::format("the harness wrote no status ({}); python could not "
+                                           "start it or it died at once",
+                                           session.process.describe()),
+                               tail_lines(session.process.err + session.log_text, 40));
+  } else {
+    verdict.error = make_error(ErrorCategory::kernel_raised,
+                               fmt::format("the harness process ended during {} of {} ({})",
+                                           status != nullptr ? to_string(status->phase) : "start",
+                                           candidate.kernel.string(), session.process.describe()),
+                               tail_lines(session.process.err + session.log_text, 40));
+  }
+  return verdict;
+}
+
+} // namespace kprof

@@ -1,0 +1,86 @@
+#include "profile/run_metadata.hpp"
+
+namespace kprof {
+namespace {
+
+/// The round's keys; `with_select` false leaves "select" out (a candidate adds it after the
+/// analysis, see CandidateMetadata).
+void put_run(Json& out, const RunMetadata& run, bool with_select) {
+  out["round"] = run.round;
+  out["problem_file"] = run.problem_file;
+  out["ncu"] = run.ncu;
+  out["ncu_version"] = run.ncu_version;
+  out["clock_control"] = run.clock_control;
+  out["metric_check"] = run.metric_check;
+  if (with_select) {
+    out["select"] = run.select;
+  }
+  out["python"] = run.python;
+  out["warmup"] = run.warmup;
+  out["inputs"] = run.inputs;
+  out["cast"] = run.cast;
+  out["gpus"] = run.gpus;
+}
+
+} // namespace
+
+Json error_to_json(const Error& error) {
+  Json out = Json::object();
+  out["category"] = std::string(to_string(error.category));
+  out["message"] = error.message;
+  out["detail"] = error.detail;
+  return out;
+}
+
+Json RunMetadata::to_json() const {
+  Json out = Json::object();
+  put_run(out, *this, true);
+  if (wall_seconds) {
+    out["wall_seconds"] = *wall_seconds;
+  }
+  return out;
+}
+
+Json CandidateMetadata::to_json() const {
+  Json out = Json::object();
+  put_run(out, run, false);
+  out["candidate"] = candidate ? Json(*candidate) : Json(nullptr);
+  out["kernel_file"] = kernel_file;
+  out["status"] = std::string(kprof::to_string(status));
+  out["attempts"] = attempts;
+  out["gpu_index"] = gpu_index;
+  if (session) {
+    out["ncu_argv"] = session->ncu_argv;
+    out["gpu_lock_wait_seconds"] = session->gpu_lock_wait_seconds;
+    out["ncu_exit"] = session->ncu_exit;
+    out["session_wall_seconds"] = session->session_wall_seconds;
+    out["session_dir"] = session->session_dir;
+    if (session->has_harness) {
+      out["harness_setup_seconds"] = session->harness_setup_seconds;
+      out["harness_inputs_seconds"] = session->harness_inputs_seconds;
+      out["python_version"] = session->python_version;
+      out["torch_version"] = session->torch_version;
+      out["triton_version"] = session->triton_version;
+      out["gpu_name"] = session->gpu_name;
+    }
+    if (session->warmup_seconds) {
+      out["warmup_seconds"] = *session->warmup_seconds;
+    }
+    if (session->call_seconds) {
+      out["call_seconds"] = *session->call_seconds;
+    }
+  }
+  if (!source.empty()) {
+    out["source"] = source;
+  }
+  if (error) {
+    out["error"] = error_to_json(*error);
+  }
+  if (replay_passes) {
+    out["replay_passes"] = *replay_passes;
+    out["select"] = select;
+  }
+  return out;
+}
+
+} // namespace kprof

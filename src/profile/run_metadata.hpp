@@ -1,0 +1,75 @@
+// kprof: the facts of a run written into every report, error file and batch summary, typed.
+//
+// RunMetadata is the round's part (the same for every candidate), SessionFacts what one ncu
+// session adds, CandidateMetadata one candidate's "metadata" block. to_json() is the one place
+// that names their JSON keys and fixes their order (docs/json-schema.md).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kprof/error.hpp"
+#include "kprof/json_file.hpp"
+#include "kprof/status.hpp"
+
+namespace kprof {
+
+struct RunMetadata {
+  int round = 0;
+  std::string problem_file;
+  std::string ncu;
+  std::string ncu_version;
+  std::string clock_control;
+  std::string metric_check;
+  std::string select;
+  std::string python;
+  int warmup = 0;
+  std::string inputs;
+  std::string cast;
+  std::vector<int> gpus;
+  std::optional<double> wall_seconds; ///< set once the round is done
+
+  /// The round's block (RoundResult::metadata, batch.json's "metadata").
+  [[nodiscard]] Json to_json() const;
+};
+
+/// What one ncu session adds to the metadata of the candidates it decided.
+struct SessionFacts {
+  std::vector<std::string> ncu_argv;
+  double gpu_lock_wait_seconds = 0;
+  std::string ncu_exit; ///< ProcessResult::describe(), or "not started"
+  double session_wall_seconds = 0;
+  std::string session_dir;  ///< relative to the round directory ("." for a plain round)
+  bool has_harness = false; ///< the harness wrote its status: the fields below are set
+  double harness_setup_seconds = 0;
+  double harness_inputs_seconds = 0;
+  std::string python_version;
+  std::string torch_version;
+  std::string triton_version;
+  std::string gpu_name;
+  std::optional<double> warmup_seconds; ///< the candidate's own, when the harness reported it
+  std::optional<double> call_seconds;
+};
+
+/// One candidate's "metadata" block of report.json / error.json.
+struct CandidateMetadata {
+  RunMetadata run;
+  std::optional<int> candidate; ///< null for a plain round
+  std::string kernel_file;
+  CandidateStatus status = CandidateStatus::failed;
+  int attempts = 0;
+  int gpu_index = 0;
+  std::optional<SessionFacts> session; ///< absent when no session decided the candidate
+  std::string source;                  ///< the ncu.log its rows came from
+  std::optional<Error> error;
+  std::optional<double> replay_passes; ///< set with select, when a report was built
+  std::string select;
+
+  [[nodiscard]] Json to_json() const;
+};
+
+/// {category, message, detail}
+Json error_to_json(const Error& error);
+
+} // namespace kprof

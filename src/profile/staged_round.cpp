@@ -1,0 +1,194 @@
+#include "profile/staged_round.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "kprof/files.hpp"
+#include "kprof/history.hpp"
+#include "kprof/report.hpp"
+
+namespace kprof {
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Removes the staging (and half-replaced) directories that a kprof killed mid-round left in
+/// out_dir: those whose owner pid is no longer alive. A live owner's are left alone, whatever
+/// round they belong to; failures are ignored (the next run tries again).
+void remove_dead_leftovers(const fs::path& out_dir) {
+  std::error_code ec;
+  for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto owner = RoundLayout::staging_owner(it->path().filename().string());
+    if (owner && ::kill(*owner, 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove_all(it->path(), ignored);
+    }
+  }
+}
+
+} // namespace
+
+Result<StagedRound> StagedRound::begin(RoundLayout layout, int round, bool batch) {
+  if (auto created = kprof::create_directories(layout.out_dir()); !created) {
+    return created.error();
+  }
+  remove_dead_leftovers(layout.out_dir());
+  fs::path staging = layout.staging_dir(round, RoundLayout::staging_tag());
+  if (auto created = kprof::create_directories(staging); !created) {
+    return created.error();
+  }
+  return StagedRound(std::move(layout), round, batch, std::move(staging));
+}
+
+StagedRound::StagedRound(StagedRound&& other) noexcept
+    : m_layout(other.m_layout), m_round(other.m_round), m_batch(other.m_batch),
+      m_staging(std::move(other.m_staging)), m_destination(std::move(other.m_destination)),
+      m_in_place(other.m_in_place) {
+  other.m_staging.clear();
+}
+
+StagedRound::~StagedRound() {
+  if (!m_staging.empty()) {
+    std::error_code ignored;
+    fs::remove_all(m_staging, ignored);
+  }
+}
+
+fs::path StagedRound::script() const {
+  return m_staging / RoundLayout::k_harness_script;
+}
+
+fs::path StagedRound::session_dir(int gpu, int part) const {
+  return RoundLayout::session_dir(m_staging, m_batch, gpu, part);
+}
+
+std::optional<int> StagedRound::candidate_key(int index) const {
+  return m_batch ? std::optional<int>(index) : std::nullopt;
+}
+
+fs::path StagedRound::staged_candidate_dir(int index) const {
+  return RoundLayout::candidate_dir(m_staging, candidate_key(index));
+}
+
+fs::path StagedRound::final_candidate_dir(int index) const {
+  return RoundLayout::candidate_dir(m_destination, candidate_key(index));
+}
+
+namespace {
+
+/// True when `round_dir` holds a report of a plain round or of some candidate of a batch round.
+bool holds_a_report(const fs::path& round_dir) {
+  std::error_code ec;
+  if (fs::exists(round_dir / RoundLayout::k_report, ec)) {
+    return true;
+  }
+  for (fs::directory_iterator it(round_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename().string().rfind("cand", 0) == 0 &&
+        fs::exists(it->path() / RoundLayout::k_report, ec)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+fs::path StagedRound::settle(bool good) {
+  const fs::path round_dir = m_layout.round_dir(m_round);
+  m_in_place = good || !holds_a_report(round_dir);
+  m_destination =
+      m_in_place ? round_dir : m_layout.attempt_dir(m_round, m_layout.next_attempt(m_round));
+  return m_destination;
+}
+
+Result<void> StagedRound::write_report(int index, const Json& report) const {
+  const fs::path dir = staged_candidate_dir(index);
+  if (auto w = write_json_atomic(dir / RoundLayout::k_report, report); !w) {
+    return w;
+  }
+  return write_file_atomic(dir / RoundLayout::k_metrics_csv, render(Format::csv, report));
+}
+
+Result<void> StagedRound::write_error(int index, const Json& failure) const {
+  return write_json_atomic(staged_candidate_dir(index) / RoundLayout::k_error, failure);
+}
+
+Result<void> StagedRound::write_batch(const Json& batch) const {
+  return write_json_atomic(m_staging / RoundLayout::k_batch, batch);
+}
+
+Result<fs::path> StagedRound::commit(std::vector<CandidateResult>& candidates,
+                                     const CommitSettings& settings) {
+  KPROF_ASSERT(!m_staging.empty());
+  const fs::path final_dir = m_destination;
+  std::error_code ec;
+  if (m_in_place && fs::exists(final_dir, ec)) {
+    const fs::path old =
+        m_layout.out_dir() /
+        fmt::format(".{}.old-{}", RoundLayout::round_name(m_round), RoundLayout::staging_tag());
+    fs::rename(final_dir, old, ec);
+    if (ec) {
+      return make_error(ErrorCategory::io,
+                        fmt::format("cannot replace {}: {}", final_dir.string(), ec.message()));
+    }
+    fs::remove_all(old, ec);
+  }
+  fs::rename(m_staging, final_dir, ec);
+  if (ec) {
+    return make_error(ErrorCategory::io, fmt::format("cannot move round into {}: {}",
+                                                     final_dir.string(), ec.message()));
+  }
+  m_staging.clear();
+  for (auto& candidate : candidates) {
+    candidate.dir = final_candidate_dir(candidate.index);
+  }
+
+  // KernelAgent-layout files next to the round directory, and in KernelAgent's logs_dir.
+  for (const auto& candidate : candidates) {
+    if (!candidate.report || !m_in_place) {
+      continue;
+    }
+    const Json body = kernelagent_round_json(*candidate.report);
+    const std::optional<int> key = candidate_key(candidate.index);
+    if (auto w = write_json_atomic(m_layout.kernelagent_file(m_round, key), body); !w) {
+      return w.error();
+    }
+    if (settings.logs_dir) {
+      if (auto made = kprof::create_directories(*settings.logs_dir); !made) {
+        return made.error();
+      }
+      const fs::path copy = *settings.logs_dir / RoundLayout::kernelagent_file_name(m_round, key);
+      if (auto w = write_json_atomic(copy, body); !w) {
+        return w.error();
+      }
+    }
+  }
+
+  if (settings.record_history) {
+    auto store = HistoryStore::open(m_layout.history_db());
+    if (!store) {
+      return store.error().with_context("while recording the round in the history");
+    }
+    for (const auto& candidate : candidates) {
+      RoundEntry entry;
+      entry.round = m_round;
+      entry.candidate = candidate_key(candidate.index);
+      entry.label = candidate.kernel.filename().string();
+      entry.status = candidate.status;
+      entry.error = candidate.error;
+      entry.document = candidate.report;
+      if (!m_in_place) {
+        entry.kept_at = final_dir.filename().string();
+      }
+      if (auto recorded = store->record_round(entry); !recorded) {
+        return recorded.error().with_context("while recording the round in the history");
+      }
+    }
+  }
+  return final_dir;
+}
+
+} // namespace kprof

@@ -1,0 +1,141 @@
+// judge_candidate on recorded ncu logs (tests/fixtures/ncu/2025.3.1) and synthetic harness
+// statuses: the verdict a user sees for each way a session can end.
+#include <csignal>
+
+#include <gtest/gtest.h>
+
+#include "kprof/judge.hpp"
+#include "unit/profile/profile_test_support.hpp"
+
+namespace kprof {
+namespace {
+
+using namespace kprof::test;
+
+TEST(JudgeCandidate, IsOkWhenTheHarnessFinishedAndItsRangeHasRows) {
+  const auto session = outcome(exited(0), recorded_in_range("curated_nvtx_twostage.csv", 0),
+                               harness_with({finished_ok(0)}));
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
+  EXPECT_TRUE(verdict.decided);
+  EXPECT_EQ(verdict.status, CandidateStatus::ok);
+  EXPECT_FALSE(verdict.error.has_value());
+}
+
+TEST(JudgeCandidate, AFinishedCandidateWithoutRowsLaunchedNoKernel) {
+  const auto session =
+      outcome(exited(0), recorded("no_kernels_profiled.txt"), harness_with({finished_ok(0)}));
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
+  EXPECT_EQ(verdict.status, CandidateStatus::failed);
+  ASSERT_TRUE(verdict.error.has_value());
+  EXPECT_EQ(verdict.error->category, ErrorCategory::no_kernels);
+  EXPECT_NE(verdict.error->message.find("without launching"), std::string::npos);
+}
+
+TEST(JudgeCandidate, AProgramThatCrashedAfterKernelsOutsideTheRangeIsChargedToTheFirstCandidate) {
+  // The recording has rows, but none in kprof:cand0, and no harness status.
+  const auto session = outcome(exited(1), recorded("app_crash_after_kernels.txt"), std::nullopt);
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(2), 0);
+  EXPECT_TRUE(verdict.decided);
+  EXPECT_EQ(verdict.status, CandidateStatus::failed);
+  ASSERT_TRUE(verdict.error.has_value());
+  EXPECT_EQ(verdict.error->category, ErrorCategory::kernel_raised);
+  EXPECT_FALSE(judge_candidate(session, plan_of(2), 1).decided) << "never reached";
+}
+
+TEST(JudgeCandidate, ACandidateThatRaisedAfterItsKernelsKeepsItsRowsAsPartial) {
+  const auto session = outcome(exited(1), recorded_in_range("curated_nvtx_twostage.csv", 0),
+                               harness_with({raised(0)}));
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
+  EXPECT_EQ(verdict.status, CandidateStatus::partial);
+  EXPECT_EQ(verdict.error->category, ErrorCategory::kernel_raised);
+}
+
+TEST(JudgeCandidate, MissingCounterPermissionFailsEveryCandidateAlike) {
+  const std::string log = "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to "
+                          "access NVIDIA GPU Performance Counters on the target device 0.\n";
+  const auto session = outcome(exited(1), log, std::nullopt);
+  for (std::size_t position : {0U, 1U}) {
+    const CandidateVerdict verdict = judge_candidate(session, plan_of(2), position);
+    EXPECT_TRUE(verdict.decided);
+    EXPECT_EQ(verdict.error->category, ErrorCategory::permission_denied);
+    EXPECT_FALSE(verdict.retryable);
+  }
+}
+
+TEST(JudgeCandidate, AnInvalidProblemFailsEveryCandidate) {
+  HarnessStatus status = harness_with({});
+  status.problem_ok = false;
+  status.problem_error = make_error(ErrorCategory::problem_invalid, "AttributeError: get_inputs");
+  const auto session = outcome(exited(2), "", status);
+  EXPECT_EQ(judge_candidate(session, plan_of(2), 1).error->category,
+            ErrorCategory::problem_invalid);
+}
+
+TEST(JudgeCandidate, CandidatesAfterAPoisonedContextAreLeftForAFreshProcess) {
+  const auto session = outcome(exited(3), "", harness_with({raised(0, /*poisoned=*/true)}));
+  const CandidateVerdict first = judge_candidate(session, plan_of(2), 0);
+  EXPECT_EQ(first.status, CandidateStatus::failed);
+  EXPECT_NE(first.error->message.find("poisoned"), std::string::npos);
+  EXPECT_FALSE(judge_candidate(session, plan_of(2), 1).decided);
+}
+
+TEST(JudgeCandidate, ATimeoutWithoutRowsIsARetryableFailureOfTheCandidateInFlight) {
+  HarnessCandidateStatus warming;
+  warming.index = 0;
+  warming.range = candidate_range(0);
+  warming.phase = HarnessPhase::warmup;
+  const auto session = outcome(timed_out(), "", harness_with({warming}));
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
+  EXPECT_EQ(verdict.status, CandidateStatus::failed);
+  EXPECT_EQ(verdict.error->category, ErrorCategory::timeout);
+  EXPECT_TRUE(verdict.retryable);
+}
+
+TEST(JudgeCandidate, AHarnessThatNeverWroteItsStatusIsSaidSo) {
+  const auto session = outcome(exited(0), "", std::nullopt);
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
+  EXPECT_EQ(verdict.status, CandidateStatus::failed);
+  ASSERT_TRUE(verdict.error.has_value());
+}
+
+TEST(JudgeCandidate, AnNcuThatCouldNotStartFailsTheCandidateWithTheSpawnError) {
+  const auto session = unstarted_session(
+      {"ncu"}, make_error(ErrorCategory::input_not_found, "cannot run ncu: No such file"));
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
+  EXPECT_EQ(verdict.status, CandidateStatus::failed);
+  EXPECT_EQ(verdict.error->category, ErrorCategory::input_not_found);
+}
+
+TEST(JudgeCandidate, ATruncatedCsvIsMalformedOutputNotAKernelThatLaunchedNothing) {
+  std::string log = recorded_in_range("curated_nvtx_twostage.csv", 0);
+  // Cut inside the last row's quoted field.
+  log.resize(log.rfind(",\"") + 4);
+  const auto session = outcome(exited(0), log, harness_with({finished_ok(0)}));
+  ASSERT_TRUE(session.capture_error.has_value());
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
+  EXPECT_EQ(verdict.status, CandidateStatus::failed);
+  ASSERT_TRUE(verdict.error.has_value());
+  EXPECT_EQ(verdict.error->category, ErrorCategory::malformed_input);
+  EXPECT_NE(verdict.error->message.find("truncated"), std::string::npos) << verdict.error->message;
+  EXPECT_EQ(verdict.error->message.find("without launching"), std::string::npos);
+}
+
+TEST(JudgeCandidate, ALogWithoutAnyCsvIsNotCalledTruncated) {
+  const auto session =
+      outcome(exited(0), recorded("no_kernels_profiled.txt"), harness_with({finished_ok(0)}));
+  EXPECT_EQ(judge_candidate(session, plan_of(1), 0).error->category, ErrorCategory::no_kernels);
+}
+
+TEST(JudgeCandidate, AnNcuKilledByASignalAfterWritingItsRowsIsPartialNotOk) {
+  const auto session =
+      outcome(killed_by(SIGKILL), recorded_in_range("curated_nvtx_twostage.csv", 0),
+              harness_with({finished_ok(0)}));
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
+  EXPECT_EQ(verdict.status, CandidateStatus::partial);
+  ASSERT_TRUE(verdict.error.has_value());
+  EXPECT_EQ(verdict.error->category, ErrorCategory::ncu_failed);
+  EXPECT_NE(verdict.error->message.find("SIGKILL"), std::string::npos) << verdict.error->message;
+}
+
+} // namespace
+} // namespace kprof

@@ -1,0 +1,168 @@
+// The round logic of KernelProfiler with a fake SessionRunner: which sessions run, what is
+// retried, and what a round leaves on disk and in the history.
+#include <functional>
+#include <mutex>
+
+#include <gtest/gtest.h>
+
+#include "kprof/files.hpp"
+#include "kprof/history.hpp"
+#include "kprof/profiler.hpp"
+#include "kprof/round_layout.hpp"
+#include "unit/profile/profile_test_support.hpp"
+
+namespace kprof {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace kprof::test;
+
+/// Answers each session with the next scripted outcome and remembers the requests.
+class FakeRunner final : public SessionRunner {
+public:
+  using Script = std::function<SessionOutcome(const SessionRequest&)>;
+  explicit FakeRunner(std::vector<Script> scripts) : m_scripts(std::move(scripts)) {}
+
+  SessionOutcome run(const SessionRequest& request) override {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    m_requests.push_back(request);
+    KPROF_ASSERT(m_next < m_scripts.size());
+    return m_scripts[m_next++](request);
+  }
+  [[nodiscard]] std::vector<SessionRequest> requests() const {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    return m_requests;
+  }
+
+private:
+  mutable std::mutex m_mutex;
+  std::vector<Script> m_scripts;
+  std::size_t m_next = 0;
+  std::vector<SessionRequest> m_requests;
+};
+
+FakeRunner::Script profiles_ok(std::vector<int> candidates) {
+  return [candidates](const SessionRequest&) {
+    std::string log;
+    std::vector<HarnessCandidateStatus> statuses;
+    for (int c : candidates) {
+      log += recorded_in_range("curated_nvtx_twostage.csv", c);
+      statuses.push_back(finished_ok(c));
+    }
+    return outcome(exited(0), log, harness_with(statuses));
+  };
+}
+
+FakeRunner::Script times_out() {
+  return [](const SessionRequest&) { return outcome(timed_out(), "", std::nullopt); };
+}
+
+class ProfilerWithFakeRunner : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto dir = TempDir::create("kprof-profile-test");
+    ASSERT_TRUE(dir.ok());
+    m_dir.emplace(std::move(dir).value());
+    for (const char* file : {"problem.py", "kernel0.py", "kernel1.py"}) {
+      ASSERT_TRUE(write_file_atomic(path() / file, "# test\n").ok());
+    }
+  }
+  [[nodiscard]] fs::path path() const { return m_dir->path(); }
+
+  ProfileOptions options() const {
+    ProfileOptions o;
+    o.out_dir = path() / "out";
+    o.check_metrics = false;
+    o.retries = 2;
+    o.retry_backoff = std::chrono::milliseconds(1);
+    o.lock_dir = path() / "locks";
+    return o;
+  }
+
+  KernelProfiler make(const std::shared_ptr<FakeRunner>& runner, ProfileOptions o) const {
+    NcuInstall ncu{"/opt/ncu", "2025.3.1.0"};
+    auto profiler = KernelProfiler::with_runner(std::move(o), ncu, "/usr/bin/python3", runner);
+    KPROF_ASSERT(profiler.ok());
+    return std::move(profiler).value();
+  }
+
+  std::optional<TempDir> m_dir;
+};
+
+TEST_F(ProfilerWithFakeRunner, AnOkRoundLandsInPlaceWithItsKernelAgentFileAndHistoryRow) {
+  auto runner = std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{profiles_ok({0})});
+  ProfileOptions o = options();
+  o.logs_dir = path() / "logs";
+  KernelProfiler profiler = make(runner, o);
+  auto round = profiler.profile(path() / "kernel0.py", path() / "problem.py", 3);
+  ASSERT_TRUE(round.ok()) << round.error().message;
+  ASSERT_EQ(round->candidates.size(), 1U);
+  EXPECT_EQ(round->candidates[0].status, CandidateStatus::ok);
+  const RoundLayout layout(path() / "out");
+  EXPECT_EQ(round->dir, layout.round_dir(3));
+  EXPECT_TRUE(fs::exists(layout.round_dir(3) / RoundLayout::k_report));
+  EXPECT_TRUE(fs::exists(layout.round_dir(3) / RoundLayout::k_metrics_csv));
+  EXPECT_TRUE(fs::exists(layout.kernelagent_file(3, std::nullopt)));
+  EXPECT_TRUE(fs::exists(path() / "logs" / "round003_ncu_metrics.json"));
+  auto store = HistoryStore::open(layout.history_db());
+  ASSERT_TRUE(store.ok());
+  auto rows = store->rows();
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1U);
+  EXPECT_EQ((*rows)[0].status, CandidateStatus::ok);
+  auto report = read_file(layout.round_dir(3) / RoundLayout::k_report);
+  ASSERT_TRUE(report.ok());
+  const Json doc = Json::parse(*report);
+  EXPECT_EQ(doc["metadata"]["status"], "ok");
+  EXPECT_EQ(doc["metadata"]["attempts"], 1);
+  EXPECT_EQ(doc["metadata"]["round"], 3);
+}
+
+TEST_F(ProfilerWithFakeRunner, RetriesATimeoutAndCountsTheAttempts) {
+  auto runner =
+      std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{times_out(), profiles_ok({0})});
+  KernelProfiler profiler = make(runner, options());
+  auto round = profiler.profile(path() / "kernel0.py", path() / "problem.py", 0);
+  ASSERT_TRUE(round.ok()) << round.error().message;
+  EXPECT_EQ(round->candidates[0].status, CandidateStatus::ok);
+  EXPECT_EQ(round->candidates[0].attempts, 2);
+  EXPECT_EQ(runner->requests().size(), 2U);
+}
+
+TEST_F(ProfilerWithFakeRunner, GivesUpAfterTheLastRetryWithAnErrorFile) {
+  auto runner = std::make_shared<FakeRunner>(
+      std::vector<FakeRunner::Script>{times_out(), times_out(), times_out()});
+  KernelProfiler profiler = make(runner, options());
+  auto round = profiler.profile(path() / "kernel0.py", path() / "problem.py", 0);
+  ASSERT_TRUE(round.ok()) << round.error().message;
+  EXPECT_EQ(round->candidates[0].status, CandidateStatus::failed);
+  EXPECT_EQ(round->candidates[0].error->category, ErrorCategory::timeout);
+  EXPECT_EQ(runner->requests().size(), 3U);
+  EXPECT_TRUE(fs::exists(RoundLayout(path() / "out").round_dir(0) / RoundLayout::k_error));
+}
+
+TEST_F(ProfilerWithFakeRunner, AFreshProcessContinuesAfterACandidatePoisonsTheContext) {
+  auto poisons = [](const SessionRequest&) {
+    return outcome(exited(3), "", harness_with({raised(0, /*poisoned=*/true)}));
+  };
+  auto runner =
+      std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{poisons, profiles_ok({1})});
+  KernelProfiler profiler = make(runner, options());
+  auto round = profiler.profile_batch(path() / "problem.py",
+                                      {path() / "kernel0.py", path() / "kernel1.py"}, 1);
+  ASSERT_TRUE(round.ok()) << round.error().message;
+  EXPECT_EQ(round->candidates[0].status, CandidateStatus::failed);
+  EXPECT_EQ(round->candidates[1].status, CandidateStatus::ok);
+  const auto requests = runner->requests();
+  ASSERT_EQ(requests.size(), 2U);
+  EXPECT_EQ(requests[1].plan.first_candidate, 1);
+  EXPECT_EQ(requests[1].work_dir.filename(), "gpu0-part1");
+  const RoundLayout layout(path() / "out");
+  EXPECT_TRUE(fs::exists(layout.round_dir(1) / RoundLayout::k_batch));
+  EXPECT_TRUE(fs::exists(layout.round_dir(1) / "cand0" / RoundLayout::k_error));
+  EXPECT_TRUE(fs::exists(layout.kernelagent_file(1, 1)));
+  EXPECT_FALSE(fs::exists(layout.kernelagent_file(1, 0)));
+}
+
+} // namespace
+} // namespace kprof
