@@ -131,10 +131,14 @@ private:
   std::unique_ptr<sqlite3, Closer> m_db;
 };
 
-/// Renders rows for a person or a program:
+/// The rows as a document: {"schema_version": 1, "kind": "history", "rows": [{round,
+/// candidate, label, status, created_at, total_duration_ns, dominant_kernel, bottleneck,
+/// compute_sol_pct, memory_sol_pct, max_sol_pct, best_so_far, best, error}]}. Never fails.
+Json history_document(const std::vector<HistoryRow>& rows);
+
+/// render(format, history_document(rows)):
 ///   table (and prompt): one line per round and candidate, '*' before each row with best_so_far;
-///   json: {"schema_version": 1, "rows": [{round, candidate, label, status, ...}]};
-///   csv: a header line and one line per row (RFC 4180 quoting).
+///   json: the document; csv: a header line and one line per row (RFC 4180 quoting).
 /// Never fails; an empty history renders as "no rounds recorded" (table) or no rows.
 std::string render_history(const std::vector<HistoryRow>& rows, Format format);
 
@@ -147,7 +151,7 @@ struct DiffOptions {
 
 /// Compares report `a` (before) with report `b` (after), both validated with validate_report
 /// (malformed_input naming the side otherwise). The result (docs/history.md "Diff"):
-///   {schema_version, a: {label, round, candidate}, b: {...},
+///   {schema_version, kind: "diff", a: {label, round, candidate}, b: {...},
 ///    total: {duration_ns: {a, b}, speedup, dominant_kernel: {a, b}},
 ///    kernels: [{name, duration_ns: {a, b}, speedup, bottleneck: {a, b, shifted},
 ///               compute_sol_pct: {a, b}, memory_sol_pct: {a, b}, max_sol_pct: {a, b},
@@ -157,7 +161,8 @@ struct DiffOptions {
 /// zero). Unknown values are null.
 Result<Json> diff_reports(const Json& a, const Json& b, const DiffOptions& options = {});
 
-/// Renders a diff_reports() result: prompt is one line for an LLM ("round 3 vs round 2: total
+/// Renders a diff_reports() result (the same as render(format, diff); a diff without "kind" is
+/// taken as one): prompt is one line for an LLM ("round 3 vs round 2: total
 /// 2.42 ms -> 1.21 ms (2.00x faster); scale_kernel: DRAM throughput 45% -> 91%; now memory-bound
 /// at 91% of peak"), table a few aligned lines for a person, json the document itself, csv one
 /// line per compared value. Never fails on a diff_reports() result.
@@ -205,5 +210,9 @@ Result<Convergence> converged(const std::vector<HistoryRow>& rows,
 /// {converged, reason, best: {round, candidate} | null, best_duration_ns, best_sol_pct,
 ///  improvement, rounds, details}.
 Json to_json(const Convergence& convergence);
+
+/// to_json() as a document: {schema_version, kind: "convergence", converged, ...}. Its text
+/// (table and prompt) is "converged: <details>" or "not converged: <details>". Never fails.
+Json convergence_document(const Convergence& convergence);
 
 } // namespace kprof

@@ -8,10 +8,10 @@
 #include <cstddef>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
 
 #include "kprof/analysis.hpp"
 #include "kprof/capture.hpp"
@@ -20,7 +20,6 @@
 #include "kprof/metric_sets.hpp"
 
 namespace kprof {
-
 
 /// Bumped on any incompatible change of the document layout.
 inline constexpr int k_report_schema_version = 1;
@@ -64,7 +63,71 @@ struct RenderOptions {
   bool compact = false;      ///< JSON without indentation
 };
 
-/// One output format. Sinks are stateless; render() never fails on a valid document.
+/// What a kprof JSON document holds. Every artefact kprof prints is a document of one kind
+/// (docs/json-schema.md), and every Format's sink renders every kind, so the CLI and Python
+/// never format by hand.
+enum class DocumentKind {
+  report,      ///< build_report(): the profile of one capture (no "kind" member, schema v1)
+  history,     ///< history_document(): the rounds of a history database
+  diff,        ///< diff_reports(): what changed between two reports
+  convergence, ///< convergence_document(): whether to stop optimising
+  metric_set,  ///< metric_set_document(): a metric set (`kprof metrics`)
+  batch,       ///< batch_document(): the candidates of a batch round, ranked
+  doctor,      ///< doctor_document(): the checks of `kprof doctor`
+};
+
+/// "report", "history", "diff", "convergence", "metric_set", "batch", "doctor".
+std::string_view to_string(DocumentKind kind);
+
+/// The document's "kind" member; a document without one is a report (report documents predate
+/// the member). malformed_input naming the word when it is not a kind this kprof knows.
+Result<DocumentKind> document_kind(const Json& doc);
+
+/// schema_version of the documents other than the report (history, diff, convergence,
+/// metric_set, batch, doctor); bumped on an incompatible change of any of them.
+inline constexpr int k_document_schema_version = 1;
+
+/// {schema_version, kind: "metric_set", name, description, metrics: [{name, label, group}],
+///  sections, other_sets?: [names of the built-in sets]} (other_sets only when
+/// `list_builtin_sets`). Never fails.
+Json metric_set_document(const MetricSet& set, bool list_builtin_sets = false);
+
+/// One check of `kprof doctor`, as the doctor document shows it (profiler.hpp's DoctorCheck
+/// carries the same fields).
+struct DoctorLine {
+  std::string name; ///< "ncu", "gpu", "counters", "python", "torch", "triton"
+  bool ok = false;
+  std::string detail; ///< version, or the reason it failed
+  std::optional<Error> error;
+};
+
+/// {schema_version, kind: "doctor", ok (every check ok), checks: [{name, ok, detail,
+///  error: {category, message, detail} | null}]}. Never fails.
+Json doctor_document(const std::vector<DoctorLine>& checks);
+
+/// One candidate of a batch round, as the batch document shows it (profiler.hpp's
+/// CandidateResult carries the same facts).
+struct BatchCandidate {
+  int candidate = 0;
+  std::string kernel_file;
+  /// "ok", "partial" or "failed" (the words of to_string(CandidateStatus); text here because
+  /// harness.hpp still declares a struct of that name).
+  std::string status = "ok";
+  int gpu = 0;
+  std::string dir;            ///< where its files are
+  std::optional<Json> report; ///< its report document (ok and partial)
+  std::optional<Error> error; ///< set unless ok
+};
+
+/// {schema_version, kind: "batch", round, wall_seconds, metadata, candidates: [{rank, candidate,
+///  kernel_file, status, gpu, dir, report | null, error | null}]}, candidates ranked by their
+/// report's total duration (rank 1 fastest; a report without a duration after those with one;
+/// candidates without a report last, rank null). Never fails.
+Json batch_document(int round, double wall_seconds, const Json& metadata,
+                    const std::vector<BatchCandidate>& candidates);
+
+/// One output format. Sinks are stateless; render() renders a document of any DocumentKind
+/// and never fails: a document of a kind this kprof does not know renders as JSON text.
 class Sink {
 public:
   virtual ~Sink() = default;
@@ -74,7 +137,8 @@ public:
 
 std::unique_ptr<Sink> make_sink(Format format);
 
-/// Shorthand for make_sink(format)->render(doc, options).
+/// Shorthand for make_sink(format)->render(doc, options): the one call that turns any kprof
+/// document into the text of `format`.
 std::string render(Format format, const Json& doc, const RenderOptions& options = {});
 
 } // namespace kprof

@@ -40,6 +40,10 @@ std::optional<int> index_at(const Json& object, std::string_view key);
 /// ("850 ns", "9.86 us", "1.21 ms", "2.50 s"); `missing` when nullopt.
 std::string duration_text(std::optional<double> ns, std::string_view missing = "-");
 
+/// A percentage for a person, as history, diff and convergence print SOL values: whole percent
+/// ("91%"), one decimal below 10 ("4.5%"); `missing` when nullopt.
+std::string short_percent_text(std::optional<double> pct, std::string_view missing = "-");
+
 /// A duration value with the unit a document gives it ("ns", "nsecond", "us", "usecond", "ms",
 /// "msecond", "s", "second"; "" counts as ns) in nanoseconds; nullopt for any other unit.
 std::optional<double> duration_ns(double value, std::string_view unit);

@@ -5,17 +5,25 @@
 
 #include <fmt/format.h>
 
-#include "history/text.hpp"
 #include "kprof/history.hpp"
 #include "kprof/numbers.hpp"
 #include "kprof/report_view.hpp"
+#include "kprof/status.hpp"
 
 namespace kprof {
 
 namespace {
 
+// Whether a row's status is ok, whether HistoryRow holds it as text or as CandidateStatus.
+bool is_ok(std::string_view status) {
+  return status == "ok";
+}
+[[maybe_unused]] bool is_ok(CandidateStatus status) {
+  return status == CandidateStatus::ok;
+}
+
 bool usable(const HistoryRow& row) {
-  return row.status == "ok" && row.total_duration_ns.has_value();
+  return is_ok(row.status) && row.total_duration_ns.has_value();
 }
 
 /// Lower duration wins; ties go to the earlier round, then the lower candidate.
@@ -122,8 +130,8 @@ Result<Convergence> converged(const std::vector<HistoryRow>& rows,
     verdict.reason = ConvergenceReason::at_roofline;
     verdict.details = fmt::format("the best, {}, runs at {} of peak (threshold {}): it is at the "
                                   "roofline",
-                                  best_name, history::short_percent(best->max_sol_pct),
-                                  history::short_percent(options.sol_threshold_pct));
+                                  best_name, short_percent_text(best->max_sol_pct),
+                                  short_percent_text(options.sol_threshold_pct));
     return verdict;
   }
   if (verdict.improvement && *verdict.improvement <= options.min_improvement) {
@@ -148,6 +156,14 @@ Result<Convergence> converged(const std::vector<HistoryRow>& rows,
                                   best_name, options.window);
   }
   return verdict;
+}
+
+Json convergence_document(const Convergence& convergence) {
+  Json doc = Json::object();
+  doc["schema_version"] = k_document_schema_version;
+  doc["kind"] = std::string(to_string(DocumentKind::convergence));
+  doc.update(to_json(convergence));
+  return doc;
 }
 
 Json to_json(const Convergence& convergence) {

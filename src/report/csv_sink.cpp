@@ -139,6 +139,9 @@ public:
 
   [[nodiscard]] std::string render(const Json& doc,
                                    const RenderOptions& /*options*/) const override {
+    if (std::optional<std::string> text = artefact_text(doc, format())) {
+      return std::move(*text); // a document other than a report
+    }
     static const Json k_no_kernels = Json::array();
     const Json* found = member(doc, "kernels");
     const Json& kernels = found != nullptr && found->is_array() ? *found : k_no_kernels;

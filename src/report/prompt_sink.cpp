@@ -83,6 +83,9 @@ public:
   [[nodiscard]] Format format() const override { return Format::prompt; }
 
   [[nodiscard]] std::string render(const Json& doc, const RenderOptions& options) const override {
+    if (std::optional<std::string> text = artefact_text(doc, format())) {
+      return std::move(*text); // a document other than a report
+    }
     const ReportView view(doc);
     const std::vector<ReportKernel> groups = view.kernels_by_duration();
     std::string out = gpu_line(doc) + "\n" + total_line(doc, groups) + "\n";

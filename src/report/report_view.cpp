@@ -72,6 +72,13 @@ std::string duration_text(std::optional<double> ns, std::string_view missing) {
   return ns && std::isfinite(*ns) ? format_with_unit(*ns, "ns") : std::string(missing);
 }
 
+std::string short_percent_text(std::optional<double> pct, std::string_view missing) {
+  if (!pct || !std::isfinite(*pct)) {
+    return std::string(missing);
+  }
+  return format_fixed(*pct, std::fabs(*pct) < 10 ? 1 : 0) + "%";
+}
+
 std::optional<double> duration_ns(double value, std::string_view unit) {
   if (unit.empty() || unit == "ns" || unit == "nsecond") {
     return value;

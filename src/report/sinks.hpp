@@ -68,4 +68,38 @@ std::string percent_text(std::optional<double> pct, std::string_view missing);
 /// "GPU: NVIDIA H200 (peak DRAM 4.80 TB/s)" (or "GPU: unknown").
 std::string gpu_line(const Json& doc);
 
+// ---- text layout shared by every kind ----------------------------------------------------
+
+/// Display columns of UTF-8 text (continuation bytes take no column).
+std::size_t display_width(std::string_view text);
+/// `text` cut to at most `width` display columns, ending in `ellipsis` (one column) when cut.
+std::string fit(std::string_view text, std::size_t width, std::string_view ellipsis = "\u2026");
+/// `text` up to its first line break.
+std::string first_line(std::string text);
+/// Lays out rows of cells as left-aligned columns two spaces apart, without trailing spaces.
+std::string columns(const std::vector<std::vector<std::string>>& rows);
+/// A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break.
+std::string csv_field(std::string_view text);
+/// format_number(), or "" when absent.
+std::string csv_number(const std::optional<double>& value);
+/// A metric value for a person: "%" as short_percent_text, no unit as the number rounded to 3
+/// decimals, others via format_with_unit; "-" when absent.
+std::string short_value_text(const std::optional<double>& value, std::string_view unit);
+/// {category, message, detail}, or null.
+Json error_json(const std::optional<Error>& error);
+
+// ---- the documents other than the report (DocumentKind) ----------------------------------
+
+/// The text of `doc` in a text format (csv, prompt or table) when it is not a report: the
+/// renderer of its kind, or JSON text for a kind this kprof does not know. nullopt for a report
+/// (the caller, a sink, renders it).
+std::optional<std::string> artefact_text(const Json& doc, Format format);
+
+std::string history_text(const Json& doc, Format format);
+std::string convergence_text(const Json& doc, Format format);
+std::string diff_text(const Json& doc, Format format);
+std::string metric_set_text(const Json& doc, Format format);
+std::string batch_text(const Json& doc, Format format);
+std::string doctor_text(const Json& doc, Format format);
+
 } // namespace kprof::report_detail

@@ -17,41 +17,9 @@ namespace {
 
 constexpr std::size_t k_width = 100;
 constexpr std::size_t k_max_kernel_width = 22;
-constexpr std::string_view k_ellipsis = "\u2026";
 
 constexpr std::string_view k_bold = "\x1b[1m";
 constexpr std::string_view k_reset = "\x1b[0m";
-
-/// Display columns of UTF-8 text (continuation bytes take no column).
-std::size_t display_width(std::string_view text) {
-  std::size_t width = 0;
-  for (const char c : text) {
-    if ((static_cast<unsigned char>(c) & 0xC0U) != 0x80U) {
-      ++width;
-    }
-  }
-  return width;
-}
-
-/// `text` cut to at most `width` display columns, ending in an ellipsis when cut.
-std::string fit(std::string_view text, std::size_t width) {
-  if (display_width(text) <= width) {
-    return std::string(text);
-  }
-  if (width == 0) {
-    return {};
-  }
-  std::size_t columns = 0;
-  std::size_t end = 0;
-  while (end < text.size() && columns < width - 1) {
-    ++end;
-    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0U) == 0x80U) {
-      ++end;
-    }
-    ++columns;
-  }
-  return std::string(text.substr(0, end)) + std::string(k_ellipsis);
-}
 
 std::string pad(std::string_view text, std::size_t width, bool right) {
   const std::size_t used = display_width(text);
@@ -102,6 +70,9 @@ public:
   [[nodiscard]] Format format() const override { return Format::table; }
 
   [[nodiscard]] std::string render(const Json& doc, const RenderOptions& options) const override {
+    if (std::optional<std::string> text = artefact_text(doc, format())) {
+      return std::move(*text); // a document other than a report
+    }
     const ReportView view(doc);
     const std::vector<ReportKernel> groups = view.kernels_by_duration();
     const auto styled = [&](std::string_view text, std::string_view style) {

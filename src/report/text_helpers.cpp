@@ -180,6 +180,109 @@ std::string percent_text(std::optional<double> pct, std::string_view missing) {
   return pct ? format_fixed(*pct, 1) + "%" : std::string(missing);
 }
 
+std::size_t display_width(std::string_view text) {
+  std::size_t width = 0;
+  for (const char c : text) {
+    if ((static_cast<unsigned char>(c) & 0xC0U) != 0x80U) {
+      ++width;
+    }
+  }
+  return width;
+}
+
+std::string fit(std::string_view text, std::size_t width, std::string_view ellipsis) {
+  if (display_width(text) <= width) {
+    return std::string(text);
+  }
+  if (width == 0) {
+    return {};
+  }
+  std::size_t columns = 0;
+  std::size_t end = 0;
+  while (end < text.size() && columns < width - 1) {
+    ++end;
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0U) == 0x80U) {
+      ++end;
+    }
+    ++columns;
+  }
+  return std::string(text.substr(0, end)) + std::string(ellipsis);
+}
+
+std::string first_line(std::string text) {
+  if (const auto newline = text.find('\n'); newline != std::string::npos) {
+    text.resize(newline);
+  }
+  return text;
+}
+
+std::string columns(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()), 0);
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) {
+        line.append(widths[i] - row[i].size() + 2, ' ');
+      }
+    }
+    while (!line.empty() && line.back() == ' ') {
+      line.pop_back();
+    }
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    return std::string(text);
+  }
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"') {
+      quoted += '"';
+    }
+    quoted += c;
+  }
+  quoted += '"';
+  return quoted;
+}
+
+std::string csv_number(const std::optional<double>& value) {
+  return value ? format_number(*value) : std::string();
+}
+
+std::string short_value_text(const std::optional<double>& value, std::string_view unit) {
+  if (!value) {
+    return "-";
+  }
+  if (unit == "%") {
+    return short_percent_text(value);
+  }
+  if (unit.empty()) {
+    return format_number(round_to(*value, 3));
+  }
+  return format_with_unit(*value, unit);
+}
+
+Json error_json(const std::optional<Error>& error) {
+  if (!error) {
+    return Json(nullptr);
+  }
+  return Json{{"category", std::string(to_string(error->category))},
+              {"message", error->message},
+              {"detail", error->detail}};
+}
+
 std::string gpu_line(const Json& doc) {
   const Json* metadata = member(doc, "metadata");
   std::string line = "GPU: ";

@@ -144,5 +144,16 @@ TEST(Converged, JsonCarriesTheVerdict) {
   EXPECT_EQ(json["rounds"], 2);
 }
 
+TEST(Converged, DocumentRendersAsOneSentenceAndParsesBack) {
+  const Convergence verdict = judge({ok_row(1, std::nullopt, 2.0e6, 60), ok_row(2, 3, 1.0e6, 96)});
+  const Json doc = convergence_document(verdict);
+  EXPECT_EQ(doc["kind"], "convergence");
+  EXPECT_EQ(Json::parse(render(Format::json, doc))["reason"], "at_roofline");
+  EXPECT_EQ(render(Format::table, doc), "converged: " + verdict.details + "\n");
+  EXPECT_EQ(render(Format::prompt, doc), render(Format::table, doc));
+  const std::string csv = render(Format::csv, doc);
+  EXPECT_EQ(csv.substr(csv.find('\n') + 1, 19), "1,at_roofline,2,3,1");
+}
+
 } // namespace
 } // namespace kprof

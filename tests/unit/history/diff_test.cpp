@@ -217,7 +217,22 @@ TEST(RenderDiff, CsvHasOneLinePerComparedValue) {
 
 TEST(RenderDiff, JsonIsTheDiffItself) {
   const Json diff = diff_of(before_report(), after_report());
+  EXPECT_EQ(diff["kind"], "diff");
   EXPECT_EQ(Json::parse(render_diff(diff, Format::json)), diff);
+}
+
+TEST(RenderDiff, IsTheSinkRenderingOfTheDiffDocument) {
+  const Json diff = diff_of(before_report(), after_report());
+  for (const Format format : {Format::json, Format::csv, Format::prompt, Format::table}) {
+    EXPECT_EQ(render(format, diff), render_diff(diff, format)) << to_string(format);
+  }
+}
+
+TEST(RenderDiff, TakesADiffWithoutAKindAsADiff) {
+  Json diff = diff_of(before_report(), after_report());
+  const std::string prompt = render_diff(diff, Format::prompt);
+  diff.erase("kind");
+  EXPECT_EQ(render_diff(diff, Format::prompt), prompt);
 }
 
 } // namespace

@@ -72,6 +72,13 @@ TEST(RenderHistory, PromptRendersLikeTheTable) {
             render_history(sample_rows(), Format::table));
 }
 
+TEST(RenderHistory, IsTheSinkRenderingOfTheHistoryDocument) {
+  const Json doc = history_document(sample_rows());
+  for (const Format format : {Format::json, Format::csv, Format::prompt, Format::table}) {
+    EXPECT_EQ(render(format, doc), render_history(sample_rows(), format)) << to_string(format);
+  }
+}
+
 TEST(RenderHistory, EmptyHistorySaysSo) {
   EXPECT_EQ(render_history({}, Format::table), "no rounds recorded\n");
 }
@@ -79,6 +86,7 @@ TEST(RenderHistory, EmptyHistorySaysSo) {
 TEST(RenderHistory, JsonParsesBackWithEveryRow) {
   const Json doc = Json::parse(render_history(sample_rows(), Format::json));
   EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["kind"], "history");
   ASSERT_EQ(doc["rows"].size(), 3U);
   EXPECT_EQ(doc["rows"][0]["round"], 1);
   EXPECT_TRUE(doc["rows"][0]["candidate"].is_null());

@@ -1,0 +1,114 @@
+// Text of the history documents: the rows of `kprof history` (table, prompt, CSV) and the
+// convergence verdict of `kprof history --converged`. Both read only the documents that
+// history_document() and convergence_document() build (docs/json-schema.md).
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "kprof/report_view.hpp"
+#include "report/sinks.hpp"
+
+namespace kprof::report_detail {
+
+namespace {
+
+std::string or_dash(const std::string& text) {
+  return text.empty() ? "-" : text;
+}
+
+std::string optional_index(const Json& object, std::string_view key, std::string_view missing) {
+  const std::optional<int> index = json_read::index_at(object, key);
+  return index ? std::to_string(*index) : std::string(missing);
+}
+
+const Json& rows_of(const Json& doc) {
+  static const Json k_none = Json::array();
+  const Json* rows = member(doc, "rows");
+  return rows != nullptr && rows->is_array() ? *rows : k_none;
+}
+
+const Json& error_of(const Json& row) {
+  static const Json k_none = Json::object();
+  const Json* error = member(row, "error");
+  return error != nullptr && error->is_object() ? *error : k_none;
+}
+
+std::string history_csv(const Json& doc) {
+  std::string out =
+      "round,candidate,label,status,created_at,total_duration_ns,dominant_kernel,bottleneck,"
+      "compute_sol_pct,memory_sol_pct,max_sol_pct,best_so_far,best,error_category,"
+      "error_message\n";
+  for (const Json& row : rows_of(doc)) {
+    const Json& error = error_of(row);
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", optional_index(row, "round", ""),
+        optional_index(row, "candidate", ""), csv_field(text_at(row, "label")),
+        text_at(row, "status"), csv_field(text_at(row, "created_at")),
+        csv_number(number_at(row, "total_duration_ns")), csv_field(text_at(row, "dominant_kernel")),
+        text_at(row, "bottleneck"), csv_number(number_at(row, "compute_sol_pct")),
+        csv_number(number_at(row, "memory_sol_pct")), csv_number(number_at(row, "max_sol_pct")),
+        bool_at(row, "best_so_far").value_or(false) ? 1 : 0,
+        bool_at(row, "best").value_or(false) ? 1 : 0, text_at(error, "category"),
+        csv_field(text_at(error, "message")));
+  }
+  return out;
+}
+
+std::string history_table(const Json& doc) {
+  const Json& rows = rows_of(doc);
+  if (rows.empty()) {
+    return "no rounds recorded\n";
+  }
+  std::vector<std::vector<std::string>> cells;
+  cells.push_back({" ", "round", "cand", "status", "duration", "max SOL", "bottleneck", "kernel",
+                   "label", "error"});
+  bool any_best = false;
+  for (const Json& row : rows) {
+    const bool best_so_far = bool_at(row, "best_so_far").value_or(false);
+    any_best = any_best || best_so_far;
+    std::string error;
+    if (const Json& found = error_of(row); !found.empty()) {
+      // One line per row: a multi-line message is cut at its first line break.
+      error =
+          first_line(fmt::format("{}: {}", text_at(found, "category"), text_at(found, "message")));
+    }
+    cells.push_back({best_so_far ? "*" : " ", optional_index(row, "round", "-"),
+                     optional_index(row, "candidate", "-"), text_at(row, "status"),
+                     duration_text(number_at(row, "total_duration_ns")),
+                     short_percent_text(number_at(row, "max_sol_pct")),
+                     or_dash(text_at(row, "bottleneck")), or_dash(text_at(row, "dominant_kernel")),
+                     or_dash(text_at(row, "label")), error});
+  }
+  std::string out = columns(cells);
+  if (any_best) {
+    out += "* new best so far (lowest total duration among ok rounds up to that round)\n";
+  }
+  return out;
+}
+
+} // namespace
+
+std::string history_text(const Json& doc, Format format) {
+  return format == Format::csv ? history_csv(doc) : history_table(doc);
+}
+
+std::string convergence_text(const Json& doc, Format format) {
+  const bool converged = bool_at(doc, "converged").value_or(false);
+  if (format == Format::csv) {
+    const Json* best = member(doc, "best");
+    const Json& no_best = Json::object();
+    const Json& found = best != nullptr ? *best : no_best;
+    return fmt::format(
+        "converged,reason,best_round,best_candidate,best_duration_ns,best_sol_pct,"
+        "improvement,rounds,details\n{},{},{},{},{},{},{},{},{}\n",
+        converged ? 1 : 0, text_at(doc, "reason"), optional_index(found, "round", ""),
+        optional_index(found, "candidate", ""), csv_number(number_at(doc, "best_duration_ns")),
+        csv_number(number_at(doc, "best_sol_pct")), csv_number(number_at(doc, "improvement")),
+        optional_index(doc, "rounds", ""), csv_field(text_at(doc, "details")));
+  }
+  return fmt::format("{}: {}\n", converged ? "converged" : "not converged",
+                     text_at(doc, "details"));
+}
+
+} // namespace kprof::report_detail
