@@ -3,6 +3,7 @@
 // make versioned documents (docs/json-schema.md); the text renderers read only those documents,
 // so the JSON sink prints exactly what the text shows.
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -22,14 +23,14 @@ using json_read::text_at;
 
 namespace {
 
-constexpr std::pair<DocumentKind, std::string_view> k_kind_words[] = {
-    {DocumentKind::report, "report"},
-    {DocumentKind::history, "history"},
-    {DocumentKind::diff, "diff"},
-    {DocumentKind::convergence, "convergence"},
-    {DocumentKind::metric_set, "metric_set"},
-    {DocumentKind::batch, "batch"},
-    {DocumentKind::doctor, "doctor"}};
+constexpr std::array<std::pair<DocumentKind, std::string_view>, 7> k_kind_words = {
+    {{DocumentKind::report, "report"},
+     {DocumentKind::history, "history"},
+     {DocumentKind::diff, "diff"},
+     {DocumentKind::convergence, "convergence"},
+     {DocumentKind::metric_set, "metric_set"},
+     {DocumentKind::batch, "batch"},
+     {DocumentKind::doctor, "doctor"}}};
 
 /// A batch candidate's place in the ranking: by total duration, a report without a duration
 /// after every report with one, candidates without a report last.
