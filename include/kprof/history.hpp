@@ -102,7 +102,20 @@ public:
   /// busy timeout, foreign keys on, pending migrations applied in one transaction. Fails with
   /// io (the directory cannot be created) or database (cannot open, not an SQLite file, busy,
   /// or "written by a newer kprof" when its schema version is above k_history_schema_version).
+  /// An existing file of 0 bytes is refused (database: "... is empty (0 bytes): not a kprof
+  /// history"), so that no schema is written into a file that something else truncated.
   static Result<HistoryStore> open(const std::filesystem::path& path);
+
+  /// Opens an existing history for reading only (`kprof history`, `kprof diff`): never creates,
+  /// migrates or writes anything, so a history in a read-only directory, a 0444 file or one of
+  /// an older schema version can be read. SQLite opens it with mode=ro while its WAL or rollback
+  /// journal exists (a writer may be at work: its committed rounds are seen), and with
+  /// immutable=1 when it does not (or when mode=ro cannot open it, e.g. the -shm file cannot be
+  /// created in a read-only directory), so that no -wal/-shm file is left beside it. Fails with
+  /// input_not_found (no such file), io (a directory or not a regular file), or database (an
+  /// empty file: "... is empty (0 bytes): not a kprof history"; not an SQLite database; no
+  /// kprof schema; "written by a newer kprof"). Writing through the store fails (database).
+  static Result<HistoryStore> open_read_only(const std::filesystem::path& path);
 
   HistoryStore(HistoryStore&& other) noexcept;
   HistoryStore& operator=(HistoryStore&& other) noexcept;
@@ -137,6 +150,10 @@ public:
   [[nodiscard]] Result<Json> document(int round, std::optional<int> candidate) const;
 
   [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
+  /// The schema version of the open database (PRAGMA user_version). After open() it is
+  /// k_history_schema_version; after open_read_only() it may be older: readers must not select
+  /// columns that a database of this version lacks.
+  [[nodiscard]] int schema_version() const { return m_schema_version; }
 
   /// Closes sqlite3 handles; public only so that std::unique_ptr can use it.
   struct Closer {
@@ -144,10 +161,12 @@ public:
   };
 
 private:
-  HistoryStore(std::filesystem::path path, std::unique_ptr<sqlite3, Closer> db);
+  HistoryStore(std::filesystem::path path, std::unique_ptr<sqlite3, Closer> db,
+               int schema_version = k_history_schema_version);
 
   std::filesystem::path m_path;
   std::unique_ptr<sqlite3, Closer> m_db;
+  int m_schema_version = k_history_schema_version;
 };
 
 /// The rows as a document: {"schema_version": 1, "kind": "history", "rows": [{round,

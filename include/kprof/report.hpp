@@ -18,7 +18,6 @@
 #include "kprof/error.hpp"
 #include "kprof/json_file.hpp"
 #include "kprof/metric_sets.hpp"
-#include "kprof/status.hpp"
 
 namespace kprof {
 
@@ -111,7 +110,9 @@ Json doctor_document(const std::vector<DoctorLine>& checks);
 struct BatchCandidate {
   int candidate = 0;
   std::string kernel_file;
-  CandidateStatus status = CandidateStatus::ok;
+  /// "ok", "partial" or "failed" (the words of to_string(CandidateStatus); text here because
+  /// harness.hpp still declares a struct of that name).
+  std::string status = "ok";
   int gpu = 0;
   std::string dir;            ///< where its files are
   std::optional<Json> report; ///< its report document (ok and partial)

@@ -8,6 +8,7 @@
 #include "kprof/history.hpp"
 #include "kprof/numbers.hpp"
 #include "kprof/report_view.hpp"
+#include "kprof/status.hpp"
 
 namespace kprof {
 

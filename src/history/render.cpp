@@ -1,6 +1,7 @@
 // history_document(): the rows of `kprof history` as a document, which the sinks render
 // (src/report/history_text.cpp).
 #include "kprof/history.hpp"
+#include "kprof/status.hpp"
 
 namespace kprof {
 

@@ -196,7 +196,9 @@ Error newer_schema_error(int version) {
                   version, k_history_schema_version));
 }
 
-Result<void> migrate(sqlite3* db) {
+/// The schema version, retried while the database is busy; "not an SQLite database" when the
+/// file is something else.
+Result<int> read_version_retrying(sqlite3* db) {
   int code = SQLITE_OK;
   auto version = read_user_version(db, &code);
   for (int attempt = 1; !version && is_busy(code) && attempt < k_max_attempts; ++attempt) {
@@ -207,6 +209,72 @@ Result<void> migrate(sqlite3* db) {
     if ((code & 0xff) == SQLITE_NOTADB) {
       return make_error(ErrorCategory::database, "not an SQLite database (a kprof history file)");
     }
+    return std::move(version).error();
+  }
+  return version;
+}
+
+/// SQLite would take an empty file for an empty database and write a schema into it; an empty
+/// kprof.db is something truncated, not a history. Another kprof that is creating the database
+/// leaves it empty only until its first transaction commits, so an empty file is looked at again
+/// (with backoff, about 2.5 s in all) before it is refused.
+Result<void> refuse_empty_file(const fs::path& path) {
+  const auto empty = [&path] {
+    std::error_code ec;
+    const bool regular = fs::is_regular_file(path, ec);
+    const auto size = regular ? fs::file_size(path, ec) : 1;
+    return regular && !ec && size == 0;
+  };
+  for (int attempt = 0; empty(); ++attempt) {
+    if (attempt == k_max_attempts + 1) {
+      return make_error(ErrorCategory::database,
+                        fmt::format("{} is empty (0 bytes): not a kprof history; remove it to "
+                                    "start a new history there",
+                                    path.string()));
+    }
+    std::this_thread::sleep_for(k_first_backoff * (1 << attempt));
+  }
+  return {};
+}
+
+/// `path` as an SQLite URI filename ('%', '?' and '#' percent-encoded) with `query`.
+std::string sqlite_uri(const fs::path& path, std::string_view query) {
+  std::string uri = "file:";
+  for (const char c : path.string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+    } else {
+      uri += c;
+    }
+  }
+  uri += '?';
+  uri += query;
+  return uri;
+}
+
+/// Opens `path` read-only through its URI (mode=ro, plus immutable=1 when `immutable`) and reads
+/// its schema version, so that a database SQLite cannot read this way fails here.
+Result<std::unique_ptr<sqlite3, HistoryStore::Closer>> open_read_only_uri(const fs::path& path,
+                                                                          bool immutable) {
+  sqlite3* raw = nullptr;
+  const std::string uri = sqlite_uri(path, immutable ? "mode=ro&immutable=1" : "mode=ro");
+  const int rc = sqlite3_open_v2(
+      uri.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+  std::unique_ptr<sqlite3, HistoryStore::Closer> db(raw);
+  if (rc != SQLITE_OK) {
+    return history::sqlite_error(db.get(), rc, "cannot open");
+  }
+  sqlite3_extended_result_codes(db.get(), 1);
+  sqlite3_busy_timeout(db.get(), k_busy_timeout_ms);
+  if (auto version = read_version_retrying(db.get()); !version) {
+    return std::move(version).error();
+  }
+  return db;
+}
+
+Result<void> migrate(sqlite3* db) {
+  auto version = read_version_retrying(db);
+  if (!version) {
     return std::move(version).error();
   }
   if (*version > k_history_schema_version) {
@@ -574,8 +642,8 @@ void HistoryStore::Closer::operator()(sqlite3* db) const noexcept {
   sqlite3_close_v2(db);
 }
 
-HistoryStore::HistoryStore(fs::path path, std::unique_ptr<sqlite3, Closer> db)
-    : m_path(std::move(path)), m_db(std::move(db)) {}
+HistoryStore::HistoryStore(fs::path path, std::unique_ptr<sqlite3, Closer> db, int schema_version)
+    : m_path(std::move(path)), m_db(std::move(db)), m_schema_version(schema_version) {}
 
 HistoryStore::HistoryStore(HistoryStore&& other) noexcept = default;
 HistoryStore& HistoryStore::operator=(HistoryStore&& other) noexcept = default;
@@ -583,6 +651,9 @@ HistoryStore::~HistoryStore() = default;
 
 Result<HistoryStore> HistoryStore::open(const fs::path& path) {
   const std::string context = fmt::format("while opening the history database {}", path.string());
+  if (auto empty = refuse_empty_file(path); !empty) {
+    return empty.error().with_context(context);
+  }
   if (path.has_parent_path()) {
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
@@ -613,6 +684,56 @@ Result<HistoryStore> HistoryStore::open(const fs::path& path) {
     return wal.error().with_context(context);
   }
   return HistoryStore(path, std::move(db));
+}
+
+Result<HistoryStore> HistoryStore::open_read_only(const fs::path& path) {
+  const std::string context =
+      fmt::format("while opening the history database {} read-only", path.string());
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status)) {
+    return make_error(ErrorCategory::input_not_found,
+                      fmt::format("{}: there is no such file", context));
+  }
+  if (fs::is_directory(status)) {
+    return make_error(ErrorCategory::io,
+                      fmt::format("{}: it is a directory, not a kprof history", context));
+  }
+  if (!fs::is_regular_file(status)) {
+    return make_error(ErrorCategory::io,
+                      fmt::format("{}: it is not a regular file (a FIFO, socket or device), not a "
+                                  "kprof history",
+                                  context));
+  }
+  if (auto empty = refuse_empty_file(path); !empty) {
+    return empty.error().with_context(context);
+  }
+  // mode=ro attaches to a live WAL (or rollback journal), but in WAL mode it creates the -wal and
+  // -shm files when they are missing and, being read-only, cannot remove them again. Without
+  // them nothing is in flight, and immutable=1 reads the file as it is, creating nothing.
+  const bool journal_present = fs::exists(fs::path(path.string() + "-wal"), ec) ||
+                               fs::exists(fs::path(path.string() + "-journal"), ec);
+  auto db = open_read_only_uri(path, !journal_present);
+  if (!db && journal_present) {
+    db = open_read_only_uri(path, true); // e.g. the -shm file cannot be created here
+  }
+  if (!db) {
+    return db.error().with_context(context);
+  }
+  auto version = read_version_retrying(db->get());
+  if (!version) {
+    return version.error().with_context(context);
+  }
+  if (*version > k_history_schema_version) {
+    return newer_schema_error(*version).with_context(context);
+  }
+  if (*version < 1) {
+    return make_error(ErrorCategory::database,
+                      fmt::format("{}: an SQLite database without a kprof history in it "
+                                  "(schema version {})",
+                                  context, *version));
+  }
+  return HistoryStore(path, std::move(db).value(), *version);
 }
 
 Result<std::int64_t> HistoryStore::record_round(const RoundEntry& entry) {

@@ -56,15 +56,14 @@ std::string history_csv(const Json& doc) {
   return out;
 }
 
-/// "2", "2 latest" or "": the attempt column of the table, shown once any row is a re-run.
+/// "2 latest", "1", "2 (round001.attempt-2)": the attempt column of the table, shown once any
+/// row is a re-run.
 std::string attempt_text(const Json& row) {
-  const std::string attempt = optional_index(row, "attempt", "1");
-  const std::string kept = text_at(row, "kept_at");
-  std::string out = attempt;
+  std::string out = optional_index(row, "attempt", "1");
   if (bool_at(row, "latest").value_or(true)) {
     out += " latest";
   }
-  if (!kept.empty()) {
+  if (const std::string kept = text_at(row, "kept_at"); !kept.empty()) {
     out += " (" + kept + ")";
   }
   return out;

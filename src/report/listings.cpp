@@ -3,6 +3,7 @@
 // make versioned documents (docs/json-schema.md); the text renderers read only those documents,
 // so the JSON sink prints exactly what the text shows.
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -22,14 +23,14 @@ using json_read::text_at;
 
 namespace {
 
-constexpr std::pair<DocumentKind, std::string_view> k_kind_words[] = {
-    {DocumentKind::report, "report"},
-    {DocumentKind::history, "history"},
-    {DocumentKind::diff, "diff"},
-    {DocumentKind::convergence, "convergence"},
-    {DocumentKind::metric_set, "metric_set"},
-    {DocumentKind::batch, "batch"},
-    {DocumentKind::doctor, "doctor"}};
+constexpr std::array<std::pair<DocumentKind, std::string_view>, 7> k_kind_words = {
+    {{DocumentKind::report, "report"},
+     {DocumentKind::history, "history"},
+     {DocumentKind::diff, "diff"},
+     {DocumentKind::convergence, "convergence"},
+     {DocumentKind::metric_set, "metric_set"},
+     {DocumentKind::batch, "batch"},
+     {DocumentKind::doctor, "doctor"}}};
 
 /// A batch candidate's place in the ranking: by total duration, a report without a duration
 /// after every report with one, candidates without a report last.
@@ -133,7 +134,7 @@ Json batch_document(int round, double wall_seconds, const Json& metadata,
     line["rank"] = candidate->report ? Json(rank++) : Json(nullptr);
     line["candidate"] = candidate->candidate;
     line["kernel_file"] = candidate->kernel_file;
-    line["status"] = std::string(to_string(candidate->status));
+    line["status"] = candidate->status;
     line["gpu"] = candidate->gpu;
     line["dir"] = candidate->dir;
     line["report"] = candidate->report ? *candidate->report : Json(nullptr);

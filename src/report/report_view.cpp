@@ -2,6 +2,7 @@
 #include "kprof/report_view.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -111,8 +112,8 @@ const Json& empty_object() {
 }
 
 /// The launch-duration keys: raw page, then the details page's label and section/label.
-constexpr std::string_view k_duration_keys[] = {"gpu__time_duration.sum", "Duration",
-                                                "GPU Speed Of Light Throughput/Duration"};
+constexpr std::array<std::string_view, 3> k_duration_keys = {
+    "gpu__time_duration.sum", "Duration", "GPU Speed Of Light Throughput/Duration"};
 
 } // namespace
 

@@ -97,7 +97,7 @@ std::optional<std::string> artefact_text(const Json& doc, Format format);
 
 std::string history_text(const Json& doc, Format format);
 std::string convergence_text(const Json& doc, Format format);
-std::string diff_text(const Json& doc, Format format);
+std::string diff_text(const Json& diff, Format format);
 std::string metric_set_text(const Json& doc, Format format);
 std::string batch_text(const Json& doc, Format format);
 std::string doctor_text(const Json& doc, Format format);

@@ -35,13 +35,13 @@ std::vector<BatchCandidate> sample_batch() {
   candidates[0].report = tiny_report(181088, "add_kernel");
   candidates[1].candidate = 1;
   candidates[1].kernel_file = cases + "raises/kernel.py";
-  candidates[1].status = CandidateStatus::failed;
+  candidates[1].status = "failed";
   candidates[1].error =
       make_error(ErrorCategory::kernel_raised, "ValueError: the kernel rejects these inputs",
                  "Traceback (most recent call last):\n  ...");
   candidates[2].candidate = 2;
   candidates[2].kernel_file = cases + "poisoned/kernel.py";
-  candidates[2].status = CandidateStatus::failed;
+  candidates[2].status = "failed";
   candidates[2].error = make_error(
       ErrorCategory::kernel_raised,
       "RuntimeError: CUDA error: an illegal memory access was encountered (the CUDA context was "
@@ -170,7 +170,7 @@ TEST(BatchDocument, CsvHasOneLinePerCandidateInRankOrder) {
 
 TEST(BatchDocument, ShowsOnlyTheFirstLineOfAMultiLineError) {
   std::vector<BatchCandidate> candidates(1);
-  candidates[0].status = CandidateStatus::failed;
+  candidates[0].status = "failed";
   candidates[0].error = make_error(ErrorCategory::kernel_raised, "first line\nsecond line");
   const std::string text =
       render(Format::table, batch_document(1, 1.0, Json::object(), candidates));
