@@ -443,20 +443,7 @@ void collect_document_facts(const Json& doc, RunFacts& facts) {
 
 Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunFacts& facts,
                                 int& code) {
-  if (entry.kept_at.empty()) {
-    // The new result replaced roundNNN/: the row of the result it replaced goes.
-    auto remove = Statement::prepare(
-        db, "DELETE FROM runs WHERE round = ?1 AND candidate IS ?2 AND kept_at IS NULL");
-    if (!remove) {
-      code = sqlite3_errcode(db);
-      return std::move(remove).error();
-    }
-    remove->bind(1, entry.round);
-    remove->bind(2, entry.candidate);
-    if (auto done = remove->run(&code); !done) {
-      return std::move(done).error();
-    }
-  }
+  // Numbered before the replaced row goes, so attempt numbers keep counting.
   int attempt = 1;
   {
     auto last = Statement::prepare(
@@ -472,6 +459,20 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
       return std::move(row).error();
     }
     attempt = (*row ? last->column_int(0) : 0) + 1;
+  }
+  if (entry.kept_at.empty()) {
+    // The new result replaced roundNNN/: the row of the result it replaced goes.
+    auto remove = Statement::prepare(
+        db, "DELETE FROM runs WHERE round = ?1 AND candidate IS ?2 AND kept_at IS NULL");
+    if (!remove) {
+      code = sqlite3_errcode(db);
+      return std::move(remove).error();
+    }
+    remove->bind(1, entry.round);
+    remove->bind(2, entry.candidate);
+    if (auto done = remove->run(&code); !done) {
+      return std::move(done).error();
+    }
   }
   auto insert = Statement::prepare(
       db, "INSERT INTO runs (round, candidate, label, status, error_category, error_message, "

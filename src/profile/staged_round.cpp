@@ -44,7 +44,7 @@ Result<StagedRound> StagedRound::begin(RoundLayout layout, int round, bool batch
 }
 
 StagedRound::StagedRound(StagedRound&& other) noexcept
-    : m_layout(other.m_layout), m_round(other.m_round), m_batch(other.m_batch),
+    : m_layout(std::move(other.m_layout)), m_round(other.m_round), m_batch(other.m_batch),
       m_staging(std::move(other.m_staging)), m_destination(std::move(other.m_destination)),
       m_in_place(other.m_in_place) {
   other.m_staging.clear();
