@@ -96,9 +96,15 @@ struct NcuVerdict {
 NcuVerdict classify_ncu_run(const ProcessResult& process, std::string_view log_text,
                             bool has_kernel_rows);
 
+/// The FILE that means standard input (`kprof report -`).
+inline constexpr std::string_view k_stdin_path = "-";
+
 /// Loads ncu output from `path`: a CSV (raw or details page) directly, or an `.ncu-rep` report
 /// through `ncu --import FILE --csv --page raw` (ncu_not_found when `ncu` is null). Both keep
 /// the columns `options` keeps (default: every column; see read_options_for() in analysis.hpp).
+/// `path` "-" (k_stdin_path) reads standard input (a CSV; a report there is refused). A path
+/// that is no regular file is input_not_found saying what it is (FIFO, directory, device,
+/// symlink loop), without blocking.
 Result<Capture> load_capture(const std::filesystem::path& path, const NcuInstall* ncu,
                              const ReadOptions& options = {});
 

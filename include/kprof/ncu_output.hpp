@@ -47,14 +47,27 @@ Result<Capture> parse_ncu_csv(std::string_view text, const ReadOptions& options 
                               std::string_view source = "<memory>");
 
 /// Reads a file produced by `ncu --csv`, streaming it in chunks so memory stays bounded by what is
-/// kept, not by the file size. Fails with input_not_found when the file cannot be opened, and as
-/// parse_ncu_csv otherwise; messages name the path and the line.
+/// kept, not by the file size. Only a regular file (symlinks followed) is read, and nothing ever
+/// blocks: a FIFO, directory, device or socket is refused unopened. Fails with input_not_found
+/// when the path is missing, unreadable or no regular file, the message saying what it is
+/// ("PATH is a FIFO, not a file", "is a directory", "is a character device", "is a symlink
+/// loop"), and as parse_ncu_csv otherwise; messages name the path and the line.
 Result<Capture> read_ncu_csv_file(const std::filesystem::path& path,
                                   const ReadOptions& options = {});
 
-/// True when the file is an Nsight Compute report (named `*.ncu-rep`, or starting with the report
-/// magic bytes "NVR\0"), which must be converted with `ncu --import` first (see kprof/ncu.hpp
-/// load_capture()). Other binary files are not reports: reading them fails as malformed input.
+/// The source name of standard input in captures and messages.
+inline constexpr std::string_view k_stdin_source = "<stdin>";
+
+/// Reads ncu output from standard input (`kprof report -`), streamed like a file; the source is
+/// "<stdin>". An Nsight Compute report on standard input is refused (malformed_input: ncu can
+/// only import a report from a file). Errors as read_ncu_csv_file.
+Result<Capture> read_ncu_csv_stdin(const ReadOptions& options = {});
+
+/// True when `path` is a regular file that is an Nsight Compute report (named `*.ncu-rep`, or
+/// starting with the report magic bytes "NVR\0"), which must be converted with `ncu --import`
+/// first (see kprof/ncu.hpp load_capture()). False for anything that is not a readable regular
+/// file (reading it says why) and for other binary files (reading them fails as malformed
+/// input). Never blocks.
 bool looks_like_ncu_report(const std::filesystem::path& path);
 
 } // namespace kprof

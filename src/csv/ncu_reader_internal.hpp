@@ -12,6 +12,7 @@
 #include "kprof/capture.hpp"
 #include "kprof/error.hpp"
 #include "kprof/ncu_output.hpp"
+#include "util/unique_fd.hpp"
 
 namespace kprof::csv {
 
@@ -50,6 +51,16 @@ Result<Capture> parse_ncu_csv_chunked(std::string_view text, const ReadOptions& 
 /// read_ncu_csv_file() with an explicit read size (at least 1 byte).
 Result<Capture> read_ncu_csv_file_chunked(const std::filesystem::path& path,
                                           const ReadOptions& options, std::size_t chunk_size);
+
+/// Opens `path` for reading when it is a regular file (symlinks followed), never blocking: a
+/// FIFO, directory, device or socket is refused without being opened. input_not_found with a
+/// message saying what the path is ("... is a FIFO, not a file", "... is a symlink loop").
+Result<UniqueFd> open_regular_file(const std::filesystem::path& path);
+
+/// Reads ncu output from an open descriptor (a file, a pipe, standard input) `chunk_size` bytes
+/// at a time. Input that starts like an Nsight Compute report is refused (malformed_input).
+Result<Capture> read_ncu_csv_fd(int fd, const ReadOptions& options, std::string_view source,
+                                std::size_t chunk_size);
 
 /// Empty when `a` and `b` hold the same data (NaN equals NaN, `source` is not compared);
 /// otherwise a description of the first difference. For tests and the fuzzer.

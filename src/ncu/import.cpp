@@ -80,12 +80,10 @@ Result<Capture> import_report(const fs::path& path, const NcuInstall& ncu,
 
 Result<Capture> load_capture(const fs::path& path, const NcuInstall* ncu,
                              const ReadOptions& options) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    return make_error(ErrorCategory::input_not_found,
-                      fmt::format("{}: no such file", path.string()));
+  if (path == k_stdin_path) {
+    return read_ncu_csv_stdin(options);
   }
-  if (!looks_like_ncu_report(path)) {
+  if (!looks_like_ncu_report(path)) { // also what is no regular file: reading it says what it is
     return read_ncu_csv_file(path, options);
   }
   if (ncu == nullptr) {

@@ -234,6 +234,19 @@ TEST(RawCsvReader, KeepColumnsNamedKeepsExactlyThoseColumns) {
   EXPECT_EQ(capture.number(capture.kernels[0], "dram__bytes_read.sum"), 536899072.0);
   EXPECT_EQ(capture.number(capture.kernels[0], "gpu__time_duration.sum"), 182784.0);
 }
+TEST(RawCsvReader, KeepsReadingKernelAndRangeNamesThatAreNotUtf8) {
+  // curated_nvtx_twostage.csv with bytes that are not UTF-8 in scale_kernel's name and in the
+  // first launch's NVTX range, as a program with Latin-1 names could print them.
+  const Capture capture = read_fixture("curated_nvtx_twostage_invalid_utf8.csv");
+  const Capture clean = read_fixture("curated_nvtx_twostage.csv");
+  ASSERT_EQ(capture.kernels.size(), 2U);
+  EXPECT_EQ(capture.kernels[1].name, "scale_\xe9\xff_kernel\xc3"); // the bytes as printed
+  EXPECT_EQ(capture.kernels[0].nvtx_range, "kprof\x80\xc0\xaf");
+  EXPECT_EQ(capture.kernels[1].nvtx_range, "kprof");
+  ASSERT_EQ(capture.columns.size(), clean.columns.size());
+  EXPECT_EQ(capture.number(capture.kernels[1], "gpu__time_duration.sum"), 9856.0);
+  EXPECT_EQ(capture.number(capture.kernels[0], "dram__bytes_read.sum"), 16781824.0);
+}
 
 } // namespace
 } // namespace kprof

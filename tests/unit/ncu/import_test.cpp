@@ -154,5 +154,16 @@ TEST(LoadCapture, ProjectsACsvAndAnImportedReportAlike) {
   EXPECT_EQ(from_report->kernels.size(), 2U);
 }
 
+TEST(LoadCapture, SaysWhatAPathIsWhenItIsNoFileEvenWhenNamedLikeAReport) {
+  const TempDir dir = test::make_temp_dir();
+  fs::create_directory(dir.path() / "run.ncu-rep");
+  const auto capture = load_capture(dir.path() / "run.ncu-rep", nullptr);
+  ASSERT_FALSE(capture.ok());
+  EXPECT_EQ(capture.error().category, ErrorCategory::input_not_found);
+  EXPECT_NE(capture.error().message.find("run.ncu-rep is a directory, not a file"),
+            std::string::npos)
+      << capture.error().message;
+}
+
 } // namespace
 } // namespace kprof
