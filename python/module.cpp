@@ -1,8 +1,9 @@
 // _kprof: the pybind11 layer under the Python package `kprof` (python/kprof/__init__.py).
 //
 // Design notes.
-// - Thin on purpose: each binding forwards to libkprof in a line or two. Names, defaults and
-//   KernelAgent compatibility live in the Python layer.
+// - Thin on purpose: each binding forwards to libkprof in a line or two. Options arrive as one
+//   JSON object parsed by the library's option table (kprof/options.hpp), exactly as the CLI's
+//   words are. KernelAgent's names live in the Python layer.
 // - JSON crosses the boundary as text (json.loads / json.dumps on the Python side): exact for
 //   every value nlohmann can hold, and no hand-written converters to keep in sync.
 // - Expected failures (Result errors) become a C++ `Failure`, and one exception translator turns
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -31,9 +33,12 @@
 #include "kprof/files.hpp"
 #include "kprof/harness.hpp"
 #include "kprof/history.hpp"
+#include "kprof/json_file.hpp"
+#include "kprof/kernelagent.hpp"
 #include "kprof/metric_sets.hpp"
 #include "kprof/ncu.hpp"
 #include "kprof/ncu_output.hpp"
+#include "kprof/options.hpp"
 #include "kprof/profiler.hpp"
 #include "kprof/report.hpp"
 #include "kprof/version.hpp"
@@ -100,29 +105,20 @@ Json error_json(const std::optional<Error>& error) {
 Capture read_capture(const fs::path& path, const ReadOptions& options) {
   if (looks_like_ncu_report(path)) {
     NcuInstall ncu = unwrap(locate_ncu(std::nullopt));
-    return unwrap(load_capture(path, &ncu));
+    return unwrap(load_capture(path, &ncu, options));
   }
-  return unwrap(read_ncu_csv_file(path, options));
+  return unwrap(load_capture(path, nullptr, options));
 }
 
 /// KernelAgent's load_ncu_metrics: one row per kept launch, {"Kernel Name": name, metric: value}
 /// with the metrics in the requested order. `columns` is a set name or comma-separated list.
 std::string load_metrics(const std::string& path, const std::string& columns,
                          const std::vector<std::string>& name_list, const std::string& select) {
-  const MetricSet set = unwrap(resolve_metric_set(columns));
+  const MetricSet set = unwrap(resolve_metric_set(columns, MetricSetUse::read));
   SelectOptions options;
   options.select = unwrap(parse_select(select));
   options.kernel_filters = name_list;
-  // The columns max-cycles selects by are read even when not asked for.
-  std::unordered_set<std::string> wanted{"sm__cycles_active.avg", "gpu__time_duration.sum"};
-  for (const MetricSpec& spec : set.metrics) {
-    wanted.insert(spec.name);
-  }
-  ReadOptions read;
-  read.keep_column = [&wanted](std::string_view name) {
-    return wanted.contains(std::string(name));
-  };
-  const Capture capture = read_capture(path, read);
+  const Capture capture = read_capture(path, read_options_for(set));
   std::vector<std::pair<std::string, std::size_t>> present;
   for (const MetricSpec& spec : set.metrics) {
     if (auto column = capture.column_index(spec.name)) {
@@ -142,7 +138,7 @@ std::string load_metrics(const std::string& path, const std::string& columns,
     for (const auto& [name, column] : present) {
       const MetricValue value = capture.value(kernel, column);
       if (value.kind == ValueKind::number) {
-        row[name] = value.number;
+        row[name] = kernelagent_value(value.number);
       } else if (value.kind == ValueKind::text) {
         row[name] = std::string(value.text);
       } else {
@@ -151,22 +147,22 @@ std::string load_metrics(const std::string& path, const std::string& columns,
     }
     rows.push_back(std::move(row));
   }
-  return rows.dump();
+  return json_text(rows, -1);
 }
 
 /// `kprof report FILE --select S --metrics M [--kernel K]...` as a document.
 std::string build_report_from_file(const std::string& path, const std::string& select,
                                    const std::string& metrics,
                                    const std::vector<std::string>& kernels) {
-  const MetricSet set = unwrap(resolve_metric_set(metrics));
+  const MetricSet set = unwrap(resolve_metric_set(metrics, MetricSetUse::read));
   SelectOptions options;
   options.select = unwrap(parse_select(select));
   options.kernel_filters = kernels;
-  const Capture capture = read_capture(path, {});
+  const Capture capture = read_capture(path, read_options_for(set));
   Analysis analysis = unwrap(analyse(capture, options));
   Json run = Json::object();
   run["select"] = std::string(to_string(options.select));
-  return build_report(capture, analysis, set, run).dump();
+  return json_text(build_report(capture, analysis, set, run), -1);
 }
 
 std::string render_report(const std::string& doc, const std::string& format, int round_digits,
@@ -254,12 +250,12 @@ private:
                                 {"gpu", candidate.gpu},
                                 {"attempts", candidate.attempts}});
     }
-    return Json{{"round", round.round},
-                {"dir", round.dir.string()},
-                {"wall_seconds", round.wall_seconds},
-                {"metadata", round.metadata},
-                {"candidates", std::move(candidates)}}
-        .dump();
+    return json_text(Json{{"round", round.round},
+                          {"dir", round.dir.string()},
+                          {"wall_seconds", round.wall_seconds},
+                          {"metadata", round.metadata},
+                          {"candidates", std::move(candidates)}},
+                     -1);
   }
 
   ProfileOptions m_options;
@@ -267,43 +263,20 @@ private:
   std::optional<KernelProfiler> m_prototype;
 };
 
-/// Everything the Python constructor passes; one struct so the binding stays one line.
-ProfileOptions make_profile_options(const std::string& out_dir, const std::string& metrics,
-                                    const std::optional<std::string>& ncu,
-                                    const std::optional<std::string>& python, bool use_sudo,
-                                    int timeout_s, const std::string& clock_control,
-                                    const std::vector<int>& gpus, const std::string& select,
-                                    const std::vector<std::string>& kernel_filters, int warmup,
-                                    const std::string& inputs, const std::string& cast,
-                                    std::uint64_t seed, bool check_metrics, bool keep_ncu_report,
-                                    bool record_history, const py::object& on_progress) {
-  ProfileOptions options;
-  options.out_dir = out_dir;
-  options.metrics = metrics;
-  if (ncu) {
-    options.ncu = *ncu;
+/// ProfileOptions from Python's keyword arguments: `values` is a JSON object keyed by option
+/// names (kprof/options.hpp), `spelled` the keyword each option had in the caller's words, so
+/// messages name what the caller wrote. A value of the wrong JSON type is a TypeError.
+ProfileOptions make_profile_options(const std::string& values,
+                                    const std::map<std::string, std::string>& spelled,
+                                    const py::object& on_progress) {
+  OptionContext context;
+  context.spelled.insert(spelled.begin(), spelled.end());
+  context.visible_gpus = visible_gpu_count();
+  const Json parsed = parse_json(values, "the options");
+  if (auto typed = check_option_types(parsed, context); !typed) {
+    throw py::type_error(typed.error().message);
   }
-  if (python) {
-    options.python = *python;
-  }
-  options.use_sudo = use_sudo;
-  if (timeout_s <= 0) {
-    throw Failure(
-        make_error(ErrorCategory::usage,
-                   fmt::format("ncu_timeout_seconds must be positive, got {}", timeout_s)));
-  }
-  options.timeout = std::chrono::seconds(timeout_s);
-  options.clock_control = unwrap(parse_clock_control(clock_control));
-  options.gpus = gpus;
-  options.select.select = unwrap(parse_select(select));
-  options.select.kernel_filters = kernel_filters;
-  options.warmup = warmup;
-  options.inputs = unwrap(parse_inputs_on(inputs));
-  options.cast = unwrap(parse_cast_dtype(cast));
-  options.seed = seed;
-  options.check_metrics = check_metrics;
-  options.keep_ncu_report = keep_ncu_report;
-  options.record_history = record_history;
+  ProfileOptions options = unwrap(parse_run_options(parsed, context)).options;
   if (!on_progress.is_none()) {
     // Copies of ProfileOptions happen without the GIL: share the callable through a pointer
     // whose deleter takes the GIL, and take it again for each call.
@@ -323,6 +296,17 @@ ProfileOptions make_profile_options(const std::string& out_dir, const std::strin
   return options;
 }
 
+/// KernelAgent's metrics text of `rows` (a JSON list of row objects) or of a report document.
+std::string metrics_text(const std::string& rows_or_report, bool is_report,
+                         std::optional<int> round_digits, bool compact,
+                         std::optional<std::vector<std::string>> keep_columns,
+                         const std::string& key_by) {
+  KernelAgentTextOptions options{round_digits, compact, std::move(keep_columns), key_by};
+  const Json parsed = parse_json(rows_or_report, is_report ? "the report" : "the rows");
+  return unwrap(
+      kernelagent_metrics_text(is_report ? unwrap(kernelagent_rows(parsed)) : parsed, options));
+}
+
 /// One open history database (HistoryStore is move-only; pybind11 holds it by value here).
 class History {
 public:
@@ -334,7 +318,7 @@ public:
 
   [[nodiscard]] std::string document(const std::string& ref) const {
     const RoundRef parsed = unwrap(parse_round_ref(ref));
-    return unwrap(m_store.document(parsed)).dump();
+    return json_text(unwrap(m_store.document(parsed)), -1);
   }
 
   [[nodiscard]] std::string diff(const std::string& a, const std::string& b,
@@ -343,7 +327,7 @@ public:
     options.top_metrics = top_metrics;
     const Json left = unwrap(m_store.document(unwrap(parse_round_ref(a))));
     const Json right = unwrap(m_store.document(unwrap(parse_round_ref(b))));
-    return unwrap(diff_reports(left, right, options)).dump();
+    return json_text(unwrap(diff_reports(left, right, options)), -1);
   }
 
   [[nodiscard]] std::string converged(double sol_threshold, int window,
@@ -352,7 +336,7 @@ public:
     options.sol_threshold_pct = sol_threshold;
     options.window = window;
     options.min_improvement = min_improvement;
-    return to_json(unwrap(kprof::converged(unwrap(m_store.rows()), options))).dump();
+    return json_text(to_json(unwrap(kprof::converged(unwrap(m_store.rows()), options))), -1);
   }
 
   [[nodiscard]] std::string path() const { return m_store.path().string(); }
@@ -364,11 +348,18 @@ private:
 std::string diff_documents(const std::string& a, const std::string& b, std::size_t top_metrics) {
   DiffOptions options;
   options.top_metrics = top_metrics;
-  return unwrap(diff_reports(parse_json(a, "report a"), parse_json(b, "report b"), options)).dump();
+  return json_text(
+      unwrap(diff_reports(parse_json(a, "report a"), parse_json(b, "report b"), options)), -1);
 }
 
 std::string render_diff_text(const std::string& diff, const std::string& format) {
   return render_diff(parse_json(diff, "the diff"), unwrap(parse_format(format)));
+}
+
+/// `text` as a Python str; bytes that are not UTF-8 (a path, ncu's output) become U+FFFD.
+py::str text_of(const std::string& text) {
+  return py::reinterpret_steal<py::str>(
+      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace"));
 }
 
 /// Sets the Python error for `failure`: the kprof.KprofError subclass of its category.
@@ -377,8 +368,8 @@ void raise_failure(const Failure& failure) {
   try {
     const py::object exception =
         py::module_::import("kprof._errors")
-            .attr("error_from_native")(std::string(to_string(error.category)), error.message,
-                                       error.detail);
+            .attr("error_from_native")(std::string(to_string(error.category)),
+                                       text_of(error.message), text_of(error.detail));
     PyErr_SetObject(py::type::handle_of(exception).ptr(), exception.ptr());
   } catch (const py::error_already_set&) {
     // kprof._errors is missing (the extension imported on its own): keep the message.
@@ -400,17 +391,24 @@ PYBIND11_MODULE(_kprof, m) {
       if (pointer) {
         std::rethrow_exception(pointer);
       }
+    } catch (const py::error_already_set&) {
+      throw; // a Python exception: pybind11 restores it
+    } catch (const py::builtin_exception&) {
+      throw; // py::type_error and friends: pybind11 raises them as they are
     } catch (const Failure& failure) {
       raise_failure(failure);
+    } catch (const std::exception& error) {
+      // Anything else is a bug in kprof: still a KprofError (InternalError), never a bare
+      // RuntimeError that callers catching KprofError would miss.
+      raise_failure(Failure(make_error(ErrorCategory::internal, error.what())));
     }
   });
 
   m.def("version", [] { return std::string(k_version); });
-  m.def("exit_code", [](const std::string& category) {
-    for (int i = 0; i <= static_cast<int>(ErrorCategory::internal); ++i) {
-      const auto value = static_cast<ErrorCategory>(i);
-      if (to_string(value) == category) {
-        return exit_code(value);
+  m.def("exit_code", [](const std::string& name) {
+    for (const ExitCodeRow& row : exit_code_table()) {
+      if (row.name == name) {
+        return row.code;
       }
     }
     return exit_code(ErrorCategory::internal);
@@ -422,16 +420,20 @@ PYBIND11_MODULE(_kprof, m) {
   m.def("render", &render_report, py::arg("doc"), py::arg("format"), py::arg("round_digits") = 3,
         py::arg("compact") = false, py::arg("max_rules") = 5);
   m.def("kernelagent_json", [](const std::string& doc) {
-    return kernelagent_round_json(parse_json(doc, "the report")).dump(2) + "\n";
+    return json_text(kernelagent_round_json(parse_json(doc, "the report")), 2);
   });
-  m.def("round_dir_name", &round_dir_name);
-  m.def("write_file_atomic", [](const std::string& path, const std::string& data) {
-    unwrap(write_file_atomic(path, data));
-  });
+  m.def("load_report",
+        [](const std::string& path) { return json_text(unwrap(load_report(path)), -1); });
   m.def("diff_reports", &diff_documents, py::arg("a"), py::arg("b"), py::arg("top_metrics") = 8);
   m.def("render_diff", &render_diff_text, py::arg("diff"), py::arg("format"));
   py::class_<ProfileOptions>(m, "ProfileOptions");
-  m.def("profile_options", &make_profile_options);
+  m.def("profile_options", &make_profile_options, py::arg("values"), py::arg("spelled"),
+        py::arg("on_progress"));
+  m.def("metrics_text", &metrics_text, py::arg("rows_or_report"), py::arg("is_report"),
+        py::arg("round_digits"), py::arg("compact"), py::arg("keep_columns"), py::arg("key_by"));
+  m.def("kernelagent_rows", [](const std::string& doc) {
+    return json_text(unwrap(kernelagent_rows(parse_json(doc, "the report"))), -1);
+  });
   py::class_<Profiler>(m, "Profiler")
       .def(py::init<ProfileOptions>())
       .def("profile", &Profiler::profile)

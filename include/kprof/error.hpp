@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -40,6 +41,30 @@ std::string_view to_string(ErrorCategory category);
 
 /// The process exit code for a category. 0 is success; codes are stable across releases.
 int exit_code(ErrorCategory category);
+
+/// The exit code of a command stopped by Ctrl-C or SIGTERM (not an ErrorCategory: nothing failed).
+inline constexpr int k_exit_interrupted = 130;
+/// The exit code of `history --converged` when optimising should go on.
+inline constexpr int k_exit_not_converged = 1;
+
+/// One row of the documented exit-code table.
+struct ExitCodeRow {
+  int code = 0;
+  std::string_view
+      name; ///< the category name ("ncu_not_found"), or ok / not_converged / interrupted
+  std::string_view meaning; ///< one line, Markdown (`code` spans allowed)
+};
+
+/// Every exit code kprof uses, by increasing code: 0, 1, one row per ErrorCategory (exit_code()),
+/// and 130 (interrupted). The one source of README's "Exit codes" table, `kprof --help` and docs.
+std::span<const ExitCodeRow> exit_code_table();
+
+/// exit_code_table() as the Markdown table README.md shows ("| code | meaning |", one row per
+/// code).
+std::string exit_code_markdown();
+
+/// exit_code_table() as plain text for `--help` ("Exit codes:" then "  N  meaning" lines).
+std::string exit_code_help();
 
 /// An expected failure: a category, a one-line message, and optional multi-line detail
 /// (a Python traceback, ncu's log tail). Messages carry their context ("while reading X: ...").

@@ -3,11 +3,12 @@
 The names mirror KernelAgent's profiler (``KernelProfiler.profile_kernel``, ``ProfilerResults``,
 ``load_ncu_metrics``, ``metrics_to_prompt``) so that switching is a one-line import change. All
 the work is done by the C++ library (libkprof) through the ``_kprof`` extension; this file only
-adapts names, defaults and Python types. See docs/python.md.
+adapts KernelAgent's names and Python types (paths, enums, None on failure). See docs/python.md.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 import logging
 import math
@@ -90,23 +91,40 @@ def _path(value: Any, what: str = "path") -> str:
         raise TypeError(f"{what} must be a str or os.PathLike, not {type(value).__name__}") from None
 
 
+def _native_path(value: Any, what: str = "path") -> bytes:
+    """A path as the OS bytes, for the native layer: names that are not UTF-8 cross unchanged."""
+    return os.fsencode(_path(value, what))
+
+
 def _word(value: Any, what: str) -> str:
     """An enum-like word: a str, or an Enum whose value is one (KernelAgent's
     MetricSelectionPolicy). The C++ parsers validate it and list the valid words."""
-    word = getattr(value, "value", value)
+    word = value.value if isinstance(value, enum.Enum) else value
     if not isinstance(word, str):
-        raise UsageError(f"{what} must be a string, not {type(value).__name__}")
+        raise TypeError(f"{what} must be a str, not {type(value).__name__}")
     return word
 
 
-def _tidy(value: Any) -> Any:
-    """JSON numbers as kprof prints them: integral values as int, NaN/inf as None."""
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return None
-        if value.is_integer() and abs(value) < 2.0**53:
-            return int(value)
+def _int(value: Any, what: str) -> int:
+    """An int argument (bool is not one)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
     return value
+
+
+def _names(value: Any, what: str) -> List[str]:
+    """A list of names: None is none, a str is one name (never its characters)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{what} must be a str or a list of str, not {type(value).__name__}")
+    names = list(value)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"{what} must hold str names, not {type(name).__name__}")
+    return names
 
 
 def _is_report(value: Any) -> bool:
@@ -122,16 +140,20 @@ def _report_of(value: Any) -> Report:
     raise TypeError(f"expected a kprof report dict or ProfilerResults, not {type(value).__name__}")
 
 
-def _dumps(doc: Any) -> str:
-    return json.dumps(doc, ensure_ascii=False, allow_nan=False)
+def _dumps(doc: Any, what: str = "the document") -> str:
+    """JSON text for the native layer (ASCII, so any str crosses; NaN is refused)."""
+    try:
+        return json.dumps(doc, allow_nan=False)
+    except ValueError as error:
+        raise MalformedOutput(f"{what} cannot be written as JSON: {error}") from None
 
 
 def _round_ref(ref: Any) -> str:
     """3 -> "3", "3:1" -> "3:1", (3, 1) -> "3:1"; parse_round_ref validates the text."""
     if isinstance(ref, tuple) and len(ref) == 2:
-        return f"{ref[0]}:{ref[1]}"
+        return f"{_int(ref[0], 'round')}:{_int(ref[1], 'candidate')}"
     if isinstance(ref, bool) or not isinstance(ref, (int, str)):
-        raise UsageError(f"a round is an int, 'N' or 'N:C', not {ref!r}")
+        raise TypeError(f"a round is an int, 'N', 'N:C' or (N, C), not {type(ref).__name__}")
     return str(ref)
 
 
@@ -198,34 +220,24 @@ def load_ncu_metrics(
     Raises InputNotFound, MalformedOutput (not ncu output), NoKernelsProfiled (ncu profiled
     nothing), UsageError (a bad select word, or none of the given columns is in the file).
     """
-    if columns is None:
-        column_text = "default"
-    elif isinstance(columns, str):
-        column_text = columns
-    else:
-        column_text = ",".join(columns)
-    names = [] if name_list is None else [str(name) for name in name_list]
-    text = _kprof.load_metrics(_path(csv_path, "csv_path"), column_text, names, _word(select, "select"))
-    return MetricRows({key: _tidy(value) for key, value in row.items()} for row in json.loads(text))
+    # A str is a set name or a comma-separated list, as for ``kprof report --metrics``.
+    column_text = "default" if columns is None else columns if isinstance(columns, str) else ",".join(_names(columns, "columns"))
+    names = _names(name_list, "name_list")
+    text = _kprof.load_metrics(_native_path(csv_path, "csv_path"), column_text, names, _word(select, "select"))
+    return MetricRows(json.loads(text))
 
 
-def _rows_of(value: Any) -> List[Dict[str, Any]]:
-    """Rows for metrics_to_prompt: from a report (the metric set's metrics of each launch), a
-    DataFrame, or any iterable of dicts."""
-    if isinstance(value, ProfilerResults) or _is_report(value):
-        doc = _report_of(value)
-        names = [spec["name"] for spec in doc["metadata"]["metric_set"]["metrics"]]
-        rows = []
-        for kernel in doc["kernels"]:
-            row: Dict[str, Any] = {_KERNEL_NAME: kernel["name"]}
-            for name in names:
-                if name in kernel["metrics"]:
-                    row[name] = kernel["metrics"][name]["value"]
-            rows.append(row)
-        return rows
+def _plain_rows(value: Any) -> List[Dict[str, Any]]:
+    """Python row containers as plain JSON-ready dicts: a pandas DataFrame's records or any
+    iterable of mappings; NaN and infinities (pandas' missing values) become None."""
     if hasattr(value, "to_dict") and hasattr(value, "columns"):  # a pandas DataFrame
-        return list(value.to_dict(orient="records"))
-    return [dict(row) for row in value]
+        value = value.to_dict(orient="records")
+    rows = []
+    for row in value:
+        if not isinstance(row, Mapping):
+            raise TypeError(f"rows_or_report must hold mappings, not {type(row).__name__}")
+        rows.append({str(key): None if isinstance(cell, float) and not math.isfinite(cell) else cell for key, cell in row.items()})
+    return rows
 
 
 def metrics_to_prompt(
@@ -243,32 +255,11 @@ def metrics_to_prompt(
     ProfilerResults (their metric-set metrics, so metrics_to_prompt(report) is the report's
     "metrics" block as text)."""
     del title  # KernelAgent documents it as "not included in output"
-    rows = _rows_of(rows_or_report)
-    indent = None if compact else 2
-
-    def value_of(value: Any) -> Any:
-        if isinstance(value, float) and round_digits is not None and math.isfinite(value):
-            value = round(value, round_digits)
-        return _tidy(value)
-
-    if rows and any(key_by not in row for row in rows):
-        listed = [{key: value_of(value) for key, value in row.items()} for row in rows]
-        return json.dumps(listed, ensure_ascii=False, indent=indent)
-    data: Dict[str, Any] = {}
-    for row in rows:
-        name = str(row[key_by])
-        record = {
-            key: value_of(value)
-            for key, value in row.items()
-            if key != key_by and (keep_cols is None or key in keep_cols)
-        }
-        if name not in data:
-            data[name] = record
-        elif isinstance(data[name], list):
-            data[name].append(record)
-        else:
-            data[name] = [data[name], record]
-    return json.dumps(data, ensure_ascii=False, indent=indent)
+    is_report = isinstance(rows_or_report, ProfilerResults) or _is_report(rows_or_report)
+    data = _report_of(rows_or_report) if is_report else _plain_rows(rows_or_report)
+    keep = None if keep_cols is None else _names(keep_cols, "keep_cols")
+    digits = None if round_digits is None else _int(round_digits, "round_digits")
+    return str(_kprof.metrics_text(_dumps(data), is_report, digits, bool(compact), keep, str(key_by)))
 
 
 def report(
@@ -280,8 +271,8 @@ def report(
     """The report document of an ncu output, exactly as ``kprof report FILE --select S --metrics
     M [--kernel K]...`` builds it (schema in docs/json-schema.md). Raises like
     load_ncu_metrics(); NoKernelsProfiled when the filters leave nothing."""
-    filters = [] if kernels is None else [str(kernel) for kernel in kernels]
-    text = _kprof.build_report(_path(csv_path, "csv_path"), _word(select, "select"), metrics, filters)
+    filters = _names(kernels, "kernels")
+    text = _kprof.build_report(_native_path(csv_path, "csv_path"), _word(select, "select"), _word(metrics, "metrics"), filters)
     result: Report = json.loads(text)
     return result
 
@@ -300,10 +291,54 @@ def render(
     if isinstance(report_or_results, Diff):
         return report_or_results.render(format)
     doc = _report_of(report_or_results)
-    return str(_kprof.render(_dumps(doc), _word(format, "format"), round_digits, compact, max_rules))
+    return str(_kprof.render(_dumps(doc), _word(format, "format"), _int(round_digits, "round_digits"), bool(compact), _int(max_rules, "max_rules")))
 
 
 # ---- profiling ---------------------------------------------------------------------------------
+
+# KernelAgent's keyword -> kprof's option name (include/kprof/options.hpp). The one place where
+# KernelAgent's names meet kprof's; every other keyword is an option name already.
+_KERNELAGENT_OPTIONS = {
+    "artifacts_dir": "out_dir",
+    "ncu_bin_path": "ncu",
+    "ncu_timeout_seconds": "timeout",
+    "python_executable": "python",
+    "gpu": "gpus",
+}
+
+
+def _option_value(value: Any) -> Any:
+    """A Python option value as JSON: enums by their value, paths as str, sequences as lists."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, os.PathLike):
+        return os.fsdecode(os.fspath(value))
+    if isinstance(value, (list, tuple)):
+        return [_option_value(item) for item in value]
+    return value
+
+
+def _option_values(kernelagent: Mapping[str, Any], options: Mapping[str, Any]) -> "tuple[str, Dict[str, str]]":
+    """The options as the JSON object the native parser reads, and the keyword each option was
+    given by (so messages name it). None means "not given"."""
+    values: Dict[str, Any] = {}
+    spelled: Dict[str, str] = {}
+    for keyword, value in [*kernelagent.items(), *options.items()]:
+        if value is None:
+            continue
+        name = _KERNELAGENT_OPTIONS.get(keyword, keyword)
+        values[name] = _option_value(value)
+        spelled[name] = keyword
+    try:
+        text = json.dumps(values)
+    except (TypeError, ValueError):
+        for keyword, value in values.items():
+            try:
+                json.dumps(value, allow_nan=False)
+            except (TypeError, ValueError):
+                raise TypeError(f"{spelled[keyword]} cannot be {type(value).__name__}") from None
+        raise
+    return text, spelled
 
 
 class ProfilerResults:
@@ -366,7 +401,7 @@ class ProfilerResults:
     @property
     def metrics_df(self) -> Any:
         """The launches' metric-set metrics as a pandas DataFrame (KernelAgent's metrics_df)."""
-        return MetricRows(_rows_of(self.report)).to_pandas()
+        return MetricRows(json.loads(_kprof.kernelagent_rows(_dumps(self.report)))).to_pandas()
 
     def to_dict(self) -> Dict[str, Any]:
         """{"metrics": ..., "metadata": ...}, the body of roundNNN_ncu_metrics.json."""
@@ -433,54 +468,34 @@ class KernelProfiler:
         gpu: Union[None, int, Sequence[int]] = None,
         clock_control: Optional[str] = None,
         logger: Optional[logging.Logger] = None,
-        *,
-        select: Any = "all",
-        kernels: Optional[Sequence[str]] = None,
-        warmup: int = 3,
-        inputs: str = "gpu",
-        cast: str = "none",
-        seed: int = 0,
-        check_metrics: bool = True,
-        keep_ncu_report: bool = True,
-        record_history: bool = True,
+        **options: Any,
     ) -> None:
+        """KernelAgent's parameters, then any option of kprof's table by its own name (select,
+        kernels, warmup, inputs, cast, seed, retries, check_metrics, keep_ncu_report,
+        record_history; see docs/python.md)."""
         # Absolute, so that a later os.chdir() of the agent does not move the outputs.
         self.artifacts_dir = os.path.abspath(_path(artifacts_dir, "artifacts_dir"))
         self.logs_dir = None if logs_dir is None else os.path.abspath(_path(logs_dir, "logs_dir"))
         self.ncu_bin_path = None if ncu_bin_path is None else _path(ncu_bin_path, "ncu_bin_path")
-        self.ncu_timeout_seconds = int(ncu_timeout_seconds)
+        self.ncu_timeout_seconds = ncu_timeout_seconds
         self.logger = logger if logger is not None else _LOGGER
         if python_executable is None:
-            python = os.environ.get("KPROF_PYTHON") or sys.executable
+            python: Optional[str] = os.environ.get("KPROF_PYTHON") or sys.executable or None
         else:
             python = _path(python_executable, "python_executable")
-        if gpu is None:
-            gpus: List[int] = []
-        elif isinstance(gpu, int):
-            gpus = [gpu]
-        else:
-            gpus = [int(index) for index in gpu]
-        options = _kprof.profile_options(
-            self.artifacts_dir,
-            metrics,
-            self.ncu_bin_path,
-            python or None,
-            bool(use_sudo),
-            self.ncu_timeout_seconds,
-            "none" if clock_control is None else _word(clock_control, "clock_control"),
-            gpus,
-            _word(select, "select"),
-            [] if kernels is None else [str(kernel) for kernel in kernels],
-            int(warmup),
-            _word(inputs, "inputs"),
-            _word(cast, "cast"),
-            int(seed),
-            bool(check_metrics),
-            bool(keep_ncu_report),
-            bool(record_history),
-            self._progress,
-        )
-        self._native = _kprof.Profiler(options)
+        kernelagent = {
+            "artifacts_dir": self.artifacts_dir,
+            "logs_dir": None if self.logs_dir in (None, self.artifacts_dir) else self.logs_dir,
+            "ncu_bin_path": self.ncu_bin_path,
+            "ncu_timeout_seconds": ncu_timeout_seconds,
+            "metrics": metrics,
+            "python_executable": python,
+            "use_sudo": use_sudo,
+            "gpu": [gpu] if isinstance(gpu, int) and not isinstance(gpu, bool) else gpu,
+            "clock_control": clock_control,
+        }
+        values, spelled = _option_values(kernelagent, options)
+        self._native = _kprof.Profiler(_kprof.profile_options(values, spelled, self._progress))
         self._ncu_version: Optional[str] = None
 
     def _progress(self, line: str) -> None:
@@ -500,9 +515,9 @@ class KernelProfiler:
     @staticmethod
     def _retries(max_retries: int) -> int:
         # KernelAgent's max_retries counts attempts; kprof's retries counts extra attempts.
-        if int(max_retries) < 1:
+        if _int(max_retries, "max_retries") < 1:
             raise UsageError(f"max_retries is the number of attempts (1 or more), got {max_retries}")
-        return int(max_retries) - 1
+        return max_retries - 1
 
     def _outcome(self, round_num: int, candidate: Dict[str, Any], batch: bool) -> Outcome:
         error = error_from_dict(candidate["error"])
@@ -527,19 +542,6 @@ class KernelProfiler:
         error.candidate = candidate["index"] if batch else None
         return error
 
-    def _copy_to_logs(self, round_num: int, outcomes: Sequence[Outcome], batch: bool) -> None:
-        if self.logs_dir is None:
-            return
-        if os.path.abspath(self.logs_dir) == os.path.abspath(self.artifacts_dir):
-            return
-        for outcome in outcomes:
-            if not isinstance(outcome, ProfilerResults):
-                continue
-            name = _kprof.round_dir_name(round_num)
-            name += f"_cand{outcome.candidate}_ncu_metrics.json" if batch else "_ncu_metrics.json"
-            with open(os.path.join(self.artifacts_dir, name), encoding="utf-8") as source:
-                _kprof.write_file_atomic(os.path.join(self.logs_dir, name), source.read())
-
     def profile(
         self, kernel_file: PathLike, problem_file: PathLike, round_num: int, max_retries: int = 2
     ) -> ProfilerResults:
@@ -550,22 +552,22 @@ class KernelProfiler:
         ``max_retries`` counts attempts, as in KernelAgent; only retryable failures (timeouts,
         transient ncu failures) are attempted again."""
         text = self._native.profile(
-            _path(kernel_file, "kernel_file"),
-            _path(problem_file, "problem_file"),
-            int(round_num),
+            _native_path(kernel_file, "kernel_file"),
+            _native_path(problem_file, "problem_file"),
+            _int(round_num, "round_num"),
             self._retries(max_retries),
         )
-        outcome = self._outcome(int(round_num), json.loads(text)["candidates"][0], batch=False)
+        outcome = self._outcome(round_num, json.loads(text)["candidates"][0], batch=False)
         if isinstance(outcome, KprofError):
             raise outcome
-        self._copy_to_logs(int(round_num), [outcome], batch=False)
-        self.logger.info("kprof: round %d profiled (%s)", int(round_num), outcome.dir)
+        self.logger.info("kprof: round %d profiled (%s)", round_num, outcome.dir)
         return outcome
 
     def profile_kernel(
         self, kernel_file: PathLike, problem_file: PathLike, round_num: int, max_retries: int = 2
     ) -> Optional[ProfilerResults]:
-        """profile(), KernelAgent style: returns None after logging the classified error."""
+        """profile(), KernelAgent style: returns None after logging the classified error (every
+        profiling failure is a KprofError; a TypeError for a wrong argument type is raised)."""
         try:
             return self.profile(kernel_file, problem_file, round_num, max_retries)
         except KprofError as error:
@@ -587,17 +589,18 @@ class KernelProfiler:
         per GPU; a failing candidate costs the others nothing). Returns, per candidate in
         order, its ProfilerResults or its KprofError (not raised). Raises only when the round
         could not be attempted (inputs missing, unknown metrics, GPU busy, ...)."""
+        if isinstance(kernel_files, (str, bytes, os.PathLike)):
+            kernel_files = [kernel_files]  # one file, never its characters
         text = self._native.profile_batch(
-            _path(problem_file, "problem_file"),
-            [_path(kernel, "kernel_files") for kernel in kernel_files],
-            int(round_num),
+            _native_path(problem_file, "problem_file"),
+            [_native_path(kernel, "kernel_files") for kernel in kernel_files],
+            _int(round_num, "round_num"),
             self._retries(max_retries),
         )
         outcomes = [
-            self._outcome(int(round_num), candidate, batch=True)
+            self._outcome(round_num, candidate, batch=True)
             for candidate in json.loads(text)["candidates"]
         ]
-        self._copy_to_logs(int(round_num), outcomes, batch=True)
         return outcomes
 
 
@@ -611,8 +614,8 @@ def profile_batch(
 ) -> List[Outcome]:
     """KernelProfiler(out_dir, gpu=gpus, **options).profile_batch(...): candidates spread over
     ``gpus`` (default GPU 0). ``max_retries`` and every KernelProfiler option are accepted."""
-    max_retries = int(options.pop("max_retries", 2))
-    profiler = KernelProfiler(out_dir, gpu=None if gpus is None else list(gpus), **options)
+    max_retries = options.pop("max_retries", 2)
+    profiler = KernelProfiler(out_dir, gpu=gpus, **options)
     return profiler.profile_batch(problem_file, kernel_files, round_num, max_retries)
 
 
@@ -638,14 +641,12 @@ def diff(a: Any, b: Any, top_metrics: int = 8) -> Diff:
     """Compares report a (before) with report b (after); each a report dict, ProfilerResults
     or the path of a report.json."""
 
-    def document(side: Any) -> Report:
+    def document(side: Any) -> str:
         if isinstance(side, (str, os.PathLike)):
-            with open(_path(side), encoding="utf-8") as handle:
-                loaded: Report = json.load(handle)
-            return loaded
-        return _report_of(side)
+            return str(_kprof.load_report(_native_path(side)))
+        return _dumps(_report_of(side), "the report")
 
-    return Diff(json.loads(_kprof.diff_reports(_dumps(document(a)), _dumps(document(b)), int(top_metrics))))
+    return Diff(json.loads(_kprof.diff_reports(document(a), document(b), _int(top_metrics, "top_metrics"))))
 
 
 class Convergence:
@@ -683,7 +684,7 @@ class History:
         database = path if os.path.isfile(path) else os.path.join(path, "kprof.db")
         if not os.path.isfile(database):
             raise InputNotFound(f"no history in {path} (expected {database})")
-        self._native = _kprof.History(database)
+        self._native = _kprof.History(os.fsencode(database))
 
     @property
     def path(self) -> str:
@@ -716,7 +717,7 @@ class History:
 
     def diff(self, a: Any, b: Any, top_metrics: int = 8) -> Diff:
         """Compares round a (before) with round b (after), as ``kprof diff DIR A B``."""
-        return Diff(json.loads(self._native.diff(_round_ref(a), _round_ref(b), int(top_metrics))))
+        return Diff(json.loads(self._native.diff(_round_ref(a), _round_ref(b), _int(top_metrics, "top_metrics"))))
 
     def converged(
         self, sol_threshold: float = 95, window: int = 5, min_improvement: float = 0.01
@@ -724,5 +725,8 @@ class History:
         """Whether to stop optimising: the best round reached ``sol_threshold`` percent of
         peak (at_roofline), or the last ``window`` rounds improved the best duration by at most
         ``min_improvement`` (no_improvement). UsageError for out-of-range options."""
-        text = self._native.converged(float(sol_threshold), int(window), float(min_improvement))
+        for value, what in ((sol_threshold, "sol_threshold"), (min_improvement, "min_improvement")):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{what} must be a number, not {type(value).__name__}")
+        text = self._native.converged(float(sol_threshold), _int(window, "window"), float(min_improvement))
         return Convergence(json.loads(text))

@@ -1,5 +1,7 @@
 #include "kprof/error.hpp"
 
+#include <array>
+
 #include <fmt/format.h>
 
 namespace kprof {
@@ -78,6 +80,75 @@ int exit_code(ErrorCategory category) {
     return 70;
   }
   return 70;
+}
+
+namespace {
+// The meanings, one per code. exit_code_table() checks that each category's row carries the code
+// exit_code() gives it, so the two cannot drift apart.
+constexpr std::array k_exit_codes{
+    ExitCodeRow{0, "ok", "success (`history --converged`: converged)"},
+    ExitCodeRow{k_exit_not_converged, "not_converged", "`history --converged`: not converged yet"},
+    ExitCodeRow{2, "usage",
+                "usage error (unknown option or word; the message lists the valid ones)"},
+    ExitCodeRow{3, "input_not_found", "input not found or unreadable"},
+    ExitCodeRow{4, "malformed_input",
+                "malformed input (not ncu output, truncated, binary, bad report JSON)"},
+    ExitCodeRow{5, "no_kernels",
+                "no kernels (nothing profiled, or nothing left after `--kernel`/`--select`)"},
+    ExitCodeRow{6, "ncu_not_found", "ncu not found"},
+    ExitCodeRow{7, "permission_denied", "no permission to read GPU counters (`ERR_NVGPUCTRPERM`)"},
+    ExitCodeRow{8, "kernel_import", "kernel file does not import (or lacks `kernel_function`)"},
+    ExitCodeRow{9, "problem_invalid", "problem file invalid (does not import, lacks `get_inputs`)"},
+    ExitCodeRow{10, "kernel_raised", "the kernel raised"},
+    ExitCodeRow{11, "unknown_metric", "unknown metric name"},
+    ExitCodeRow{12, "timeout", "timeout"},
+    ExitCodeRow{13, "ncu_failed", "ncu failed otherwise"},
+    ExitCodeRow{14, "io", "cannot write output"},
+    ExitCodeRow{15, "database", "history database error"},
+    ExitCodeRow{16, "gpu_busy", "GPU busy (per-GPU lock not obtained in time)"},
+    ExitCodeRow{70, "internal", "internal error (a bug in kprof)"},
+    ExitCodeRow{k_exit_interrupted, "interrupted",
+                "interrupted (Ctrl-C or SIGTERM): the profiled program's process group was "
+                "stopped first"},
+};
+
+bool rows_match_categories() {
+  for (int i = 0; i <= static_cast<int>(ErrorCategory::internal); ++i) {
+    const auto category = static_cast<ErrorCategory>(i);
+    bool found = false;
+    for (const ExitCodeRow& row : k_exit_codes) {
+      found = found || (row.name == to_string(category) && row.code == exit_code(category));
+    }
+    if (!found) {
+      return false;
+    }
+  }
+  return true;
+}
+} // namespace
+
+std::span<const ExitCodeRow> exit_code_table() {
+  static const bool checked = rows_match_categories();
+  KPROF_ASSERT(checked);
+  return k_exit_codes;
+}
+
+std::string exit_code_markdown() {
+  std::string text = "| code | meaning |\n|---|---|\n";
+  for (const ExitCodeRow& row : exit_code_table()) {
+    text += fmt::format("| {} | {} |\n", row.code, row.meaning);
+  }
+  return text;
+}
+
+std::string exit_code_help() {
+  std::string text = "Exit codes:\n";
+  for (const ExitCodeRow& row : exit_code_table()) {
+    std::string meaning(row.meaning);
+    std::erase(meaning, '`');
+    text += fmt::format("  {:>3}  {}\n", row.code, meaning);
+  }
+  return text;
 }
 
 Error Error::with_context(std::string_view context) const {

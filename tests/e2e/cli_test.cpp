@@ -1,7 +1,13 @@
 // The kprof binary on recorded H200 captures: output shapes and documented exit codes.
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_support.hpp"
+#include "kprof/error.hpp"
+#include "kprof/options.hpp"
 
 namespace kprof::e2e {
 namespace {
@@ -186,6 +192,211 @@ TEST_F(KprofCli, RecordedRoundsFeedHistoryAndDiff) {
                  (out / "round002" / "report.json").string(), "--format", "json"});
   ASSERT_EQ(diff_files.exit_code, 0) << diff_files.err;
   EXPECT_TRUE(json::accept(diff_files.out)) << diff_files.out;
+}
+
+// ---- exit codes from one table ------------------------------------------------------------------
+
+TEST_F(KprofCli, HelpFooterListsEveryDocumentedExitCode) {
+  KprofRun run = run_kprof({"--help"});
+  ASSERT_EQ(run.exit_code, 0);
+  for (const ExitCodeRow& row : exit_code_table()) {
+    EXPECT_NE(run.out.find(fmt::format("\n  {:>3}  ", row.code)), std::string::npos)
+        << row.code << " missing from:\n"
+        << run.out;
+  }
+  EXPECT_NE(run.out.find("130  interrupted"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("70  internal error"), std::string::npos) << run.out;
+}
+
+TEST_F(KprofCli, ReadmeExitCodeTableIsTheTableTheLibraryGives) {
+  // README.md is in the source tree, two levels above the fixtures.
+  std::ifstream file(std::string(KPROF_FIXTURES_DIR) + "/../../README.md");
+  ASSERT_TRUE(file.good()) << "README.md not found next to the sources";
+  std::string line;
+  bool in_section = false;
+  std::string table;
+  while (std::getline(file, line)) {
+    if (line.rfind("## ", 0) == 0) {
+      in_section = line == "## Exit codes";
+      continue;
+    }
+    if (in_section && line.rfind('|', 0) == 0) {
+      table += line + "\n";
+    }
+  }
+  EXPECT_EQ(table, exit_code_markdown())
+      << "README.md's \"Exit codes\" table must be exit_code_markdown() (src/util/error.cpp)";
+}
+
+TEST_F(KprofCli, EveryErrorCategoryHasItsRowInTheExitCodeTable) {
+  for (int i = 0; i <= static_cast<int>(ErrorCategory::internal); ++i) {
+    const auto category = static_cast<ErrorCategory>(i);
+    const auto rows = exit_code_table();
+    const bool found = std::any_of(rows.begin(), rows.end(), [&](const ExitCodeRow& row) {
+      return row.name == to_string(category) && row.code == exit_code(category);
+    });
+    EXPECT_TRUE(found) << to_string(category);
+  }
+}
+
+// ---- words the CLI does not know ----------------------------------------------------------------
+
+TEST_F(KprofCli, UnknownCommandIsNamedWithTheValidCommands) {
+  KprofRun run = run_kprof({"profiel", "k.py", "p.py"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("unknown command 'profiel'"), std::string::npos) << run.err;
+  for (const char* command :
+       {"profile", "batch", "report", "harness", "metrics", "history", "diff", "doctor"}) {
+    EXPECT_NE(run.err.find(command), std::string::npos) << command << ": " << run.err;
+  }
+}
+
+TEST_F(KprofCli, NoCommandListsTheValidCommands) {
+  KprofRun run = run_kprof({});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("kprof: error:"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("report, metrics, profile, batch, harness, history, diff, doctor"),
+            std::string::npos)
+      << run.err;
+}
+
+TEST_F(KprofCli, UnknownOptionIsNamedWithTheValidOptions) {
+  KprofRun run = run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--selct", "last"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("unknown option '--selct' for kprof report"), std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("--select"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("--format"), std::string::npos) << run.err;
+}
+
+TEST_F(KprofCli, UnknownTopLevelOptionIsNamed) {
+  KprofRun run = run_kprof({"--verbose", "report", fixture("curated_nvtx_twostage.csv")});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("'--verbose'"), std::string::npos) << run.err;
+}
+
+TEST_F(KprofCli, RangeErrorsStateTheRangeInPlainNumbers) {
+  KprofRun timeout = run_kprof({"profile", "k.py", "p.py", "--timeout", "0"});
+  EXPECT_EQ(timeout.exit_code, 2);
+  EXPECT_NE(timeout.err.find("--timeout must be a whole number from 1 to 604800, got '0'"),
+            std::string::npos)
+      << timeout.err;
+  KprofRun round = run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--round", "-3"});
+  EXPECT_EQ(round.exit_code, 2);
+  EXPECT_NE(round.err.find("--round must be a whole number from 0 to 999999, got '-3'"),
+            std::string::npos)
+      << round.err;
+  KprofRun warmup = run_kprof({"harness", "k.py", "p.py", "--warmup", "-1"});
+  EXPECT_EQ(warmup.exit_code, 2);
+  EXPECT_NE(warmup.err.find("from 0 to 10000"), std::string::npos) << warmup.err;
+  for (const KprofRun* run : {&timeout, &round, &warmup}) {
+    EXPECT_LT(run->err.size(), 200U) << "no 309-digit bound: " << run->err;
+  }
+}
+
+TEST_F(KprofCli, NegativeSeedIsRefusedNotWrapped) {
+  for (const char* command : {"profile", "harness"}) {
+    const auto script = dir() / "h.py";
+    KprofRun run = run_kprof({command, "k.py", "p.py", "--seed", "-1",
+                              command == std::string("harness") ? "-o" : "--out", script.string()});
+    EXPECT_EQ(run.exit_code, 2) << command;
+    EXPECT_NE(
+        run.err.find("--seed must be a whole number from 0 to 18446744073709551615, got '-1'"),
+        std::string::npos)
+        << command << ": " << run.err;
+    EXPECT_FALSE(std::filesystem::exists(script)) << command;
+  }
+}
+
+TEST_F(KprofCli, UnknownWordOfAnOptionListsTheValidWords) {
+  KprofRun run = run_kprof({"profile", "k.py", "p.py", "--cast", "fp8"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("unknown --cast 'fp8' (valid: none, bf16, fp16, fp32)"), std::string::npos)
+      << run.err;
+}
+
+TEST_F(KprofCli, GpuBeyondTheVisibleGpusIsRefused) {
+  KprofRun profile =
+      run_kprof({"profile", "k.py", "p.py", "--gpu", "2"}, {{"CUDA_VISIBLE_DEVICES", "0,1"}});
+  EXPECT_EQ(profile.exit_code, 2);
+  EXPECT_NE(profile.err.find("--gpu 2: only 2 GPUs are visible (valid: 0 to 1)"), std::string::npos)
+      << profile.err;
+  KprofRun batch =
+      run_kprof({"batch", "p.py", "k.py", "--gpus", "0,3"}, {{"CUDA_VISIBLE_DEVICES", "GPU-5f1c"}});
+  EXPECT_EQ(batch.exit_code, 2);
+  EXPECT_NE(batch.err.find("--gpus 3: only 1 GPU is visible"), std::string::npos) << batch.err;
+}
+
+TEST(VisibleGpus, CountsCudaVisibleDevicesFirstThenTheDriversGpuDirectory) {
+  auto root = TempDir::create("kprof-gpus");
+  ASSERT_TRUE(root.ok());
+  const auto gpus = root->path() / "gpus";
+  std::filesystem::create_directories(gpus / "0000:19:00.0");
+  std::filesystem::create_directories(gpus / "0000:3b:00.0");
+  std::filesystem::create_directories(gpus / "0000:4c:00.0");
+  EXPECT_EQ(count_visible_gpus(std::nullopt, gpus), 3);
+  EXPECT_EQ(count_visible_gpus(std::string("0,1"), gpus), 2);
+  EXPECT_EQ(count_visible_gpus(std::string(""), gpus), 0);
+  EXPECT_EQ(count_visible_gpus(std::string("1,-1,2"), gpus), 1); // CUDA stops at -1
+  EXPECT_EQ(count_visible_gpus(std::nullopt, root->path() / "no-driver"), std::nullopt);
+}
+
+TEST(ProfileOptionsTable, TheCliAndPythonGetTheSameCheckUnderTheirOwnNames) {
+  OptionContext cli;
+  cli.cli_names = true;
+  OptionContext python;
+  python.spelled = {{"timeout", "ncu_timeout_seconds"}};
+  const nlohmann::ordered_json values = {{"timeout", 0}};
+  auto from_cli = parse_run_options(nlohmann::ordered_json{{"timeout", "0"}}, cli);
+  auto from_python = parse_run_options(values, python);
+  ASSERT_FALSE(from_cli.ok());
+  ASSERT_FALSE(from_python.ok());
+  EXPECT_EQ(from_cli.error().message, "--timeout must be a whole number from 1 to 604800, got '0'");
+  EXPECT_EQ(from_python.error().message,
+            "ncu_timeout_seconds must be a whole number from 1 to 604800, got '0'");
+}
+
+TEST(ProfileOptionsTable, ParsesEveryKindIntoProfileOptions) {
+  OptionContext context;
+  context.cli_names = true; // integers as digits, as the command line gives them
+  context.visible_gpus = 4;
+  auto parsed = parse_run_options(nlohmann::ordered_json{{"round", "7"},
+                                                         {"timeout", 12},
+                                                         {"seed", "42"},
+                                                         {"select", "last"},
+                                                         {"cast", "bf16"},
+                                                         {"kernels", "scale"},
+                                                         {"gpus", "1,3"},
+                                                         {"record_history", false},
+                                                         {"ncu", nullptr},
+                                                         {"metrics", "lean"}},
+                                  context);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  EXPECT_EQ(parsed->round, 7);
+  EXPECT_EQ(parsed->options.timeout, std::chrono::seconds(12));
+  EXPECT_EQ(parsed->options.seed, 42U);
+  EXPECT_EQ(parsed->options.select.select, Select::last);
+  EXPECT_EQ(parsed->options.cast, CastDtype::bf16);
+  EXPECT_EQ(parsed->options.select.kernel_filters, std::vector<std::string>{"scale"});
+  EXPECT_EQ(parsed->options.gpus, (std::vector<int>{1, 3}));
+  EXPECT_FALSE(parsed->options.record_history);
+  EXPECT_FALSE(parsed->options.ncu.has_value());
+  EXPECT_EQ(parsed->options.metrics, "lean");
+}
+
+TEST(ProfileOptionsTable, AWrongTypeOrAnUnknownNameIsRefusedByName) {
+  const OptionContext context;
+  auto typed = check_option_types(nlohmann::ordered_json{{"warmup", true}}, context);
+  ASSERT_FALSE(typed.ok());
+  EXPECT_EQ(typed.error().message, "warmup must be an integer, not a boolean");
+  auto digits = check_option_types(nlohmann::ordered_json{{"timeout", "300"}}, context);
+  ASSERT_FALSE(digits.ok()) << "only the command line gives integers as text";
+  EXPECT_EQ(digits.error().message, "timeout must be an integer, not a string");
+  auto unknown = check_option_types(nlohmann::ordered_json{{"warmpu", 3}}, context);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("unknown option 'warmpu' (valid: round, out_dir"),
+            std::string::npos)
+      << unknown.error().message;
 }
 
 } // namespace

@@ -571,3 +571,118 @@ def test_profile_kernel_with_the_real_ncu_on_a_gpu(tmp_path):
     assert list(results.metrics) == ["add_kernel"]
     assert results.metrics["add_kernel"]["dram__bytes_read.sum"] > 0
     assert results.roofline["add_kernel"]["bottleneck"] == "memory"
+
+
+# ---- one options parser, one error family ----------------------------------------------------------
+
+
+def test_options_get_the_same_range_check_as_the_cli_under_the_callers_name(tmp_path):
+    with pytest.raises(kprof.UsageError) as caught:
+        kprof.KernelProfiler(tmp_path, ncu_timeout_seconds=0)
+    assert caught.value.message == "ncu_timeout_seconds must be a whole number from 1 to 604800, got '0'"
+    completed = subprocess.run(
+        [str(kprof_binary()), "profile", "k.py", "p.py", "--timeout", "0"], capture_output=True, text=True, check=False
+    )
+    assert completed.returncode == 2
+    assert "--timeout must be a whole number from 1 to 604800, got '0'" in completed.stderr
+
+
+def test_negative_seed_is_refused_not_wrapped(tmp_path):
+    with pytest.raises(kprof.UsageError, match="seed must be a whole number from 0 to"):
+        kprof.KernelProfiler(tmp_path, seed=-1)
+
+
+def test_a_gpu_beyond_the_visible_gpus_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    with pytest.raises(kprof.UsageError, match="gpu 1: only 1 GPU is visible"):
+        kprof.KernelProfiler(tmp_path, gpu=1)
+    with pytest.raises(kprof.UsageError, match="only 1 GPU is visible"):
+        kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, gpus=[0, 2], out_dir=tmp_path)
+
+
+@pytest.mark.parametrize(
+    "call, parameter",
+    [
+        (lambda d: kprof.KernelProfiler(d, ncu_timeout_seconds="300"), "ncu_timeout_seconds"),
+        (lambda d: kprof.KernelProfiler(d, warmup=2.5), "warmup"),
+        (lambda d: kprof.KernelProfiler(d, gpu=[0.5]), "gpu"),
+        (lambda d: kprof.KernelProfiler(d, kernels=[1, 2]), "kernels"),
+        (lambda d: kprof.KernelProfiler(d, select=3), "select"),
+        (lambda d: kprof.KernelProfiler(d, no_such_option=1), "no_such_option"),
+        (lambda d: kprof.load_ncu_metrics(TWOSTAGE, name_list=[1]), "name_list"),
+        (lambda d: kprof.load_ncu_metrics(TWOSTAGE, select=None), "select"),
+        (lambda d: kprof.render(kprof.report(TWOSTAGE), round_digits="3"), "round_digits"),
+        (lambda d: kprof.metrics_to_prompt([{"Kernel Name": "k"}], keep_cols=[3]), "keep_cols"),
+        (lambda d: kprof.KernelProfiler(d).profile(VADD_KERNEL, VADD_PROBLEM, "1"), "round_num"),
+        (lambda d: kprof.KernelProfiler(d).profile(VADD_KERNEL, VADD_PROBLEM, 1, max_retries="2"), "max_retries"),
+    ],
+)
+def test_a_wrong_python_type_is_a_type_error_naming_the_parameter(tmp_path, call, parameter):
+    with pytest.raises(TypeError, match=parameter) as caught:
+        call(tmp_path)
+    assert not isinstance(caught.value, kprof.KprofError)
+
+
+def test_every_other_failure_is_a_kprof_error(tmp_path, two_rounds):
+    failures = [
+        lambda: kprof.diff(tmp_path / "absent.json", tmp_path / "absent.json"),
+        lambda: kprof.History(two_rounds).diff("x", 1),
+        lambda: kprof.render({"schema_version": 1, "metadata": {}, "kernels": float("nan")}),
+        lambda: kprof.KernelProfiler(tmp_path).profile(VADD_KERNEL, VADD_PROBLEM, 1, max_retries=0),
+        lambda: kprof.KernelProfiler(tmp_path, metrics="everything"),
+        lambda: kprof.load_ncu_metrics(tmp_path),
+    ]
+    for failure in failures:
+        with pytest.raises(kprof.KprofError):
+            failure()
+
+
+def test_a_str_where_names_are_expected_is_one_name():
+    assert [k["name"] for k in kprof.report(TWOSTAGE, kernels="scale")["kernels"]] == ["scale_kernel"]
+    assert [row["Kernel Name"] for row in kprof.load_ncu_metrics(TWOSTAGE, name_list="scale")] == ["scale_kernel"]
+    with pytest.raises(kprof.NoKernelsProfiled):
+        kprof.report(TWOSTAGE, kernels="nomatch")
+    assert kprof.load_ncu_metrics(TWOSTAGE, name_list="nomatch") == []
+
+
+def test_kernels_nomatch_keeps_no_kernel_when_profiling(fake_gpu):
+    profiler = make_profiler(fake_gpu, kernels="nomatch")
+    with pytest.raises(kprof.NoKernelsProfiled):
+        profiler.profile(VADD_KERNEL, VADD_PROBLEM, 1)
+
+
+def test_profile_kernel_returns_none_for_a_kernel_path_that_is_not_utf8(fake_gpu, caplog):
+    kernel = os.fsdecode(os.fsencode(str(fake_gpu)) + b"/kernel-\xff.py")
+    with caplog.at_level(logging.ERROR, logger="kprof"):
+        assert make_profiler(fake_gpu).profile_kernel(kernel, VADD_PROBLEM, 1) is None
+    assert any("input_not_found" in record.getMessage() for record in caplog.records)
+
+
+def test_profile_kernel_returns_none_for_every_profiling_failure(fake_gpu, monkeypatch, caplog):
+    monkeypatch.setenv("KPROF_FAKE_NCU_SCENARIO", "permission")
+    profiler = make_profiler(fake_gpu)
+    with caplog.at_level(logging.ERROR, logger="kprof"):
+        assert profiler.profile_kernel(VADD_KERNEL, VADD_PROBLEM, 1) is None
+        assert profiler.profile_kernel(fake_gpu / "absent.py", VADD_PROBLEM, 2) is None
+    assert len(caplog.records) >= 2
+
+
+def test_metrics_to_prompt_of_a_dataframe_like_object_with_nan_is_null():
+    class Frame:
+        columns = ["Kernel Name", "x"]
+
+        def to_dict(self, orient):
+            assert orient == "records"
+            return [{"Kernel Name": "k", "x": float("nan")}, {"Kernel Name": "j", "x": 1.23456}]
+
+    assert json.loads(kprof.metrics_to_prompt(Frame(), round_digits=2)) == {"k": {"x": None}, "j": {"x": 1.23}}
+
+
+def test_metrics_to_prompt_compact_has_pythons_separators():
+    text = kprof.metrics_to_prompt([{"Kernel Name": "k", "a": 1, "b": 2.5}], compact=True)
+    assert text == '{"k": {"a": 1, "b": 2.5}}'
+
+
+def test_exit_codes_come_from_the_native_table():
+    assert kprof.InternalError("x").exit_code == 70
+    assert kprof.GpuBusy("x").exit_code == 16

@@ -1,0 +1,104 @@
+// kprof: the profile options, written out once.
+//
+// One table of option specs (name, kind, default, help, valid words, range) serves every shell:
+// the CLI adds its options for profile, batch and harness from it, and Python passes its keyword
+// arguments as a name -> value mapping (a JSON object) that parse_run_options() turns into
+// ProfileOptions with the same validation and the same messages.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "kprof/error.hpp"
+#include "kprof/json_file.hpp"
+#include "kprof/profiler.hpp"
+
+namespace kprof {
+
+/// The JSON type an option takes, and how the CLI spells its value.
+enum class OptionKind {
+  flag,        ///< true/false; on the CLI a flag without value
+  integer,     ///< a whole number within [min, max]; on the CLI its decimal digits
+  text,        ///< any string (a metric set or list, a directory)
+  path,        ///< a file name; absent means "look it up" (ncu, python)
+  word,        ///< one of `words`
+  names,       ///< a list of strings; on the CLI a repeatable option
+  gpu_indices, ///< a list of GPU indices; on the CLI "0,1,3"
+};
+
+/// The CLI subcommands an option belongs to (a bit set). Python takes every option.
+enum OptionScope : unsigned {
+  k_scope_profile = 1U,
+  k_scope_batch = 2U,
+  k_scope_harness = 4U,
+  k_scope_run = k_scope_profile | k_scope_batch,
+  k_scope_all = k_scope_run | k_scope_harness,
+};
+
+struct OptionSpec {
+  std::string_view name; ///< the key of the mapping ("clock_control")
+  std::string_view cli;  ///< the CLI word ("--clock-control"); empty: not on the CLI
+  OptionKind kind = OptionKind::text;
+  std::string_view default_text; ///< the default as help shows it; empty: none
+  std::string_view help;
+  std::span<const std::string_view> words; ///< valid words of a `word` option
+  std::uint64_t min = 0;                   ///< inclusive range of an `integer` option
+  std::uint64_t max = 0;
+  unsigned scopes = k_scope_all;
+  bool cli_negates = false; ///< the CLI flag sets the option to false ("--no-history")
+};
+
+/// Every option of profile / batch / harness, in help order.
+std::span<const OptionSpec> option_specs();
+
+/// The spec called `name`, nullptr when there is none.
+const OptionSpec* find_option_spec(std::string_view name);
+
+/// How messages name an option and where the GPU count comes from.
+struct OptionContext {
+  /// The values are the command line's words: messages name options by their CLI word
+  /// ("--timeout") and integers arrive as digits. Else integers must be JSON numbers and
+  /// messages name options by their key.
+  bool cli_names = false;
+  /// Keys the caller spelled differently (Python's "ncu_timeout_seconds" for "timeout").
+  std::map<std::string, std::string, std::less<>> spelled;
+  /// The number of visible GPUs; nullopt when unknown (no driver): any index is accepted.
+  std::optional<int> visible_gpus;
+
+  /// The name of option `spec` in messages.
+  [[nodiscard]] std::string name_of(const OptionSpec& spec) const;
+};
+
+/// What `profile` and `batch` run: the options plus the round number.
+struct RunRequest {
+  ProfileOptions options;
+  int round = 0;
+};
+
+/// Checks only the JSON types of `values` (an object of option key -> value): usage error
+/// naming the option for an unknown key ("unknown option 'x' (valid: ...)") or a value of the
+/// wrong type ("timeout must be an integer, not a string"). Python turns the latter into
+/// TypeError; parse_run_options() calls it first.
+Result<void> check_option_types(const Json& values, const OptionContext& context);
+
+/// `values` as a RunRequest: defaults for absent keys, integers within their range (digits
+/// when context.cli_names), words among their valid words, the metric set
+/// resolvable, GPU indices below context.visible_gpus. Usage errors name the option and the
+/// valid words or range in plain numbers. on_progress is left empty.
+Result<RunRequest> parse_run_options(const Json& values, const OptionContext& context);
+
+/// The visible GPU count without CUDA: the entries of `cuda_visible_devices` when set (an empty
+/// value means none), else the entries of `driver_gpus_dir` (/proc/driver/nvidia/gpus);
+/// nullopt when neither is there (no driver: the count is unknown).
+std::optional<int> count_visible_gpus(const std::optional<std::string>& cuda_visible_devices,
+                                      const std::filesystem::path& driver_gpus_dir);
+
+/// count_visible_gpus() of this process: $CUDA_VISIBLE_DEVICES and /proc/driver/nvidia/gpus.
+std::optional<int> visible_gpu_count();
+
+} // namespace kprof

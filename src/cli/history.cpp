@@ -1,0 +1,76 @@
+// kprof history DIR: the rounds recorded in DIR/kprof.db, or the convergence verdict.
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "cli/text.hpp"
+#include "kprof/history.hpp"
+
+namespace kprof::cli {
+namespace fs = std::filesystem;
+namespace {
+
+class HistoryCommand final : public Command {
+public:
+  explicit HistoryCommand(CLI::App& parent)
+      : Command(parent.add_subcommand("history", "Rounds recorded in DIR/kprof.db, best marked")) {
+    CLI::App* app = this->app();
+    app->add_option("DIR", m_dir, "Output directory of profile/batch")->required();
+    app->add_option("--format", m_format, "table|json|csv");
+    app->add_flag("--converged", m_converged, "Say whether to stop optimizing (exit 0 yes, 1 no)");
+    app->add_option("--sol-threshold", m_convergence.sol_threshold_pct, "Converged at this SOL %")
+        ->default_val(95.0);
+    app->add_option("--window", m_convergence.window,
+                    "Rounds without improvement that mean converged")
+        ->default_val(5);
+    app->add_option("--min-improvement", m_convergence.min_improvement,
+                    "Relative improvement that counts")
+        ->default_val(0.01);
+  }
+
+  Result<Outcome> run() override {
+    const fs::path db = fs::path(m_dir) / "kprof.db";
+    if (!fs::exists(db)) {
+      return make_error(ErrorCategory::input_not_found,
+                        fmt::format("no history in {} (expected {})", m_dir, db.string()));
+    }
+    auto store = HistoryStore::open(db);
+    if (!store) {
+      return std::move(store).error();
+    }
+    auto rows = store->rows();
+    if (!rows) {
+      return std::move(rows).error();
+    }
+    auto format = choose_format(m_format, Format::json);
+    if (!format) {
+      return std::move(format).error();
+    }
+    Outcome outcome;
+    if (!m_converged) {
+      outcome.text = render_history(*rows, *format);
+      return outcome;
+    }
+    auto verdict = converged(*rows, m_convergence);
+    if (!verdict) {
+      return std::move(verdict).error();
+    }
+    outcome.text =
+        *format == Format::json ? to_json(*verdict).dump(2) + "\n" : convergence_text(*verdict);
+    outcome.exit_code = verdict->converged ? 0 : k_exit_not_converged;
+    return outcome;
+  }
+
+private:
+  std::string m_dir;
+  std::string m_format;
+  bool m_converged = false;
+  ConvergenceOptions m_convergence;
+};
+
+} // namespace
+
+std::unique_ptr<Command> add_history_command(CLI::App& app) {
+  return std::make_unique<HistoryCommand>(app);
+}
+
+} // namespace kprof::cli

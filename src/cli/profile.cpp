@@ -1,0 +1,154 @@
+// kprof profile KERNEL PROBLEM and kprof batch PROBLEM KERNELS...: rounds through KernelProfiler,
+// with the options of the shared table (include/kprof/options.hpp).
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "cli/text.hpp"
+#include "kprof/options.hpp"
+#include "kprof/profiler.hpp"
+
+namespace kprof::cli {
+namespace fs = std::filesystem;
+namespace {
+
+/// The table's options of one subcommand as a RunRequest, with progress lines on a terminal.
+Result<RunRequest> run_request(const TableOptions& words) {
+  OptionContext context;
+  context.cli_names = true;
+  context.visible_gpus = visible_gpu_count();
+  auto request = parse_run_options(words.values(), context);
+  if (!request) {
+    return request;
+  }
+  if (stderr_is_terminal()) {
+    request->options.on_progress = [](const std::string& line) {
+      std::fprintf(stderr, "kprof: %s\n", line.c_str());
+    };
+  }
+  return request;
+}
+
+class ProfileCommand final : public Command {
+public:
+  explicit ProfileCommand(CLI::App& parent)
+      : Command(parent.add_subcommand(
+            "profile", "Profile kernel_function of KERNEL.py on PROBLEM.py's inputs")) {
+    CLI::App* app = this->app();
+    app->add_option("KERNEL", m_kernel, "kernel.py exposing kernel_function")->required();
+    app->add_option("PROBLEM", m_problem,
+                    "problem.py exposing get_inputs (and Model, get_init_inputs)")
+        ->required();
+    m_words.add(app, k_scope_profile);
+    app->add_option("--format", m_format, "Output: table|json|csv|prompt (table on a terminal)");
+  }
+
+  Result<Outcome> run() override {
+    auto request = run_request(m_words);
+    if (!request) {
+      return std::move(request).error();
+    }
+    auto format = choose_format(m_format, Format::json);
+    if (!format) {
+      return std::move(format).error();
+    }
+    if (auto inputs = check_round_inputs(m_problem, {m_kernel}); !inputs) {
+      return std::move(inputs).error(); // before looking for ncu
+    }
+    auto profiler = KernelProfiler::create(std::move(request->options));
+    if (!profiler) {
+      return std::move(profiler).error();
+    }
+    auto round = profiler->profile(m_kernel, m_problem, request->round);
+    if (!round) {
+      return std::move(round).error();
+    }
+    const CandidateResult& candidate = round->candidates.front();
+    Outcome outcome;
+    if (candidate.report) {
+      outcome.text = render(*format, *candidate.report, render_options());
+    }
+    if (candidate.error) {
+      if (candidate.status == CandidateStatus::partial) {
+        outcome.notes.emplace_back("warning: the run failed after profiling; rows kept (partial)");
+      }
+      outcome.error = candidate.error;
+    } else if (stderr_is_terminal()) {
+      outcome.notes.push_back(
+          fmt::format("round written to {} ({:.1f} s)", round->dir.string(), round->wall_seconds));
+    }
+    return outcome;
+  }
+
+private:
+  std::string m_kernel;
+  std::string m_problem;
+  std::string m_format;
+  TableOptions m_words;
+};
+
+class BatchCommand final : public Command {
+public:
+  explicit BatchCommand(CLI::App& parent)
+      : Command(parent.add_subcommand(
+            "batch", "Profile several candidate kernels of one problem, across GPUs")) {
+    CLI::App* app = this->app();
+    app->add_option("PROBLEM", m_problem, "problem.py")->required();
+    app->add_option("KERNELS", m_kernels, "candidate kernel files")->required();
+    m_words.add(app, k_scope_batch);
+    app->add_option("--format", m_format, "Output: table|json|csv|prompt (table on a terminal)");
+  }
+
+  Result<Outcome> run() override {
+    auto request = run_request(m_words);
+    if (!request) {
+      return std::move(request).error();
+    }
+    auto format = choose_format(m_format, Format::json);
+    if (!format) {
+      return std::move(format).error();
+    }
+    const std::vector<fs::path> paths(m_kernels.begin(), m_kernels.end());
+    if (auto inputs = check_round_inputs(m_problem, paths); !inputs) {
+      return std::move(inputs).error(); // before looking for ncu
+    }
+    auto profiler = KernelProfiler::create(std::move(request->options));
+    if (!profiler) {
+      return std::move(profiler).error();
+    }
+    auto round = profiler->profile_batch(m_problem, paths, request->round);
+    if (!round) {
+      return std::move(round).error();
+    }
+    Outcome outcome;
+    outcome.text = batch_ranking_text(*round, *format);
+    // A batch succeeds when it ran; per-candidate failures are results, reported above.
+    std::size_t failed = 0;
+    for (const auto& candidate : round->candidates) {
+      failed += candidate.status == CandidateStatus::failed ? 1U : 0U;
+    }
+    if (failed == round->candidates.size()) {
+      outcome.error = round->candidates.front().error;
+    }
+    return outcome;
+  }
+
+private:
+  std::string m_problem;
+  std::vector<std::string> m_kernels;
+  std::string m_format;
+  TableOptions m_words;
+};
+
+} // namespace
+
+std::unique_ptr<Command> add_profile_command(CLI::App& app) {
+  return std::make_unique<ProfileCommand>(app);
+}
+
+std::unique_ptr<Command> add_batch_command(CLI::App& app) {
+  return std::make_unique<BatchCommand>(app);
+}
+
+} // namespace kprof::cli

@@ -1,0 +1,156 @@
+// kprof report FILE: analyse an existing ncu output, optionally recording it as a round.
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "kprof/analysis.hpp"
+#include "kprof/files.hpp"
+#include "kprof/history.hpp"
+#include "kprof/metric_sets.hpp"
+#include "kprof/ncu.hpp"
+#include "kprof/ncu_output.hpp"
+#include "kprof/options.hpp"
+#include "kprof/profiler.hpp"
+#include "kprof/round_layout.hpp"
+#include "kprof/status.hpp"
+
+namespace kprof::cli {
+namespace fs = std::filesystem;
+namespace {
+
+class ReportCommand final : public Command {
+public:
+  explicit ReportCommand(CLI::App& parent)
+      : Command(parent.add_subcommand(
+            "report", "Analyse an existing ncu output (CSV raw/details page, or .ncu-rep)")) {
+    CLI::App* app = this->app();
+    app->add_option("FILE", m_file, "ncu --csv output, or an .ncu-rep report")->required();
+    app->add_option("--format", m_format, "table|json|csv|prompt (table on a terminal, else json)");
+    app->add_option(
+        "--out", m_out,
+        "Write to this file (atomically) instead of stdout; with --round, the output directory");
+    app->add_option("--select", m_select,
+                    "Launches kept per kernel name: first|last|max-cycles|all")
+        ->default_val("all");
+    app->add_option("--kernel", m_kernels, "Keep kernels whose name contains this (repeatable)");
+    app->add_option("--metrics", m_metrics, "Metric set whose metrics the prompt/CSV show")
+        ->default_val("default");
+    app->add_option("--ncu", m_ncu, "ncu executable, to read .ncu-rep reports");
+    m_round_option =
+        app->add_option("--round", m_round, "Record FILE as round N of the history in --out DIR");
+  }
+
+  Result<Outcome> run() override {
+    auto set = resolve_metric_set(m_metrics, MetricSetUse::read);
+    if (!set) {
+      return std::move(set).error();
+    }
+    auto select = parse_select(m_select);
+    if (!select) {
+      return std::move(select).error();
+    }
+    auto format = choose_format(m_format, Format::json);
+    if (!format) {
+      return std::move(format).error();
+    }
+    std::optional<int> round;
+    if (m_round_option->count() > 0) {
+      // The same check as profile's --round (the options table).
+      OptionContext context;
+      context.cli_names = true;
+      auto parsed = parse_run_options(Json{{"round", m_round}}, context);
+      if (!parsed) {
+        return std::move(parsed).error();
+      }
+      round = parsed->round;
+    }
+
+    std::optional<NcuInstall> ncu;
+    if (looks_like_ncu_report(m_file)) {
+      auto located = locate_ncu(m_ncu.empty() ? std::nullopt : std::optional<fs::path>(m_ncu));
+      if (!located) {
+        return located.error().with_context(
+            fmt::format("{} is an Nsight Compute report and needs ncu to be read", m_file));
+      }
+      ncu = std::move(located).value();
+    }
+    auto capture = load_capture(m_file, ncu ? &*ncu : nullptr, read_options_for(*set));
+    if (!capture) {
+      return std::move(capture).error();
+    }
+    SelectOptions options;
+    options.select = *select;
+    options.kernel_filters = m_kernels;
+    auto analysis = analyse(*capture, options);
+    if (!analysis) {
+      return analysis.error().with_context(m_file);
+    }
+    Json run = Json::object();
+    run["select"] = std::string(to_string(*select));
+    if (round) {
+      run["round"] = *round;
+    }
+    const Json doc = build_report(*capture, *analysis, *set, run);
+
+    Outcome outcome;
+    outcome.text = render(*format, doc, render_options());
+    if (!round) {
+      outcome.out_file = m_out;
+      return outcome;
+    }
+    if (auto recorded = record_round(doc, *round); !recorded) {
+      return std::move(recorded).error();
+    }
+    return outcome;
+  }
+
+private:
+  /// Records the document as round `round`: DIR/roundNNN/report.json + metrics.csv, the
+  /// KernelAgent file and the history row.
+  Result<void> record_round(const Json& doc, int round) const {
+    const RoundLayout layout(m_out.empty() ? fs::path("kprof-out") : fs::path(m_out));
+    const fs::path round_dir = layout.round_dir(round);
+    if (auto w = write_json_atomic(round_dir / RoundLayout::k_report, doc); !w) {
+      return w;
+    }
+    if (auto w = write_file_atomic(round_dir / RoundLayout::k_metrics_csv, render(Format::csv, doc));
+        !w) {
+      return w;
+    }
+    if (auto w = write_json_atomic(layout.kernelagent_file(round, std::nullopt),
+                                   kernelagent_round_json(doc));
+        !w) {
+      return w;
+    }
+    auto store = HistoryStore::open(layout.history_db());
+    if (!store) {
+      return std::move(store).error();
+    }
+    RoundEntry entry;
+    entry.round = round;
+    entry.label = fs::path(m_file).filename().string();
+    entry.status = CandidateStatus::ok;
+    entry.document = doc;
+    if (auto recorded = store->record_round(entry); !recorded) {
+      return std::move(recorded).error();
+    }
+    return {};
+  }
+
+  std::string m_file;
+  std::string m_format;
+  std::string m_out;
+  std::string m_select = "all";
+  std::vector<std::string> m_kernels;
+  std::string m_metrics = "default";
+  std::string m_ncu;
+  std::string m_round;
+  CLI::Option* m_round_option = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<Command> add_report_command(CLI::App& app) {
+  return std::make_unique<ReportCommand>(app);
+}
+
+} // namespace kprof::cli

@@ -1,0 +1,557 @@
+// The profile options table and its one parser (see include/kprof/options.hpp).
+//
+// Values arrive as JSON from both shells: the CLI sends the words it was given (integers as
+// digits), Python its keyword arguments. Every check happens here once, so a bad value reads the
+// same from `kprof profile --timeout 0` and `KernelProfiler(..., ncu_timeout_seconds=0)`.
+#include "kprof/options.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <limits>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "kprof/files.hpp"
+
+namespace kprof {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::array<std::string_view, 4> k_select_words{"first", "last", "max-cycles", "all"};
+constexpr std::array<std::string_view, 2> k_inputs_words{"gpu", "cpu"};
+constexpr std::array<std::string_view, 4> k_cast_words{"none", "bf16", "fp16", "fp32"};
+constexpr std::array<std::string_view, 2> k_clock_words{"base", "none"};
+
+constexpr std::uint64_t k_max_u64 = std::numeric_limits<std::uint64_t>::max();
+
+// Help order: what and where, how ncu runs, what the harness does, which kernels are kept.
+constexpr std::array k_specs{
+    OptionSpec{"round",
+               "--round",
+               OptionKind::integer,
+               "0",
+               "Round number (directory roundNNN)",
+               {},
+               0,
+               999999,
+               k_scope_run},
+    OptionSpec{"out_dir",
+               "--out",
+               OptionKind::text,
+               "kprof-out",
+               "Output directory",
+               {},
+               0,
+               0,
+               k_scope_run},
+    OptionSpec{"logs_dir",
+               "--logs-dir",
+               OptionKind::path,
+               "",
+               "Also copy the KernelAgent files (roundNNN_ncu_metrics.json) into this directory",
+               {},
+               0,
+               0,
+               k_scope_run},
+    OptionSpec{"metrics",
+               "--metrics",
+               OptionKind::text,
+               "default",
+               "Metric set (default|lean|deep) or comma-separated metric names",
+               {},
+               0,
+               0,
+               k_scope_run},
+    OptionSpec{"ncu",
+               "--ncu",
+               OptionKind::path,
+               "",
+               "ncu executable (else KPROF_NCU, PATH, CUDA dirs)",
+               {},
+               0,
+               0,
+               k_scope_run},
+    OptionSpec{"python",
+               "--python",
+               OptionKind::path,
+               "",
+               "Python for the harness (else KPROF_PYTHON, python3)",
+               {},
+               0,
+               0,
+               k_scope_run},
+    OptionSpec{"use_sudo",
+               "--sudo",
+               OptionKind::flag,
+               "",
+               "Run ncu through sudo -E (also KPROF_NCU_USE_SUDO=1)",
+               {},
+               0,
+               0,
+               k_scope_run},
+    OptionSpec{"timeout",
+               "--timeout",
+               OptionKind::integer,
+               "300",
+               "Seconds allowed per candidate",
+               {},
+               1,
+               604800,
+               k_scope_run},
+    OptionSpec{"retries",
+               "--retries",
+               OptionKind::integer,
+               "2",
+               "Extra attempts after a timeout or transient ncu failure",
+               {},
+               0,
+               100,
+               k_scope_run},
+    OptionSpec{"warmup",
+               "--warmup",
+               OptionKind::integer,
+               "3",
+               "Un-profiled calls before the profiled one (JIT, autotune)",
+               {},
+               0,
+               10000,
+               k_scope_all},
+    OptionSpec{"inputs", "--inputs", OptionKind::word, "gpu", "Create problem inputs on",
+               k_inputs_words, 0, 0, k_scope_all},
+    OptionSpec{"cast", "--cast", OptionKind::word, "none", "Cast floating inputs to", k_cast_words,
+               0, 0, k_scope_all},
+    OptionSpec{"seed",
+               "--seed",
+               OptionKind::integer,
+               "0",
+               "Random seed for the inputs",
+               {},
+               0,
+               k_max_u64,
+               k_scope_all},
+    OptionSpec{"clock_control", "--clock-control", OptionKind::word, "none", "ncu clock control",
+               k_clock_words, 0, 0, k_scope_run},
+    OptionSpec{"select", "--select", OptionKind::word, "all", "Launches kept per kernel name",
+               k_select_words, 0, 0, k_scope_run},
+    OptionSpec{"kernels",
+               "--kernel",
+               OptionKind::names,
+               "",
+               "Keep kernels whose name contains this (repeatable)",
+               {},
+               0,
+               0,
+               k_scope_run},
+    OptionSpec{"gpu",
+               "--gpu",
+               OptionKind::integer,
+               "",
+               "GPU index (sets CUDA_VISIBLE_DEVICES)",
+               {},
+               0,
+               1023,
+               k_scope_profile},
+    OptionSpec{"gpus",
+               "--gpus",
+               OptionKind::gpu_indices,
+               "",
+               "Comma-separated GPU indices to spread candidates over",
+               {},
+               0,
+               1023,
+               k_scope_batch},
+    OptionSpec{"record_history",
+               "--no-history",
+               OptionKind::flag,
+               "",
+               "Do not record the round in DIR/kprof.db",
+               {},
+               0,
+               0,
+               k_scope_run,
+               true},
+    OptionSpec{"check_metrics",
+               "--no-metric-check",
+               OptionKind::flag,
+               "",
+               "Skip validating metric names with ncu --query-metrics",
+               {},
+               0,
+               0,
+               k_scope_run,
+               true},
+    OptionSpec{"keep_ncu_report",
+               "",
+               OptionKind::flag,
+               "",
+               "Also write roundNNN/report.ncu-rep (Python only; the CLI always keeps it)",
+               {},
+               0,
+               0,
+               k_scope_run},
+};
+
+std::string joined(std::span<const std::string_view> words) {
+  std::string text;
+  for (const std::string_view word : words) {
+    text += text.empty() ? "" : ", ";
+    text += word;
+  }
+  return text;
+}
+
+std::string_view json_type_name(const Json& value) {
+  if (value.is_boolean()) {
+    return "a boolean";
+  }
+  if (value.is_number_integer() || value.is_number_unsigned()) {
+    return "an integer";
+  }
+  if (value.is_number()) {
+    return "a number with a fraction";
+  }
+  if (value.is_string()) {
+    return "a string";
+  }
+  if (value.is_array()) {
+    return "a list";
+  }
+  if (value.is_null()) {
+    return "None";
+  }
+  return "a mapping";
+}
+
+bool is_whole(const Json& value) {
+  return value.is_number_integer() || value.is_number_unsigned();
+}
+
+/// What a value of `kind` must be, for "X must be ..., not ...".
+std::string_view expected_type(OptionKind kind) {
+  switch (kind) {
+  case OptionKind::flag:
+    return "a boolean";
+  case OptionKind::integer:
+    return "an integer";
+  case OptionKind::text:
+  case OptionKind::word:
+    return "a string";
+  case OptionKind::path:
+    return "a string or None";
+  case OptionKind::names:
+    return "a string or a list of strings";
+  case OptionKind::gpu_indices:
+    return "a list of integers";
+  }
+  return "a string";
+}
+
+bool has_type(OptionKind kind, const Json& value, bool from_cli) {
+  switch (kind) {
+  case OptionKind::flag:
+    return value.is_boolean();
+  case OptionKind::integer:
+    return is_whole(value) || (from_cli && value.is_string());
+  case OptionKind::text:
+  case OptionKind::word:
+    return value.is_string();
+  case OptionKind::path:
+    return value.is_string() || value.is_null();
+  case OptionKind::names:
+    if (value.is_string()) {
+      return true;
+    }
+    return value.is_array() && std::all_of(value.begin(), value.end(),
+                                           [](const Json& item) { return item.is_string(); });
+  case OptionKind::gpu_indices:
+    if (value.is_string()) {
+      return true;
+    }
+    return value.is_array() && std::all_of(value.begin(), value.end(), is_whole);
+  }
+  return false;
+}
+
+Error range_error(const std::string& name, const OptionSpec& spec, std::string_view got) {
+  return make_error(ErrorCategory::usage, fmt::format("{} must be a whole number from {} to {}, "
+                                                      "got '{}'",
+                                                      name, spec.min, spec.max, got));
+}
+
+/// An integer option's value, checked against its range. Digits only: "-1", "1e3" and "0x10"
+/// are refused, never wrapped.
+Result<std::uint64_t> integer_value(const OptionSpec& spec, const Json& value,
+                                    const OptionContext& context) {
+  const std::string name = context.name_of(spec);
+  std::uint64_t number = 0;
+  if (value.is_number_unsigned()) {
+    number = value.get<std::uint64_t>();
+  } else if (value.is_number_integer()) {
+    const auto signed_number = value.get<std::int64_t>();
+    if (signed_number < 0) {
+      return range_error(name, spec, std::to_string(signed_number));
+    }
+    number = static_cast<std::uint64_t>(signed_number);
+  } else {
+    const std::string text = value.get<std::string>();
+    const char* end = text.data() + text.size();
+    const auto parsed = std::from_chars(text.data(), end, number);
+    const bool digits_only = !text.empty() && text.front() != '-' && text.front() != '+';
+    if (!digits_only || parsed.ptr != end || parsed.ec == std::errc::invalid_argument) {
+      return range_error(name, spec, text);
+    }
+    if (parsed.ec == std::errc::result_out_of_range) {
+      return range_error(name, spec, text);
+    }
+  }
+  if (number < spec.min || number > spec.max) {
+    return range_error(name, spec,
+                       value.is_string() ? value.get<std::string>() : std::to_string(number));
+  }
+  return number;
+}
+
+Result<std::string> word_value(const OptionSpec& spec, const Json& value,
+                               const OptionContext& context) {
+  auto word = value.get<std::string>();
+  for (const std::string_view valid : spec.words) {
+    if (word == valid) {
+      return word;
+    }
+  }
+  return make_error(
+      ErrorCategory::usage,
+      fmt::format("unknown {} '{}' (valid: {})", context.name_of(spec), word, joined(spec.words)));
+}
+
+/// "0,1,3" or [0, 1, 3], each index checked like --gpu.
+Result<std::vector<int>> gpu_indices(const OptionSpec& spec, const Json& value,
+                                     const OptionContext& context) {
+  std::vector<Json> items;
+  if (value.is_array()) {
+    items.assign(value.begin(), value.end());
+  } else {
+    const auto text = value.get<std::string>();
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const auto end = text.find(',', start);
+      items.emplace_back(text.substr(start, end == std::string::npos ? end : end - start));
+      if (end == std::string::npos) {
+        break;
+      }
+      start = end + 1;
+    }
+  }
+  std::vector<int> indices;
+  for (const Json& item : items) {
+    auto index = integer_value(spec, item, context);
+    if (!index) {
+      return std::move(index).error();
+    }
+    indices.push_back(static_cast<int>(*index));
+  }
+  return indices;
+}
+
+Result<void> check_visible(const std::vector<int>& gpus, const std::string& name,
+                           const OptionContext& context) {
+  if (!context.visible_gpus) {
+    return {};
+  }
+  const int count = *context.visible_gpus;
+  for (const int gpu : gpus) {
+    if (gpu >= count) {
+      return make_error(ErrorCategory::usage,
+                        count == 0
+                            ? fmt::format("{} {}: no GPU is visible (CUDA_VISIBLE_DEVICES, "
+                                          "/proc/driver/nvidia/gpus)",
+                                          name, gpu)
+                            : fmt::format("{} {}: only {} GPU{} visible (valid: 0 to {})", name,
+                                          gpu, count, count == 1 ? " is" : "s are", count - 1));
+    }
+  }
+  return {};
+}
+
+std::vector<std::string> names_value(const Json& value) {
+  if (value.is_string()) {
+    return {value.get<std::string>()}; // one name, never its characters
+  }
+  return value.get<std::vector<std::string>>();
+}
+
+} // namespace
+
+std::span<const OptionSpec> option_specs() {
+  return k_specs;
+}
+
+const OptionSpec* find_option_spec(std::string_view name) {
+  for (const OptionSpec& spec : k_specs) {
+    if (spec.name == name) {
+      return &spec;
+    }
+  }
+  return nullptr;
+}
+
+std::string OptionContext::name_of(const OptionSpec& spec) const {
+  if (cli_names && !spec.cli.empty()) {
+    return std::string(spec.cli);
+  }
+  if (auto found = spelled.find(spec.name); found != spelled.end()) {
+    return found->second;
+  }
+  return std::string(spec.name);
+}
+
+Result<void> check_option_types(const Json& values, const OptionContext& context) {
+  if (!values.is_object()) {
+    return make_error(ErrorCategory::usage,
+                      fmt::format("options must be a mapping, not {}", json_type_name(values)));
+  }
+  for (const auto& [key, value] : values.items()) {
+    const OptionSpec* spec = find_option_spec(key);
+    if (spec == nullptr) {
+      std::string valid;
+      for (const OptionSpec& each : k_specs) {
+        valid += fmt::format("{}{}", valid.empty() ? "" : ", ", context.name_of(each));
+      }
+      return make_error(ErrorCategory::usage,
+                        fmt::format("unknown option '{}' (valid: {})", key, valid));
+    }
+    if (!has_type(spec->kind, value, context.cli_names)) {
+      return make_error(ErrorCategory::usage,
+                        fmt::format("{} must be {}, not {}", context.name_of(*spec),
+                                    expected_type(spec->kind), json_type_name(value)));
+    }
+  }
+  return {};
+}
+
+Result<RunRequest> parse_run_options(const Json& values, const OptionContext& context) {
+  if (auto typed = check_option_types(values, context); !typed) {
+    return std::move(typed).error();
+  }
+  RunRequest request;
+  ProfileOptions& options = request.options;
+  for (const auto& [key, value] : values.items()) {
+    const OptionSpec& spec = *find_option_spec(key);
+    const std::string name = context.name_of(spec);
+    std::uint64_t number = 0;
+    std::string word;
+    if (spec.kind == OptionKind::integer) {
+      auto parsed = integer_value(spec, value, context);
+      if (!parsed) {
+        return std::move(parsed).error();
+      }
+      number = *parsed;
+    } else if (spec.kind == OptionKind::word) {
+      auto parsed = word_value(spec, value, context);
+      if (!parsed) {
+        return std::move(parsed).error();
+      }
+      word = std::move(parsed).value();
+    }
+    if (key == "round") {
+      request.round = static_cast<int>(number);
+    } else if (key == "out_dir") {
+      options.out_dir = value.get<std::string>();
+    } else if (key == "metrics") {
+      options.metrics = value.get<std::string>();
+      if (auto set = resolve_metric_set(options.metrics); !set) {
+        return std::move(set).error();
+      }
+    } else if (key == "ncu" && value.is_string()) {
+      options.ncu = value.get<std::string>();
+    } else if (key == "logs_dir" && value.is_string()) {
+      options.logs_dir = value.get<std::string>();
+    } else if (key == "python" && value.is_string()) {
+      options.python = value.get<std::string>();
+    } else if (key == "use_sudo") {
+      options.use_sudo = value.get<bool>();
+    } else if (key == "timeout") {
+      options.timeout = std::chrono::seconds(static_cast<std::int64_t>(number));
+    } else if (key == "retries") {
+      options.retries = static_cast<int>(number);
+    } else if (key == "warmup") {
+      options.warmup = static_cast<int>(number);
+    } else if (key == "inputs") {
+      options.inputs = parse_inputs_on(word).value();
+    } else if (key == "cast") {
+      options.cast = parse_cast_dtype(word).value();
+    } else if (key == "seed") {
+      options.seed = number;
+    } else if (key == "clock_control") {
+      options.clock_control = parse_clock_control(word).value();
+    } else if (key == "select") {
+      options.select.select = parse_select(word).value();
+    } else if (key == "kernels") {
+      options.select.kernel_filters = names_value(value);
+    } else if (key == "gpu" || key == "gpus") {
+      std::vector<int> gpus;
+      if (key == "gpu") {
+        gpus = {static_cast<int>(number)};
+      } else {
+        auto parsed = gpu_indices(spec, value, context);
+        if (!parsed) {
+          return std::move(parsed).error();
+        }
+        gpus = std::move(parsed).value();
+      }
+      if (auto visible = check_visible(gpus, name, context); !visible) {
+        return std::move(visible).error();
+      }
+      options.gpus = std::move(gpus);
+    } else if (key == "record_history") {
+      options.record_history = value.get<bool>();
+    } else if (key == "check_metrics") {
+      options.check_metrics = value.get<bool>();
+    } else if (key == "keep_ncu_report") {
+      options.keep_ncu_report = value.get<bool>();
+    }
+  }
+  return request;
+}
+
+std::optional<int> count_visible_gpus(const std::optional<std::string>& cuda_visible_devices,
+                                      const fs::path& driver_gpus_dir) {
+  if (cuda_visible_devices) {
+    // CUDA stops at the first invalid entry; count the entries up to there ("0,1" is 2, "" 0).
+    int count = 0;
+    std::string_view rest = *cuda_visible_devices;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      const std::string_view entry = rest.substr(0, comma);
+      if (entry.empty() || entry == "-1") {
+        break;
+      }
+      ++count;
+      if (comma == std::string_view::npos) {
+        break;
+      }
+      rest.remove_prefix(comma + 1);
+    }
+    return count;
+  }
+  std::error_code ec;
+  fs::directory_iterator entries(driver_gpus_dir, ec);
+  if (ec) {
+    return std::nullopt;
+  }
+  int count = 0;
+  for (const auto& entry : entries) {
+    (void)entry;
+    ++count;
+  }
+  return count;
+}
+
+std::optional<int> visible_gpu_count() {
+  return count_visible_gpus(env_var("CUDA_VISIBLE_DEVICES"), "/proc/driver/nvidia/gpus");
+}
+
+} // namespace kprof
