@@ -23,6 +23,8 @@
 #include "kprof/report.hpp"
 #include "kprof/version.hpp"
 
+#include "cli/view.hpp"
+
 namespace kprof {
 namespace fs = std::filesystem;
 
@@ -711,7 +713,7 @@ int run_cli_command(int argc, char** argv) {
       "report", "Analyse an existing ncu output (CSV raw/details page, or .ncu-rep)");
   report->add_option("FILE", report_file, "ncu --csv output, or an .ncu-rep report")->required();
   report->add_option("--format", report_format,
-                     "table|json|csv|prompt (table on a terminal, else json)");
+                     "table|json|csv|prompt|html (table on a terminal, else json)");
   report->add_option(
       "--out", report_out,
       "Write to this file (atomically) instead of stdout; with --round, the output directory");
@@ -806,6 +808,10 @@ int run_cli_command(int argc, char** argv) {
   diff->add_option("ARGS", diff_args, "DIR A B | A.json B.json")->required()->expected(2, 3);
   diff->add_option("--format", diff_format, "prompt|table|json (prompt by default)");
 
+  // view
+  ViewWords view_words;
+  auto* view = add_view_command(app, view_words);
+
   // doctor
   std::string doctor_ncu;
   std::string doctor_python;
@@ -851,6 +857,9 @@ int run_cli_command(int argc, char** argv) {
     }
     if (diff->parsed()) {
       return run_diff(diff_args, diff_format);
+    }
+    if (view->parsed()) {
+      return run_view(view_words);
     }
     if (doctor->parsed()) {
       return run_doctor_command(doctor_ncu, doctor_python, doctor_clock);

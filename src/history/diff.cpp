@@ -494,6 +494,7 @@ std::string render_diff(const Json& diff, Format format) {
   case Format::prompt:
     return render_prompt(diff);
   case Format::table:
+  case Format::html: // no HTML of its own: `kprof view` draws history and diff
     return render_table(diff);
   }
   return render_table(diff);

@@ -113,6 +113,7 @@ std::string render_history(const std::vector<HistoryRow>& rows, Format format) {
     return render_csv(rows);
   case Format::prompt:
   case Format::table:
+  case Format::html: // no HTML of its own: `kprof view` draws history and diff
     return render_table(rows);
   }
   return render_table(rows);
