@@ -76,9 +76,9 @@ std::string pct_text(std::optional<double> pct) {
 /// A <td> holding a number: right-aligned, with a data-sort key for the sorting script.
 std::string num_cell(std::optional<double> sort_key, const std::string& text) {
   if (!sort_key || !std::isfinite(*sort_key)) {
-    return "<td class=\"num\" data-sort=\"\">" + esc(text) + "</td>";
+    return R"(<td class="num" data-sort="">)" + esc(text) + "</td>";
   }
-  return fmt::format("<td class=\"num\" data-sort=\"{}\">{}</td>", format_number(*sort_key),
+  return fmt::format(R"(<td class="num" data-sort="{}">{}</td>)", format_number(*sort_key),
                      esc(text));
 }
 
@@ -242,7 +242,7 @@ std::string legend(const std::vector<KernelView>& views, const std::string& extr
   std::string out = "<ol class=\"legend " + extra_class + "\">";
   for (const KernelView& view : views) {
     const std::optional<double> share = view.group->share;
-    out += fmt::format("<li><span class=\"key\">{}</span>{}<span class=\"muted\">{}</span></li>",
+    out += fmt::format(R"(<li><span class="key">{}</span>{}<span class="muted">{}</span></li>)",
                        view.key, esc(view.group->name),
                        share ? " · " + report_detail::share_text(*share) + " of GPU time"
                              : std::string());
@@ -281,14 +281,14 @@ std::string sol_chart(const std::vector<KernelView>& views, const std::string& s
                        "<text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>",
                        k_plot_left, sol_y(tick), right, k_plot_left - 5, sol_y(tick) + 4, tick);
   }
-  svg += fmt::format("<rect class=\"axis\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>",
-                     k_plot_left, k_plot_top, k_plot_size, k_plot_size);
-  svg += fmt::format("<text class=\"band-label\" x=\"{}\" y=\"{}\">latency-bound</text>",
+  svg += fmt::format(R"(<rect class="axis" x="{}" y="{}" width="{}" height="{}"/>)", k_plot_left,
+                     k_plot_top, k_plot_size, k_plot_size);
+  svg += fmt::format(R"(<text class="band-label" x="{}" y="{}">latency-bound</text>)",
                      k_plot_left + 6, bottom - 6);
   svg += fmt::format("<text class=\"band-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">"
                      "memory-bound</text>",
                      right - 6, bottom - 6);
-  svg += fmt::format("<text class=\"band-label\" x=\"{}\" y=\"{}\">compute-bound</text>",
+  svg += fmt::format(R"(<text class="band-label" x="{}" y="{}">compute-bound</text>)",
                      k_plot_left + 6, k_plot_top + 14);
   svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">memory SOL (% of peak)"
                      "</text>",
@@ -447,21 +447,25 @@ std::string roofline_section(const Json& doc, const std::vector<KernelView>& vie
       "<title>Roofline: achieved fp32 FLOP/s against arithmetic intensity (FLOP per DRAM byte), "
       "log-log, with the GPU's DRAM and fp32 ceilings</title>",
       scope, left + width + 20, top + height + 44);
-  for (double d = lx0; d <= lx1; d += 1) {
+  const int x_decades = static_cast<int>(lx1 - lx0);
+  const int y_decades = static_cast<int>(ly1 - ly0);
+  for (int step = 0; step <= x_decades; ++step) {
+    const double d = lx0 + step;
     const double x = left + (d - lx0) / (lx1 - lx0) * width;
     svg += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/><text "
                        "x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">1e{4}</text>",
                        fixed(x, 1), top, top + height, top + height + 14, format_number(d));
   }
-  for (double d = ly0; d <= ly1; d += 1) {
+  for (int step = 0; step <= y_decades; ++step) {
+    const double d = ly0 + step;
     const double y = top + height - (d - ly0) / (ly1 - ly0) * height;
     svg +=
         fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\"/><text "
                     "x=\"{3}\" y=\"{4}\" text-anchor=\"end\">1e{5}</text>",
                     left, fixed(y, 1), left + width, left - 5, fixed(y + 4, 1), format_number(d));
   }
-  svg += fmt::format("<rect class=\"axis\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", left,
-                     top, width, height);
+  svg += fmt::format(R"(<rect class="axis" x="{}" y="{}" width="{}" height="{}"/>)", left, top,
+                     width, height);
   const double x_start = std::pow(10.0, lx0);
   const double x_end = std::pow(10.0, lx1);
   const double y_start = std::max(bw * x_start, std::pow(10.0, ly0));
@@ -471,11 +475,10 @@ std::string roofline_section(const Json& doc, const std::vector<KernelView>& vie
                      fixed(px(x_from), 1), fixed(py(y_start), 1), fixed(px(ridge), 1),
                      fixed(py(fp32), 1), fixed(px(x_end), 1), fixed(py(fp32), 1), si(bw, "B/s"),
                      si(fp32, "FLOP/s"));
-  svg += fmt::format("<text class=\"band-label\" x=\"{}\" y=\"{}\">fp32 peak {}</text>",
+  svg += fmt::format(R"(<text class="band-label" x="{}" y="{}">fp32 peak {}</text>)",
                      fixed(px(ridge) + 6, 1), fixed(py(fp32) - 5, 1), si(fp32, "FLOP/s"));
-  svg +=
-      fmt::format("<text class=\"band-label\" x=\"{}\" y=\"{}\">DRAM {}</text>", fixed(left + 6, 1),
-                  fixed(std::min(py(y_start) - 6, top + height - 6), 1), si(bw, "B/s"));
+  svg += fmt::format(R"(<text class="band-label" x="{}" y="{}">DRAM {}</text>)", fixed(left + 6, 1),
+                     fixed(std::min(py(y_start) - 6, top + height - 6), 1), si(bw, "B/s"));
   for (const RooflinePoint& point : points) {
     const double x = px(point.intensity);
     const double y = py(point.flops);
@@ -520,7 +523,7 @@ std::string kernel_table(const std::vector<KernelView>& views, const std::string
     const KernelGroup& group = *view.group;
     out += "<tr>";
     out += num_cell(view.key, std::to_string(view.key));
-    out += fmt::format("<td class=\"mono\"><a href=\"#{}k{}\">{}</a></td>", scope, view.key,
+    out += fmt::format(R"(<td class="mono"><a href="#{}k{}">{}</a></td>)", scope, view.key,
                        esc(group.name));
     out += num_cell(static_cast<double>(group.launch_count), std::to_string(group.launch_count));
     out += num_cell(group.duration_ns, report_detail::duration_text(group.duration_ns, "–"));
@@ -640,7 +643,7 @@ std::string kernel_details(const Json& doc, const KernelView& view, const std::s
   if (!groups.empty()) {
     out += "<h4>Metrics</h4><div class=\"groups\">";
     for (const auto& value_group : groups) {
-      out += "<table class=\"metrics\"><thead><tr><th colspan=\"2\">" + esc(value_group.heading) +
+      out += R"(<table class="metrics"><thead><tr><th colspan="2">)" + esc(value_group.heading) +
              "</th></tr></thead><tbody>";
       for (const auto& value : value_group.values) {
         out += "<tr><td>" + esc(value.label) + "</td><td class=\"num\">" + esc(value.text) +
@@ -793,13 +796,13 @@ std::string rounds_chart(const Json& rows) {
     if (const Json* cand = member(row, "candidate"); cand != nullptr && !cand->is_null()) {
       label += ":" + value_as_text(*cand);
     }
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+    svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">{}</text>)",
                        fixed(x + bar / 2, 1), top + height + 14, esc(label));
     x += bar + gap;
   }
-  svg += fmt::format("<rect class=\"axis\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", left,
-                     top, width, height);
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">round[:candidate]</text>",
+  svg += fmt::format(R"(<rect class="axis" x="{}" y="{}" width="{}" height="{}"/>)", left, top,
+                     width, height);
+  svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">round[:candidate]</text>)",
                      left + width / 2, top + height + 34);
   return "<div class=\"chart\">" + svg + "</svg></div>";
 }
@@ -852,7 +855,7 @@ std::string convergence_section(const Json& run) {
     return out + "<p class=\"note\">No convergence verdict.</p>";
   }
   const bool done = report_detail::bool_at(*verdict, "converged").value_or(false);
-  out += fmt::format("<p class=\"convergence\"><span class=\"verdict {}\">{}</span> ({}): {}</p>",
+  out += fmt::format(R"(<p class="convergence"><span class="verdict {}">{}</span> ({}): {}</p>)",
                      done ? "converged" : "not-converged", done ? "converged" : "not converged",
                      esc(string_at(*verdict, "reason")), esc(string_at(*verdict, "details")));
   return out;
@@ -865,6 +868,15 @@ std::string side_text(const Json& pair, bool as_duration) {
     return as_duration ? report_detail::duration_text(v, "–") : pct_text(v);
   };
   return one(a) + " → " + one(b);
+}
+
+/// " (2.00× faster)", " (1.25× slower)" or "" when unknown.
+std::string speedup_text(std::optional<double> speedup) {
+  if (!speedup || !(*speedup > 0)) {
+    return {};
+  }
+  return *speedup >= 1 ? " (" + fixed(*speedup, 2) + "× faster)"
+                       : " (" + fixed(1.0 / *speedup, 2) + "× slower)";
 }
 
 std::string diff_section(const Json& run) {
@@ -886,11 +898,17 @@ std::string diff_section(const Json& run) {
                      esc(a != nullptr ? string_at(*a, "label", "A") : "A"),
                      esc(b != nullptr ? string_at(*b, "label", "B") : "B"),
                      esc(total_duration != nullptr ? side_text(*total_duration, true) : "?"),
-                     speedup ? " (" + fixed(*speedup, 2) + "× faster)" : std::string());
-  out += "<table class=\"diff\"><thead><tr><th>kernel</th><th class=\"num\">GPU time</th><th "
-         "class=\"num\">speedup</th><th>bottleneck</th><th class=\"num\">compute SOL</th><th "
-         "class=\"num\">memory SOL</th><th>moved metrics</th></tr></thead><tbody>";
-  if (const Json* kernels = member(*diff, "kernels"); kernels != nullptr && kernels->is_array()) {
+                     speedup_text(speedup));
+  const Json* kernels = member(*diff, "kernels");
+  const bool kernels_present = kernels != nullptr && kernels->is_array() && !kernels->empty();
+  if (!kernels_present) {
+    out += "<p class=\"note\">No kernel name appears in both reports.</p>";
+  } else {
+    out += "<table class=\"diff\"><thead><tr><th>kernel</th><th class=\"num\">GPU time</th>"
+           "<th class=\"num\">speedup</th><th>bottleneck</th><th class=\"num\">compute SOL</th>"
+           "<th class=\"num\">memory SOL</th><th>moved metrics</th></tr></thead><tbody>";
+  }
+  if (kernels_present) {
     for (const Json& kernel : *kernels) {
       const std::optional<double> kernel_speedup = number_at(kernel, "speedup");
       std::string bottleneck;
@@ -929,8 +947,8 @@ std::string diff_section(const Json& run) {
                       esc(memory != nullptr ? side_text(*memory, false) : "–"),
                       moved.empty() ? std::string() : "<ul>" + moved + "</ul>");
     }
+    out += "</tbody></table>";
   }
-  out += "</tbody></table>";
   for (const std::string_view side : {"only_in_a", "only_in_b"}) {
     const Json* names = member(*diff, side);
     if (names != nullptr && names->is_array() && !names->empty()) {
@@ -1072,13 +1090,26 @@ std::string render_run_html(const Json& run) {
       facts = doc;
     }
   }
+  // Details pages do not name the GPU; take it from another round when the chosen one lacks it.
+  Json header_doc = facts != nullptr ? *facts : Json::object();
+  if (header_doc.is_object() && header_doc.contains("metadata") &&
+      string_at(header_doc["metadata"], "gpu").empty()) {
+    for (const Json& row : rows) {
+      const Json* doc = member(row, "document");
+      const Json* meta = doc != nullptr ? member(*doc, "metadata") : nullptr;
+      if (meta != nullptr && !string_at(*meta, "gpu").empty()) {
+        header_doc["metadata"]["gpu"] = string_at(*meta, "gpu");
+        break;
+      }
+    }
+  }
   const std::string title = "kprof run: " + (directory.empty() ? std::string("?") : directory);
   std::string out = page_start(title);
   out += "<header><h1>" + esc(title) + "</h1>";
   out += fmt::format("<p class=\"summary\">{} row{} recorded in <code>{}</code>.</p>", rows.size(),
                      rows.size() == 1 ? "" : "s", esc(directory + "/kprof.db"));
   if (facts != nullptr) {
-    out += header_facts(*facts);
+    out += header_facts(header_doc);
   }
   out += "</header>\n<main>";
   out += convergence_section(run);
