@@ -187,6 +187,14 @@ TEST(ReportPage, DrawsTheRooflineWhenItsMetricsWereCollected) {
   EXPECT_NE(page.find("DRAM 4.80 TB/s and fp32 67.00 TFLOP/s ceilings"), std::string::npos);
 }
 
+TEST(ReportPage, SaysWhyTheRooflineIsAbsentForAGpuOutsideTheSpecTable) {
+  Json doc = fixture_report("set_full_vadd.csv", "default");
+  doc["metadata"]["gpu_spec"] = nullptr;
+  const std::string page = render_report_html(doc);
+  EXPECT_EQ(page.find("class=\"roofline-chart\""), std::string::npos);
+  EXPECT_NE(page.find("this GPU is not in kprof's spec table"), std::string::npos);
+}
+
 TEST(ReportPage, ShowsHotLinesOnlyWhenTheDocumentHasThem) {
   Json doc = fixture_report("curated_nvtx_vadd.csv", "default");
   EXPECT_EQ(render_report_html(doc).find("class=\"hot-line\""), std::string::npos);
@@ -292,6 +300,26 @@ TEST_F(RunPage, DiffsTheBestRoundAgainstTheFirstAndGivesTheVerdict) {
             std::string::npos);
   EXPECT_NE(page.find("<span class=\"verdict not-converged\">not converged</span> (improving)"),
             std::string::npos);
+}
+
+TEST(RunPageRender, SaysSlowerAndWhenTheReportsShareNoKernel) {
+  Json run = Json::object();
+  run["directory"] = "out<dir>";
+  run["rows"] = Json::array();
+  run["convergence"] = nullptr;
+  run["diff"] = {{"a", {{"label", "round 0"}}},
+                 {"b", {{"label", "round 1"}}},
+                 {"total", {{"duration_ns", {{"a", 100000}, {"b", 125000}}}, {"speedup", 0.8}}},
+                 {"kernels", Json::array()},
+                 {"only_in_a", Json::array({"old_kernel"})},
+                 {"only_in_b", Json::array({"new_kernel"})}};
+  const std::string page = render_run_html(run);
+  EXPECT_NE(page.find("<h1>kprof run: out&lt;dir&gt;</h1>"), std::string::npos);
+  EXPECT_NE(page.find("total GPU time 100.00 us → 125.00 us (1.25× slower)"), std::string::npos);
+  EXPECT_NE(page.find("No kernel name appears in both reports."), std::string::npos);
+  EXPECT_EQ(page.find("<table class=\"diff\">"), std::string::npos);
+  EXPECT_NE(page.find("No rounds recorded."), std::string::npos);
+  EXPECT_NE(page.find("No convergence verdict."), std::string::npos);
 }
 
 TEST(RunPageLoad, FailsWithInputNotFoundWithoutAHistory) {
