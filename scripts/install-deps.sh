@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   python3 python3-dev pybind11-dev python3-pytest
   clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14
+  chromium python3-pil # the browser test of the HTML pages (tests/browser)
 )
 
 missing=()

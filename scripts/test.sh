@@ -9,3 +9,4 @@ build_dir=${BUILD_DIR:-$root/build}
 (cd "$build_dir" && ctest --output-on-failure -j "$(nproc)")
 PYTHONPATH="$build_dir/python${PYTHONPATH:+:$PYTHONPATH}" KPROF_BUILD_DIR="$build_dir" \
   /usr/bin/python3 -m pytest -q "$root/tests/python"
+/usr/bin/python3 "$root/tests/browser/browser_test.py" --kprof "$build_dir/kprof"

@@ -48,9 +48,9 @@ Result<void> validate_report(const Json& doc);
 /// is not JSON, or with validate_report's message when it is not a report this kprof can read.
 Result<Json> load_report(const std::filesystem::path& path);
 
-enum class Format { json, csv, prompt, table };
+enum class Format { json, csv, prompt, table, html };
 std::string_view to_string(Format format);
-/// "json|csv|prompt|table"; usage error listing the valid words otherwise.
+/// "json|csv|prompt|table|html"; usage error listing the valid words otherwise.
 Result<Format> parse_format(std::string_view word);
 
 struct RenderOptions {

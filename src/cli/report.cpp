@@ -24,7 +24,7 @@ public:
             "report", "Analyse an existing ncu output (CSV raw/details page, or .ncu-rep)")) {
     CLI::App* app = this->app();
     app->add_option("FILE", m_file, "ncu --csv output, or an .ncu-rep report")->required();
-    app->add_option("--format", m_format, "table|json|csv|prompt (table on a terminal, else json)");
+    app->add_option("--format", m_format, "table|json|csv|prompt|html (table on a terminal, else json)");
     app->add_option(
         "--out", m_out,
         "Write to this file (atomically) instead of stdout; with --round, the output directory");

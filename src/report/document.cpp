@@ -487,18 +487,22 @@ std::string_view to_string(Format format) {
     return "prompt";
   case Format::table:
     return "table";
+  case Format::html:
+    return "html";
   }
   return "json";
 }
 
 Result<Format> parse_format(std::string_view word) {
-  for (const Format format : {Format::json, Format::csv, Format::prompt, Format::table}) {
+  for (const Format format :
+       {Format::json, Format::csv, Format::prompt, Format::table, Format::html}) {
     if (word == to_string(format)) {
       return format;
     }
   }
-  return make_error(ErrorCategory::usage,
-                    fmt::format("unknown format '{}' (valid: json, csv, prompt, table)", word));
+  return make_error(
+      ErrorCategory::usage,
+      fmt::format("unknown format '{}' (valid: json, csv, prompt, table, html)", word));
 }
 
 std::unique_ptr<Sink> make_sink(Format format) {
@@ -511,6 +515,8 @@ std::unique_ptr<Sink> make_sink(Format format) {
     return report_detail::make_prompt_sink();
   case Format::table:
     return report_detail::make_table_sink();
+  case Format::html:
+    return report_detail::make_html_sink();
   }
   KPROF_ASSERT(false && "unknown Format");
   return nullptr;

@@ -21,6 +21,7 @@ std::unique_ptr<Sink> make_json_sink();
 std::unique_ptr<Sink> make_csv_sink();
 std::unique_ptr<Sink> make_prompt_sink();
 std::unique_ptr<Sink> make_table_sink();
+std::unique_ptr<Sink> make_html_sink();
 
 /// A JSON value for `value`: null when NaN or infinite, an integer when integral and below
 /// 2^53 in magnitude (so 16781824 prints as 16781824, not 16781824.0), a double otherwise.

@@ -1,0 +1,335 @@
+// The HTML view: escaping, the report page of real ncu output (one chart point per kernel, the
+// tables, findings, the roofline or why it is absent, hot lines when present) and the page of a
+// run directory read from a real history database. The same pages are loaded in a real browser
+// by tests/browser/browser_test.py.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "kprof/analysis.hpp"
+#include "kprof/files.hpp"
+#include "kprof/history.hpp"
+#include "kprof/html.hpp"
+#include "kprof/metric_sets.hpp"
+#include "kprof/ncu_output.hpp"
+#include "kprof/report.hpp"
+
+namespace kprof {
+namespace {
+
+const std::filesystem::path k_fixtures =
+    std::filesystem::path(KPROF_FIXTURES_DIR) / "ncu" / "2025.3.1";
+
+Json fixture_report(const std::string& file, const std::string& set_name) {
+  Result<Capture> capture = read_ncu_csv_file(k_fixtures / file);
+  if (!capture.ok()) {
+    ADD_FAILURE() << "reading " << file << ": " << capture.error().message;
+    return Json();
+  }
+  Result<Analysis> analysis = analyse(*capture, SelectOptions{});
+  if (!analysis.ok()) {
+    ADD_FAILURE() << "analysing " << file << ": " << analysis.error().message;
+    return Json();
+  }
+  Result<MetricSet> set = find_metric_set(set_name);
+  if (!set.ok()) {
+    ADD_FAILURE() << set.error().message;
+    return Json();
+  }
+  return build_report(*capture, *analysis, *set);
+}
+
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto pos = text.find(needle); pos != std::string::npos;
+       pos = text.find(needle, pos + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
+/// Renames kernel `from` everywhere the document names it.
+void rename_kernel(Json& doc, const std::string& from, const std::string& to) {
+  for (Json& kernel : doc["kernels"]) {
+    if (kernel["name"] == from) {
+      kernel["name"] = to;
+    }
+  }
+  for (Json& kernel : doc["summary"]["kernels"]) {
+    if (kernel["name"] == from) {
+      kernel["name"] = to;
+    }
+  }
+  if (doc["summary"]["dominant_kernel"] == from) {
+    doc["summary"]["dominant_kernel"] = to;
+  }
+  for (const char* key : {"roofline", "metrics"}) {
+    Json renamed = Json::object();
+    for (auto& [name, value] : doc[key].items()) {
+      renamed[name == from ? to : name] = value;
+    }
+    doc[key] = renamed;
+  }
+}
+
+/// The page must never reach outside itself (ncu's findings mention URLs as text, never as links).
+void expect_self_contained(const std::string& page) {
+  EXPECT_NE(page.find("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+                      "'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src "
+                      "data:\">"),
+            std::string::npos);
+  EXPECT_EQ(page.find("=\"http"), std::string::npos);
+  EXPECT_EQ(page.find("<link"), std::string::npos);
+  EXPECT_EQ(page.find("<img"), std::string::npos);
+  EXPECT_EQ(page.find(" src="), std::string::npos);
+  EXPECT_EQ(page.find("url("), std::string::npos);
+  EXPECT_EQ(page.find("@import"), std::string::npos);
+}
+
+TEST(EscapeHtml, EscapesMarkupCharacters) {
+  EXPECT_EQ(escape_html("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+}
+
+TEST(EscapeHtml, KeepsValidUtf8AndReplacesInvalidBytes) {
+  EXPECT_EQ(escape_html("caf\xC3\xA9 \xE6\x97\xA5"), "caf\xC3\xA9 \xE6\x97\xA5");
+  const std::string replacement = "\xEF\xBF\xBD";
+  EXPECT_EQ(escape_html("a\xFF"
+                        "b"),
+            "a" + replacement + "b");
+  EXPECT_EQ(escape_html("\xC0\x80"), replacement + replacement) << "overlong NUL";
+  EXPECT_EQ(escape_html("\xED\xA0\x80"), replacement + replacement + replacement)
+      << "UTF-16 surrogate";
+  EXPECT_EQ(escape_html("x\xE6\x97"), "x" + replacement + replacement) << "truncated";
+  EXPECT_EQ(escape_html(std::string("nul\0bell\x07", 9)),
+            "nul" + replacement + "bell" + replacement);
+  EXPECT_EQ(escape_html("tab\tline\n"), "tab\tline\n");
+}
+
+TEST(ReportPage, DrawsOnePointPerKernelNamedOnHoverAndInTheLegend) {
+  const std::string page =
+      render_report_html(fixture_report("curated_nvtx_twostage.csv", "default"));
+  EXPECT_EQ(count(page, "class=\"sol-point\""), 2U);
+  EXPECT_NE(page.find("<circle class=\"sol-point\" data-kernel=\"scale_kernel\""),
+            std::string::npos);
+  EXPECT_NE(page.find("<title>scale_kernel: compute SOL 9.4%, memory SOL 38.8%, 61% of GPU time"),
+            std::string::npos);
+  EXPECT_NE(page.find("</span>partial_sum_kernel<span class=\"muted\"> · 39% of GPU time"),
+            std::string::npos);
+  for (const char* band : {"latency", "memory", "compute"}) {
+    EXPECT_EQ(count(page, std::string("class=\"band-") + band + "\""), 1U) << band;
+  }
+  expect_self_contained(page);
+}
+
+TEST(ReportPage, HasTheSortableKernelTableAndTheHeaderFacts) {
+  Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
+  doc["metadata"]["ncu_version"] = "2025.3.1.0";
+  doc["metadata"]["clock_control"] = "base";
+  doc["metadata"]["argv"] = Json::array({"kprof", "report", "my file.csv"});
+  const std::string page = render_report_html(doc);
+  const auto table = page.find("<table class=\"sortable kernel-table\"");
+  ASSERT_NE(table, std::string::npos);
+  const std::string body = page.substr(table, page.find("</table>", table) - table);
+  EXPECT_EQ(count(body, "<tr>"), 3U) << "a header and one row per kernel";
+  EXPECT_NE(page.find("<dt>GPU</dt><dd>NVIDIA H200</dd>"), std::string::npos);
+  EXPECT_NE(page.find("<dt>ncu</dt><dd>2025.3.1.0</dd>"), std::string::npos);
+  EXPECT_NE(page.find("<dt>clock control</dt><dd>base</dd>"), std::string::npos);
+  EXPECT_NE(page.find("<dt>metric set</dt><dd>default</dd>"), std::string::npos);
+  EXPECT_NE(page.find("kprof report &#39;my file.csv&#39;"), std::string::npos);
+  EXPECT_NE(page.find("<script>"), std::string::npos) << "the sorting script is inline";
+  EXPECT_NE(page.find("@media print"), std::string::npos);
+  EXPECT_NE(page.find("prefers-color-scheme: dark"), std::string::npos);
+}
+
+TEST(ReportPage, EscapesKernelNamesEverywhere) {
+  Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
+  const std::string hostile = "evil<script>alert(\"x\")</script>&'\xFF";
+  rename_kernel(doc, "scale_kernel", hostile);
+  const std::string page = render_report_html(doc);
+  EXPECT_EQ(page.find("<script>alert"), std::string::npos);
+  EXPECT_EQ(page.find('\xFF'), std::string::npos);
+  const std::string escaped = "evil&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;"
+                              "\xEF\xBF\xBD";
+  EXPECT_NE(page.find("data-kernel=\"" + escaped + "\""), std::string::npos);
+  EXPECT_GE(count(page, escaped), 4U) << "chart, legend, table, details";
+  EXPECT_EQ(count(page, "<script>"), 1U);
+}
+
+TEST(ReportPage, ListsNcuFindingsWithEstimatedSpeedups) {
+  const Json doc = fixture_report("batch4_details_sections_rules.csv", "deep");
+  const std::string page = render_report_html(doc);
+  EXPECT_GT(count(page, "<tr class=\"finding\">"), 0U);
+  EXPECT_NE(page.find("IssueSlotUtilization"), std::string::npos);
+  EXPECT_NE(page.find("data-sort=\"10.02\">10.0% local</td>"), std::string::npos);
+  EXPECT_NE(page.find("<table class=\"metrics\"><thead><tr><th colspan=\"2\">GPU Speed Of Light "
+                      "Throughput"),
+            std::string::npos);
+  expect_self_contained(page);
+}
+
+TEST(ReportPage, SaysWhyTheRooflineIsAbsentWithoutItsMetrics) {
+  const std::string page =
+      render_report_html(fixture_report("curated_nvtx_twostage.csv", "default"));
+  EXPECT_EQ(page.find("class=\"roofline-chart\""), std::string::npos);
+  EXPECT_NE(page.find("<p class=\"note roofline-absent\">The roofline needs ncu's roofline "
+                      "metrics <code>smsp__sass_thread_inst_executed_op_fadd_pred_on.sum."
+                      "per_cycle_elapsed</code>"),
+            std::string::npos);
+}
+
+TEST(ReportPage, DrawsTheRooflineWhenItsMetricsWereCollected) {
+  const std::string page = render_report_html(fixture_report("set_full_vadd.csv", "default"));
+  EXPECT_NE(page.find("class=\"roofline-chart\""), std::string::npos);
+  EXPECT_EQ(page.find("roofline-absent"), std::string::npos);
+  EXPECT_EQ(count(page, "class=\"roofline-point\""), 1U);
+  // 188.85 fadd/cycle x 1.944 GHz over 4.30 TB/s: 0.085 FLOP per byte.
+  EXPECT_NE(page.find("FLOP/s, 0.085 FLOP/byte</title>"), std::string::npos);
+  EXPECT_NE(page.find("DRAM 4.80 TB/s and fp32 67.00 TFLOP/s ceilings"), std::string::npos);
+}
+
+TEST(ReportPage, SaysWhyTheRooflineIsAbsentForAGpuOutsideTheSpecTable) {
+  Json doc = fixture_report("set_full_vadd.csv", "default");
+  doc["metadata"]["gpu_spec"] = nullptr;
+  const std::string page = render_report_html(doc);
+  EXPECT_EQ(page.find("class=\"roofline-chart\""), std::string::npos);
+  EXPECT_NE(page.find("this GPU is not in kprof's spec table"), std::string::npos);
+}
+
+TEST(ReportPage, ShowsHotLinesOnlyWhenTheDocumentHasThem) {
+  Json doc = fixture_report("curated_nvtx_vadd.csv", "default");
+  EXPECT_EQ(render_report_html(doc).find("class=\"hot-line\""), std::string::npos);
+  doc["kernels"][0]["hot_lines"] =
+      Json::array({{{"file", "kernel.py"},
+                    {"line", 12},
+                    {"source", "x = tl.load(x_ptr + offs) # <&>"},
+                    {"share", 0.5},
+                    {"samples", 420},
+                    {"stalls", Json::array({{{"reason", "long_scoreboard"}, {"share", 0.9}}})}},
+                   {{"file", "kernel.py"},
+                    {"line", 14},
+                    {"source", "tl.store(out_ptr + offs, x + y)"},
+                    {"share", 0.25},
+                    {"samples", 210}}});
+  const std::string page = render_report_html(doc);
+  EXPECT_EQ(count(page, "<tr class=\"hot-line\""), 2U);
+  EXPECT_NE(page.find("style=\"--h:0.500\"><td class=\"mono\">kernel.py:12</td>"),
+            std::string::npos);
+  EXPECT_NE(page.find("x = tl.load(x_ptr + offs) # &lt;&amp;&gt;"), std::string::npos);
+  EXPECT_NE(page.find("long_scoreboard 90%"), std::string::npos);
+}
+
+TEST(ReportPage, RendersThroughTheHtmlSink) {
+  const Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
+  ASSERT_TRUE(parse_format("html").ok());
+  EXPECT_EQ(*parse_format("html"), Format::html);
+  EXPECT_EQ(to_string(Format::html), "html");
+  EXPECT_EQ(make_sink(Format::html)->format(), Format::html);
+  EXPECT_EQ(render(Format::html, doc), render_report_html(doc));
+}
+
+/// A copy of `doc` whose every duration is divided by `factor`.
+Json faster(Json doc, double factor) {
+  doc["summary"]["total_duration_ns"] = doc["summary"]["total_duration_ns"].get<double>() / factor;
+  for (Json& kernel : doc["summary"]["kernels"]) {
+    kernel["duration_ns"] = kernel["duration_ns"].get<double>() / factor;
+  }
+  for (Json& kernel : doc["kernels"]) {
+    Json& duration = kernel["metrics"]["gpu__time_duration.sum"]["value"];
+    duration = duration.get<double>() / factor;
+  }
+  return doc;
+}
+
+class RunPage : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto dir = TempDir::create("kprof-html-test");
+    ASSERT_TRUE(dir.ok());
+    m_dir.emplace(std::move(dir).value());
+    auto store = HistoryStore::open(m_dir->path() / "kprof.db");
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    const Json base = fixture_report("curated_nvtx_twostage.csv", "default");
+    RoundEntry first{0, std::nullopt, "kernel_v0.py", "ok", std::nullopt, base, ""};
+    RoundEntry failed{1,
+                      std::nullopt,
+                      "kernel_v1.py",
+                      "failed",
+                      make_error(ErrorCategory::kernel_raised, "ValueError: <bad> shape"),
+                      std::nullopt,
+                      ""};
+    RoundEntry best{2, 0, "kernel_v2.py", "ok", std::nullopt, faster(base, 2.0), ""};
+    RoundEntry other{2, 1, "kernel_v3.py", "ok", std::nullopt, faster(base, 1.5), ""};
+    for (const RoundEntry& entry : {first, failed, best, other}) {
+      auto recorded = store->record_round(entry);
+      ASSERT_TRUE(recorded.ok()) << recorded.error().message;
+    }
+  }
+  [[nodiscard]] const std::filesystem::path& dir() const { return m_dir->path(); }
+
+private:
+  std::optional<TempDir> m_dir;
+};
+
+TEST_F(RunPage, ShowsEveryRoundWithTheBestMarkedAndTheFailedOneAsFailed) {
+  auto written = write_run_view(dir());
+  ASSERT_TRUE(written.ok()) << written.error().message;
+  EXPECT_EQ(*written, dir() / "index.html");
+  auto page = read_file(*written);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(count(*page, "<tr class=\"failed\">"), 1U);
+  EXPECT_EQ(count(*page, "<tr class=\"best\">"), 1U);
+  EXPECT_NE(page->find("kernel_raised: ValueError: &lt;bad&gt; shape"), std::string::npos);
+  EXPECT_EQ(count(*page, "<rect class=\"bar"), 4U);
+  EXPECT_EQ(count(*page, "<rect class=\"bar failed\""), 1U);
+  EXPECT_EQ(count(*page, "<rect class=\"bar best\""), 1U);
+  EXPECT_EQ(count(*page, "<details class=\"round\""), 4U);
+  EXPECT_EQ(count(*page, "class=\"sol-point\""), 6U) << "two kernels in each of three reports";
+  expect_self_contained(*page);
+}
+
+TEST_F(RunPage, DiffsTheBestRoundAgainstTheFirstAndGivesTheVerdict) {
+  auto run = load_run_view(dir());
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  ASSERT_TRUE((*run)["diff"].is_object()) << (*run)["diff_error"];
+  EXPECT_EQ((*run)["diff"]["a"]["label"], "round 0");
+  EXPECT_EQ((*run)["diff"]["b"]["label"], "round 2 candidate 0");
+  EXPECT_EQ((*run)["convergence"]["converged"], false);
+  const std::string page = render_run_html(*run);
+  EXPECT_NE(page.find("round 0 → round 2 candidate 0: total GPU time 16.06 us → 8.03 us (2.00× "
+                      "faster)"),
+            std::string::npos);
+  EXPECT_NE(page.find("<span class=\"verdict not-converged\">not converged</span> (improving)"),
+            std::string::npos);
+}
+
+TEST(RunPageRender, SaysSlowerAndWhenTheReportsShareNoKernel) {
+  Json run = Json::object();
+  run["directory"] = "out<dir>";
+  run["rows"] = Json::array();
+  run["convergence"] = nullptr;
+  run["diff"] = {{"a", {{"label", "round 0"}}},
+                 {"b", {{"label", "round 1"}}},
+                 {"total", {{"duration_ns", {{"a", 100000}, {"b", 125000}}}, {"speedup", 0.8}}},
+                 {"kernels", Json::array()},
+                 {"only_in_a", Json::array({"old_kernel"})},
+                 {"only_in_b", Json::array({"new_kernel"})}};
+  const std::string page = render_run_html(run);
+  EXPECT_NE(page.find("<h1>kprof run: out&lt;dir&gt;</h1>"), std::string::npos);
+  EXPECT_NE(page.find("total GPU time 100.00 us → 125.00 us (1.25× slower)"), std::string::npos);
+  EXPECT_NE(page.find("No kernel name appears in both reports."), std::string::npos);
+  EXPECT_EQ(page.find("<table class=\"diff\">"), std::string::npos);
+  EXPECT_NE(page.find("No rounds recorded."), std::string::npos);
+  EXPECT_NE(page.find("No convergence verdict."), std::string::npos);
+}
+
+TEST(RunPageLoad, FailsWithInputNotFoundWithoutAHistory) {
+  auto dir = TempDir::create("kprof-html-test");
+  ASSERT_TRUE(dir.ok());
+  auto run = load_run_view(dir->path());
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.error().category, ErrorCategory::input_not_found);
+  EXPECT_FALSE(std::filesystem::exists(dir->path() / "index.html"));
+}
+
+} // namespace
+} // namespace kprof
