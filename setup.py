@@ -26,14 +26,12 @@ import shlex
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
-from setuptools import Distribution, Extension, setup
+from setuptools import Command, Distribution, Extension, setup
 from setuptools.command.build_ext import build_ext
-from distutils.command.build_scripts import build_scripts
-from distutils.command.install_scripts import install_scripts
-from distutils.errors import DistutilsError
+from setuptools.command.install_scripts import install_scripts
+from setuptools.errors import SetupError
 
 ROOT = Path(__file__).resolve().parent
 # setuptools' own build and metadata dirs, kept under build/ (ignored by git) so that a build
@@ -47,7 +45,7 @@ def cmake_project_version() -> str:
     match = re.search(r"^\s*project\(\s*kprof\b[^)]*?\bVERSION\s+([0-9]+(?:\.[0-9]+){0,3})\b", text,
                       re.MULTILINE | re.DOTALL)
     if not match:
-        raise DistutilsError("CMakeLists.txt has no `project(kprof VERSION x.y.z)` line")
+        raise SetupError("CMakeLists.txt has no `project(kprof VERSION x.y.z)` line")
     return match.group(1)
 
 
@@ -76,10 +74,12 @@ class CMakeExtension(Extension):
 class CMakeBuild(build_ext):
     """Builds the extension and the CLI with CMake and stages the whole `kprof` package."""
 
+    kprof_binary = None  # the staged CLI, for CopyCliBinary
+
     def build_extension(self, ext: Extension) -> None:
-        if self.inplace:
-            raise DistutilsError("kprof does not support in-place (editable) installs; use "
-                                 "`pip install .`, or PYTHONPATH=<build>/python with a CMake build")
+        if self.inplace or getattr(self, "editable_mode", False):
+            raise SetupError("kprof does not support in-place (editable) installs; use "
+                             "`pip install .`, or PYTHONPATH=<build>/python with a CMake build")
         reuse = os.environ.get("KPROF_CMAKE_BUILD_DIR")
         tree = Path(reuse).resolve() if reuse else Path(self.build_temp).resolve() / "cmake"
         if not (tree / "CMakeCache.txt").is_file():
@@ -106,12 +106,12 @@ class CMakeBuild(build_ext):
         ext_path = Path(self.get_ext_fullpath(ext.name))
         if not (staged_package / ext_path.name).is_file():
             found = sorted(p.name for p in staged_package.glob("_kprof*"))
-            raise DistutilsError(
+            raise SetupError(
                 f"the CMake tree {tree} built {found or 'no _kprof module'}, not {ext_path.name}: "
                 f"it was configured for another Python ({cache.get('Python3_EXECUTABLE')}); "
                 f"configure it with -DPython3_EXECUTABLE={sys.executable}")
         if not staged_binary.is_file():
-            raise DistutilsError(f"`cmake --install` of {tree} did not install bin/kprof")
+            raise SetupError(f"`cmake --install` of {tree} did not install bin/kprof")
 
         package_dir = ext_path.parent
         shutil.rmtree(package_dir, ignore_errors=True)
@@ -141,20 +141,31 @@ class CMakeBuild(build_ext):
     def check_tree(tree: Path, cache: dict) -> None:
         home = cache.get("CMAKE_HOME_DIRECTORY", "")
         if not home or Path(home).resolve() != ROOT:
-            raise DistutilsError(f"the CMake tree {tree} is a build of {home or 'nothing'}, not of {ROOT}")
+            raise SetupError(f"the CMake tree {tree} is a build of {home or 'nothing'}, not of {ROOT}")
         if cache.get("KPROF_ENABLE_PYTHON", "").upper() not in ("ON", "1", "TRUE", "YES"):
-            raise DistutilsError(f"the CMake tree {tree} was configured without -DKPROF_ENABLE_PYTHON=ON")
+            raise SetupError(f"the CMake tree {tree} was configured without -DKPROF_ENABLE_PYTHON=ON")
         if Path(cache.get("KPROF_PYTHON_INSTALL_DIR", "")).is_absolute():
-            raise DistutilsError(f"the CMake tree {tree} has an absolute KPROF_PYTHON_INSTALL_DIR")
+            raise SetupError(f"the CMake tree {tree} has an absolute KPROF_PYTHON_INSTALL_DIR")
 
 
-class CopyCliBinary(build_scripts):
-    """The wheel's only script: the CLI binary build_ext staged, copied with its executable bit
-    (setuptools' own build_scripts would look for script sources in the checkout)."""
+class CopyCliBinary(Command):
+    """build_scripts: the wheel's only script is the CLI binary build_ext staged, copied with its
+    executable bit (setuptools' own build_scripts would look for script files in the checkout)."""
+
+    description = "copy the kprof CLI binary into the build's scripts dir"
+    user_options: list = []
+
+    def initialize_options(self) -> None:
+        self.build_dir = None
+
+    def finalize_options(self) -> None:
+        self.set_undefined_options("build", ("build_scripts", "build_dir"))
 
     def run(self) -> None:
         self.run_command("build_ext")
         binary = self.get_finalized_command("build_ext").kprof_binary
+        if binary is None:
+            raise SetupError("build_ext did not build the kprof CLI")
         shutil.rmtree(self.build_dir, ignore_errors=True)
         self.mkpath(self.build_dir)
         target = Path(self.build_dir) / "kprof"
@@ -166,8 +177,13 @@ class CopyCliBinary(build_scripts):
 
 
 class InstallCliBinary(install_scripts):
-    """Installs what CopyCliBinary built (setuptools' install_scripts copies only listed script
-    files, and would add entry-point wrappers, of which kprof has none)."""
+    """Installs what CopyCliBinary built (setuptools' install_scripts does so only when script
+    files are listed, and adds entry-point wrappers, of which kprof has none)."""
+
+    def run(self) -> None:
+        if not self.skip_build:
+            self.run_command("build_scripts")
+        self.outfiles = self.copy_tree(self.build_dir, self.install_dir)
 
 
 class KprofDistribution(Distribution):

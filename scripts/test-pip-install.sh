@@ -48,7 +48,14 @@ in_venv() { env -u PYTHONPATH PYTHONNOUSERSITE=1 PATH="$venv/bin:$PATH" VIRTUAL_
 pip() { in_venv "${reuse[@]}" "$venv/bin/python" -m pip --disable-pip-version-check "$@"; }
 tree_files() { (cd "$venv" && find . -mindepth 1 | LC_ALL=C sort); }
 
-git_before=$(git -C "$root" status --porcelain --untracked-files=all)
+git_status() {
+  if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git -C "$root" status --porcelain --untracked-files=all
+  else
+    echo "(not a git checkout)"
+  fi
+}
+git_before=$(git_status)
 
 step "version $version (CMakeLists.txt); python $python; $([ "$fresh" = 1 ] && echo "fresh build" || echo "reusing the CMake tree $build_dir")"
 
@@ -145,7 +152,7 @@ if errors:
 EOF
 
 step "the checkout is as it was (git status --porcelain)"
-git_after=$(git -C "$root" status --porcelain --untracked-files=all)
+git_after=$(git_status)
 if [ "$git_before" != "$git_after" ]; then
   diff <(echo "$git_before") <(echo "$git_after") || true
   fail "the pip build changed the checkout outside ignored build dirs"
