@@ -9,7 +9,8 @@
 #   BUILD_DIR (default: $BUILD_DIR, else build/): a CMake build tree of this checkout configured
 #   with -DKPROF_ENABLE_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3, reused by setup.py
 #   (KPROF_CMAKE_BUILD_DIR) so that only what is missing is built.
-#   --fresh: no reuse; setup.py configures and builds its own tree (build/pip/, minutes).
+#   --fresh: no reuse; setup.py builds in its own tree (build/pip/): configured and built from
+#   scratch when absent (minutes), else brought up to date.
 # Offline: the venv sees the system site packages only for the build tools (setuptools, wheel)
 # and pytest; pip runs with --no-build-isolation --no-index.
 set -euo pipefail
@@ -57,7 +58,7 @@ git_status() {
 }
 git_before=$(git_status)
 
-step "version $version (CMakeLists.txt); python $python; $([ "$fresh" = 1 ] && echo "fresh build" || echo "reusing the CMake tree $build_dir")"
+step "version $version (CMakeLists.txt); python $python; $([ "$fresh" = 1 ] && echo "setup.py's own CMake tree (build/pip/, built from scratch when absent)" || echo "reusing the CMake tree $build_dir")"
 
 step "create a venv with the system site packages (build tools, pytest): $venv"
 "$python" -m venv --system-site-packages "$venv"
