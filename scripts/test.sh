@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds kprof and runs every test that can run here: the GoogleTest suites and the end-to-end
-# tests of the binary (ctest), then the Python tests (pytest). Tests that need a GPU or ncu
-# report themselves as skipped, with the reason.
+# tests of the binary (ctest), then the Python tests (pytest), then `pip install .` into a fresh
+# venv (reusing the build) with the Python tests again against the installed package. Tests that
+# need a GPU or ncu report themselves as skipped, with the reason.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
@@ -10,3 +11,4 @@ build_dir=${BUILD_DIR:-$root/build}
 PYTHONPATH="$build_dir/python${PYTHONPATH:+:$PYTHONPATH}" KPROF_BUILD_DIR="$build_dir" \
   /usr/bin/python3 -m pytest -q "$root/tests/python"
 /usr/bin/python3 "$root/tests/browser/browser_test.py" --kprof "$build_dir/kprof"
+"$root/scripts/test-pip-install.sh" "$build_dir"
