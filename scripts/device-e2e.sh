@@ -11,7 +11,7 @@
 #   5. the Python API over the cases, with a thread pool.
 # Everything lands in $OUT (or ./device-out): a summary (summary.md) and logs in results.tar.gz.
 # Options: STEPS="build doctor cases failures batch python smoke interrupt hostile" (default: the first six),
-# KPROF_CLOCK=none.
+# KPROF_CLOCK=none, WARM_RUNS=3 (warm runs per case), BATCH_RUNS=2 (runs per batch setting).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -22,6 +22,8 @@ logs="$work/logs"
 mkdir -p "$logs"
 steps=${STEPS:-"build doctor cases failures batch python"}
 clock=${KPROF_CLOCK:-none}
+warm_runs=${WARM_RUNS:-3}
+batch_runs=${BATCH_RUNS:-2}
 summary="$out/summary.md"; : >"$summary"
 build="$work/build"
 kprof="$build/kprof"
@@ -89,7 +91,7 @@ profile() {
 # ---- 3. the cases -------------------------------------------------------------------------------
 if want cases; then
   note ""
-  note "## Cases: kprof profile, 1 cold + 3 warm runs each (warm = Triton cache and metric list cached)"
+  note "## Cases: kprof profile, 1 cold + $warm_runs warm runs each (warm = Triton cache and metric list cached)"
   note ""
   note "| case | kernels reported | cold s | warm runs s | median s | checks |"
   note "|---|---|---|---|---|---|"
@@ -97,12 +99,12 @@ if want cases; then
     dir="$work/cases/$case"
     read -r rc cold < <(profile "$case-cold" "$dir" 0 "examples/$case/kernel.py" "examples/$case/problem.py")
     warm=()
-    for r in 1 2 3; do
+    for r in $(seq 1 "$warm_runs"); do
       read -r rc_w t < <(profile "$case-warm$r" "$dir" "$r" "examples/$case/kernel.py" "examples/$case/problem.py")
       warm+=("$t")
       [ "$rc_w" = 0 ] || rc=$rc_w
     done
-    median=$(printf '%s\n' "${warm[@]}" | sort -g | sed -n 2p)
+    median=$(printf '%s\n' "${warm[@]}" | sort -g | sed -n "$(( (${#warm[@]} + 1) / 2 ))p")
     checks=$(python3 - "$logs/$case-warm1.json" "$case" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -171,7 +173,7 @@ if want batch; then
   for set in healthy with-failures; do
     if [ "$set" = healthy ]; then files=("${healthy[@]}"); else files=("${cands[@]}"); fi
     for gpus in 0 $( [ "$ngpu" -ge 2 ] && echo 0,1 ); do
-      for run in 1 2; do
+      for run in $(seq 1 "$batch_runs"); do
         t0=$(now)
         timeout 400 "$kprof" batch examples/softmax/problem.py "${files[@]}" --out "$work/batch-$set-$gpus" --round "$run" \
           --gpus "$gpus" --clock-control "$clock" --format table >"$logs/batch-$set-$gpus-$run.txt" 2>"$logs/batch-$set-$gpus-$run.err"

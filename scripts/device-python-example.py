@@ -31,6 +31,8 @@ for rnd, case in enumerate(cases):
     names = list(results.metrics.keys())
     verdicts = {name: results.roofline[name]["bottleneck"] for name in names}
     print(f"{case}: {len(names)} kernel(s) {verdicts} in {wall:.1f} s")
+copies = sorted(p.name for p in (work / "seq-logs").glob("*_ncu_metrics.json"))
+print(f"logs_dir copies (written by the C++ profiler): {copies}")
 print()
 print(profiler.profile(*case_files("twostage"), round_num=9).prompt())
 
