@@ -15,7 +15,7 @@ Result<Json> load_run_view(const fs::path& dir, const ConvergenceOptions& conver
     return make_error(ErrorCategory::input_not_found,
                       fmt::format("no history in {} (expected {})", dir.string(), db.string()));
   }
-  auto store = HistoryStore::open(db);
+  auto store = HistoryStore::open_read_only(db);
   if (!store) {
     return store.error();
   }
@@ -39,7 +39,7 @@ Result<Json> load_run_view(const fs::path& dir, const ConvergenceOptions& conver
     const HistoryRow& row = (*rows)[i];
     Json& entry = listed[i];
     entry["document"] = nullptr;
-    if (row.status == "failed") {
+    if (row.status == CandidateStatus::failed) {
       continue;
     }
     // A row without a document (or one that no longer validates) shows as such; it does not
@@ -49,7 +49,7 @@ Result<Json> load_run_view(const fs::path& dir, const ConvergenceOptions& conver
       continue;
     }
     entry["document"] = *doc;
-    if (row.status == "ok" && row.total_duration_ns && first_ok == nullptr) {
+    if (row.status == CandidateStatus::ok && row.total_duration_ns && first_ok == nullptr) {
       first_ok = &row;
       first_doc = *doc;
     }

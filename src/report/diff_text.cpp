@@ -296,6 +296,7 @@ std::string diff_text(const Json& diff, Format format) {
     return render_prompt(diff);
   case Format::json:
   case Format::table:
+  case Format::html:
     break;
   }
   return render_table(diff);

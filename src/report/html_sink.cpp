@@ -32,10 +32,9 @@ std::string_view html_report_js();
 
 namespace {
 
-using report_detail::KernelGroup;
 using report_detail::member;
 using report_detail::number_at;
-using report_detail::string_at;
+using report_detail::text_at;
 
 /// Metrics of ncu's roofline section (SpeedOfLightRooflineChart) that the fp32 roofline needs.
 constexpr std::string_view k_fadd =
@@ -94,7 +93,7 @@ std::optional<double> metric_base_value(const Json& kernel, std::string_view nam
   if (!value) {
     return std::nullopt;
   }
-  std::string unit = string_at(*entry, "unit");
+  std::string unit = text_at(*entry, "unit");
   std::transform(unit.begin(), unit.end(), unit.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   double scale = 1.0;
@@ -128,7 +127,7 @@ std::optional<double> metric_base_value(const Json& kernel, std::string_view nam
 /// One kernel name as the charts and the table show it.
 struct KernelView {
   int key = 0; ///< 1-based number shown next to its chart points
-  const KernelGroup* group = nullptr;
+  const ReportKernel* group = nullptr;
   std::optional<double> compute_sol;
   std::optional<double> memory_sol;
   std::string bottleneck;
@@ -137,18 +136,18 @@ struct KernelView {
   std::optional<double> tensor_pipe;
 };
 
-std::vector<KernelView> kernel_views(const std::vector<KernelGroup>& groups) {
+std::vector<KernelView> kernel_views(const std::vector<ReportKernel>& groups) {
   std::vector<KernelView> views;
   int key = 0;
-  for (const KernelGroup& group : groups) {
+  for (const ReportKernel& group : groups) {
     KernelView view;
     view.key = ++key;
     view.group = &group;
     if (group.roofline != nullptr) {
       view.compute_sol = number_at(*group.roofline, "compute_sol_pct");
       view.memory_sol = number_at(*group.roofline, "memory_sol_pct");
-      view.bottleneck = string_at(*group.roofline, "bottleneck");
-      view.explanation = string_at(*group.roofline, "explanation");
+      view.bottleneck = text_at(*group.roofline, "bottleneck");
+      view.explanation = text_at(*group.roofline, "explanation");
       view.dram_bytes_per_s = number_at(*group.roofline, "dram_bytes_per_s");
       view.tensor_pipe = number_at(*group.roofline, "tensor_pipe_pct");
     }
@@ -197,12 +196,12 @@ std::string header_facts(const Json& doc) {
   std::string gpu = field("gpu");
   if (gpu.empty()) {
     if (const Json* spec = member(md, "gpu_spec"); spec != nullptr) {
-      gpu = string_at(*spec, "name");
+      gpu = text_at(*spec, "name");
     }
   }
   std::string set_name;
   if (const Json* set = member(md, "metric_set"); set != nullptr) {
-    set_name = string_at(*set, "name");
+    set_name = text_at(*set, "name");
   }
   const Json* argv = member(md, "argv");
   std::string out = "<dl class=\"meta\">";
@@ -520,13 +519,13 @@ std::string kernel_table(const std::vector<KernelView>& views, const std::string
       "class=\"num\">tensor pipe</th></tr></thead><tbody>",
       scope);
   for (const KernelView& view : views) {
-    const KernelGroup& group = *view.group;
+    const ReportKernel& group = *view.group;
     out += "<tr>";
     out += num_cell(view.key, std::to_string(view.key));
     out += fmt::format(R"(<td class="mono"><a href="#{}k{}">{}</a></td>)", scope, view.key,
                        esc(group.name));
     out += num_cell(static_cast<double>(group.launch_count), std::to_string(group.launch_count));
-    out += num_cell(group.duration_ns, report_detail::duration_text(group.duration_ns, "–"));
+    out += num_cell(group.duration_ns, duration_text(group.duration_ns, "–"));
     out += num_cell(group.share,
                     group.share ? report_detail::share_text(*group.share) : std::string("–"));
     out += num_cell(view.compute_sol, pct_text(view.compute_sol));
@@ -563,17 +562,17 @@ std::string findings_table(const Json& kernel) {
                     "rule</th><th class=\"num\">est. speedup</th><th>finding</th></tr></thead>"
                     "<tbody>";
   for (const Json* rule : rules) {
-    const std::string type = string_at(*rule, "type");
+    const std::string type = text_at(*rule, "type");
     const std::optional<double> speedup = number_at(*rule, "estimated_speedup");
-    const std::string speedup_type = string_at(*rule, "speedup_type");
+    const std::string speedup_type = text_at(*rule, "speedup_type");
     std::string speedup_text = "–";
     if (speedup) {
       speedup_text = fixed(*speedup, 1) + "%" + (speedup_type.empty() ? "" : " " + speedup_type);
     }
     out += fmt::format("<tr class=\"finding\"><td><span class=\"tag {0}\">{0}</span></td><td>{1}"
                        "<div class=\"muted\">{2}</div></td>{3}<td>{4}</td></tr>",
-                       esc(type), esc(string_at(*rule, "name")), esc(string_at(*rule, "section")),
-                       num_cell(speedup, speedup_text), esc(string_at(*rule, "description")));
+                       esc(type), esc(text_at(*rule, "name")), esc(text_at(*rule, "section")),
+                       num_cell(speedup, speedup_text), esc(text_at(*rule, "description")));
   }
   return out + "</tbody></table>";
 }
@@ -592,7 +591,7 @@ std::string hot_lines_table(const Json& kernel) {
     const std::optional<double> share = number_at(line, "share");
     const std::optional<double> samples = number_at(line, "samples");
     const std::optional<double> number = number_at(line, "line");
-    std::string where = string_at(line, "file");
+    std::string where = text_at(line, "file");
     if (number) {
       where += (where.empty() ? "" : ":") + format_number(*number);
     }
@@ -600,7 +599,7 @@ std::string hot_lines_table(const Json& kernel) {
     if (const Json* list = member(line, "stalls"); list != nullptr && list->is_array()) {
       for (const Json& stall : *list) {
         const std::optional<double> stall_share = number_at(stall, "share");
-        stalls += (stalls.empty() ? "" : ", ") + string_at(stall, "reason") +
+        stalls += (stalls.empty() ? "" : ", ") + text_at(stall, "reason") +
                   (stall_share ? " " + report_detail::share_text(*stall_share) : std::string());
       }
     }
@@ -610,13 +609,13 @@ std::string hot_lines_table(const Json& kernel) {
                     fixed(std::clamp(share.value_or(0.0), 0.0, 1.0), 3), esc(where),
                     num_cell(share, share ? report_detail::share_text(*share) : std::string("–")),
                     num_cell(samples, samples ? format_number(*samples) : std::string("–")),
-                    esc(string_at(line, "source")), esc(stalls));
+                    esc(text_at(line, "source")), esc(stalls));
   }
   return out + "</tbody></table>";
 }
 
 std::string kernel_details(const Json& doc, const KernelView& view, const std::string& scope) {
-  const KernelGroup& group = *view.group;
+  const ReportKernel& group = *view.group;
   std::string out = fmt::format(
       "<details class=\"kernel\" id=\"{}k{}\" open><summary><span class=\"muted\">{}.</span> "
       "<span class=\"mono\">{}</span> — {}</summary>",
@@ -630,7 +629,7 @@ std::string kernel_details(const Json& doc, const KernelView& view, const std::s
     return out + "<p class=\"muted\">No launch recorded.</p></details>";
   }
   const std::optional<double> id = number_at(*kernel, "id");
-  const std::string range = string_at(*kernel, "nvtx_range");
+  const std::string range = text_at(*kernel, "nvtx_range");
   out += fmt::format("<p class=\"muted\">{} launch{}{}; values of launch {}: grid {}, block {}{}"
                      "</p>",
                      group.launch_count, group.launch_count == 1 ? "" : "es",
@@ -639,7 +638,7 @@ std::string kernel_details(const Json& doc, const KernelView& view, const std::s
                      esc(dims_text(*kernel, "block")),
                      range.empty() ? std::string() : ", NVTX range " + esc(range));
   out += hot_lines_table(*kernel);
-  const std::vector<report_detail::ValueGroup> groups = report_detail::value_groups(doc, *kernel);
+  const std::vector<report_detail::ValueGroup> groups = report_detail::value_groups(ReportView(doc), *kernel);
   if (!groups.empty()) {
     out += "<h4>Metrics</h4><div class=\"groups\">";
     for (const auto& value_group : groups) {
@@ -660,7 +659,7 @@ std::string kernel_details(const Json& doc, const KernelView& view, const std::s
 /// Everything of one report below the header: charts, kernel table, per-kernel details. `scope`
 /// prefixes every id so that several reports fit on one page.
 std::string report_body(const Json& doc, const std::string& scope, std::string_view heading) {
-  const std::vector<KernelGroup> groups = report_detail::kernel_groups_by_duration(doc);
+  const std::vector<ReportKernel> groups = ReportView(doc).kernels_by_duration();
   const std::vector<KernelView> views = kernel_views(groups);
   std::string out;
   const Json* summary = member(doc, "summary");
@@ -671,7 +670,7 @@ std::string report_body(const Json& doc, const std::string& scope, std::string_v
                        views.size(), views.size() == 1 ? "" : "s",
                        launches ? format_number(*launches) : std::string("?"),
                        launches && *launches == 1 ? "" : "es",
-                       esc(report_detail::duration_text(total, "unknown")));
+                       esc(duration_text(total, "unknown")));
   }
   if (views.empty()) {
     return out + "<p class=\"note\">No kernel in this report.</p>";
@@ -704,7 +703,7 @@ std::string page_start(std::string_view title) {
 std::string page_end(const Json& doc) {
   std::string out = "<footer>Written by kprof";
   if (const Json* meta = member(doc, "metadata"); meta != nullptr) {
-    const std::string version = string_at(*meta, "kprof_version");
+    const std::string version = text_at(*meta, "kprof_version");
     if (!version.empty()) {
       out += " " + esc(version);
     }
@@ -758,9 +757,9 @@ std::string rounds_chart(const Json& rows) {
   }
   double x = left + gap;
   for (const Json& row : rows) {
-    const std::string status = string_at(row, "status");
+    const std::string status = text_at(row, "status");
     const std::optional<double> duration = number_at(row, "total_duration_ns");
-    const bool best = report_detail::bool_at(row, "best").value_or(false);
+    const bool best = json_read::bool_at(row, "best").value_or(false);
     const bool failed = status == "failed" || !duration;
     std::string cls = "bar";
     std::string tip = row_name(row) + ": ";
@@ -770,12 +769,12 @@ std::string rounds_chart(const Json& rows) {
       h = height * 0.12;
       std::string why = status == "failed" ? "failed" : "no duration";
       if (const Json* error = member(row, "error"); error != nullptr && error->is_object()) {
-        why += " (" + string_at(*error, "category") + ": " + string_at(*error, "message") + ")";
+        why += " (" + text_at(*error, "category") + ": " + text_at(*error, "message") + ")";
       }
       tip += why;
     } else {
       h = longest > 0 ? std::max(2.0, *duration / longest * height) : 2.0;
-      tip += report_detail::duration_text(duration, "?") + " (" + status + ")";
+      tip += duration_text(duration, "?") + " (" + status + ")";
       if (best) {
         cls += " best";
         tip += ", best";
@@ -813,19 +812,19 @@ std::string rounds_table(const Json& rows) {
                     "class=\"num\">GPU time</th><th class=\"num\">max SOL</th><th>bottleneck</th>"
                     "<th>dominant kernel</th><th>error</th></tr></thead><tbody>";
   for (const Json& row : rows) {
-    const std::string status = string_at(row, "status");
+    const std::string status = text_at(row, "status");
     std::string cls;
     if (status == "failed") {
       cls = "failed";
     }
-    if (report_detail::bool_at(row, "best").value_or(false)) {
+    if (json_read::bool_at(row, "best").value_or(false)) {
       cls += cls.empty() ? "best" : " best";
     }
     const std::optional<double> round = number_at(row, "round");
     const std::optional<double> cand = number_at(row, "candidate");
     std::string error;
     if (const Json* e = member(row, "error"); e != nullptr && e->is_object()) {
-      error = string_at(*e, "category") + ": " + string_at(*e, "message");
+      error = text_at(*e, "category") + ": " + text_at(*e, "message");
     }
     const bool has_doc = member(row, "document") != nullptr && row["document"].is_object();
     out += fmt::format("<tr class=\"{}\">", cls);
@@ -834,15 +833,15 @@ std::string rounds_table(const Json& rows) {
         has_doc ? fmt::format("<a href=\"#{}report\">{}</a>", row_scope(row), esc(row_name(row)))
                 : esc(row_name(row)));
     out += num_cell(cand, cand ? format_number(*cand) : std::string("–"));
-    out += "<td class=\"mono\">" + esc(string_at(row, "label")) + "</td>";
+    out += "<td class=\"mono\">" + esc(text_at(row, "label")) + "</td>";
     out += "<td>" + esc(status) +
-           (report_detail::bool_at(row, "best").value_or(false) ? " (best)" : "") + "</td>";
+           (json_read::bool_at(row, "best").value_or(false) ? " (best)" : "") + "</td>";
     const std::optional<double> duration = number_at(row, "total_duration_ns");
-    out += num_cell(duration, report_detail::duration_text(duration, "–"));
+    out += num_cell(duration, duration_text(duration, "–"));
     const std::optional<double> sol = number_at(row, "max_sol_pct");
     out += num_cell(sol, pct_text(sol));
-    out += "<td>" + esc(string_at(row, "bottleneck", "–")) + "</td>";
-    out += "<td class=\"mono\">" + esc(string_at(row, "dominant_kernel", "–")) + "</td>";
+    out += "<td>" + esc(text_at(row, "bottleneck", "–")) + "</td>";
+    out += "<td class=\"mono\">" + esc(text_at(row, "dominant_kernel", "–")) + "</td>";
     out += "<td>" + esc(error) + "</td></tr>";
   }
   return out + "</tbody></table>\n";
@@ -854,10 +853,10 @@ std::string convergence_section(const Json& run) {
   if (verdict == nullptr || !verdict->is_object()) {
     return out + "<p class=\"note\">No convergence verdict.</p>";
   }
-  const bool done = report_detail::bool_at(*verdict, "converged").value_or(false);
+  const bool done = json_read::bool_at(*verdict, "converged").value_or(false);
   out += fmt::format(R"(<p class="convergence"><span class="verdict {}">{}</span> ({}): {}</p>)",
                      done ? "converged" : "not-converged", done ? "converged" : "not converged",
-                     esc(string_at(*verdict, "reason")), esc(string_at(*verdict, "details")));
+                     esc(text_at(*verdict, "reason")), esc(text_at(*verdict, "details")));
   return out;
 }
 
@@ -865,7 +864,7 @@ std::string side_text(const Json& pair, bool as_duration) {
   const std::optional<double> a = number_at(pair, "a");
   const std::optional<double> b = number_at(pair, "b");
   const auto one = [as_duration](std::optional<double> v) {
-    return as_duration ? report_detail::duration_text(v, "–") : pct_text(v);
+    return as_duration ? duration_text(v, "–") : pct_text(v);
   };
   return one(a) + " → " + one(b);
 }
@@ -883,7 +882,7 @@ std::string diff_section(const Json& run) {
   std::string out = "<h2>Best round against the first</h2>";
   const Json* diff = member(run, "diff");
   if (diff == nullptr || !diff->is_object()) {
-    const std::string why = string_at(run, "diff_error");
+    const std::string why = text_at(run, "diff_error");
     return out + "<p class=\"note diff-absent\">" +
            esc(why.empty() ? "No diff: fewer than two successful rounds." : why) + "</p>";
   }
@@ -895,8 +894,8 @@ std::string diff_section(const Json& run) {
   const Json* total_duration = member(t, "duration_ns");
   const std::optional<double> speedup = number_at(t, "speedup");
   out += fmt::format("<p class=\"diff-total\">{} → {}: total GPU time {}{}</p>",
-                     esc(a != nullptr ? string_at(*a, "label", "A") : "A"),
-                     esc(b != nullptr ? string_at(*b, "label", "B") : "B"),
+                     esc(a != nullptr ? text_at(*a, "label", "A") : "A"),
+                     esc(b != nullptr ? text_at(*b, "label", "B") : "B"),
                      esc(total_duration != nullptr ? side_text(*total_duration, true) : "?"),
                      speedup_text(speedup));
   const Json* kernels = member(*diff, "kernels");
@@ -924,8 +923,8 @@ std::string diff_section(const Json& run) {
           if (++shown > 4) {
             break;
           }
-          const std::string label = string_at(metric, "label", string_at(metric, "metric"));
-          const std::string unit = string_at(metric, "unit");
+          const std::string label = text_at(metric, "label", text_at(metric, "metric"));
+          const std::string unit = text_at(metric, "unit");
           const std::optional<double> va = number_at(metric, "a");
           const std::optional<double> vb = number_at(metric, "b");
           moved += "<li>" + esc(label) + ": " +
@@ -939,7 +938,7 @@ std::string diff_section(const Json& run) {
       out +=
           fmt::format("<tr><td class=\"mono\">{}</td><td class=\"num\">{}</td>{}<td>{}</td><td "
                       "class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
-                      esc(string_at(kernel, "name")),
+                      esc(text_at(kernel, "name")),
                       esc(duration != nullptr ? side_text(*duration, true) : "–"),
                       num_cell(kernel_speedup,
                                kernel_speedup ? fixed(*kernel_speedup, 2) + "×" : std::string("–")),
@@ -969,7 +968,7 @@ public:
                                    const RenderOptions& /*options*/) const override {
     // Documents other than reports (history, diff, batch, ...) have no page of their own here
     // (`kprof view` draws a run): their table text, escaped, in a minimal page.
-    if (auto text = artefact_text(doc, Format::table)) {
+    if (auto text = report_detail::artefact_text(doc, Format::table)) {
       return "<!DOCTYPE html>\n<meta charset=\"utf-8\">\n<pre>" + escape_html(*text) + "</pre>\n";
     }
     return render_report_html(doc);
@@ -1069,7 +1068,7 @@ std::string escape_html(std::string_view text) {
 std::string render_report_html(const Json& doc) {
   std::string title = "kprof report";
   if (const Json* summary = member(doc, "summary"); summary != nullptr) {
-    const std::string dominant = string_at(*summary, "dominant_kernel");
+    const std::string dominant = text_at(*summary, "dominant_kernel");
     if (!dominant.empty()) {
       title += ": " + dominant;
     }
@@ -1082,7 +1081,7 @@ std::string render_report_html(const Json& doc) {
 }
 
 std::string render_run_html(const Json& run) {
-  const std::string directory = string_at(run, "directory");
+  const std::string directory = text_at(run, "directory");
   const Json empty_rows = Json::array();
   const Json* rows_ptr = member(run, "rows");
   const Json& rows = rows_ptr != nullptr && rows_ptr->is_array() ? *rows_ptr : empty_rows;
@@ -1091,19 +1090,19 @@ std::string render_run_html(const Json& run) {
   for (const Json& row : rows) {
     const Json* doc = member(row, "document");
     if (doc != nullptr && doc->is_object() &&
-        (facts == nullptr || report_detail::bool_at(row, "best").value_or(false))) {
+        (facts == nullptr || json_read::bool_at(row, "best").value_or(false))) {
       facts = doc;
     }
   }
   // Details pages do not name the GPU; take it from another round when the chosen one lacks it.
   Json header_doc = facts != nullptr ? *facts : Json::object();
   if (header_doc.is_object() && header_doc.contains("metadata") &&
-      string_at(header_doc["metadata"], "gpu").empty()) {
+      text_at(header_doc["metadata"], "gpu").empty()) {
     for (const Json& row : rows) {
       const Json* doc = member(row, "document");
       const Json* meta = doc != nullptr ? member(*doc, "metadata") : nullptr;
-      if (meta != nullptr && !string_at(*meta, "gpu").empty()) {
-        header_doc["metadata"]["gpu"] = string_at(*meta, "gpu");
+      if (meta != nullptr && !text_at(*meta, "gpu").empty()) {
+        header_doc["metadata"]["gpu"] = text_at(*meta, "gpu");
         break;
       }
     }
@@ -1130,16 +1129,16 @@ std::string render_run_html(const Json& run) {
   for (const Json& row : rows) {
     const Json* doc = member(row, "document");
     const std::string scope = row_scope(row);
-    const bool best = report_detail::bool_at(row, "best").value_or(false);
+    const bool best = json_read::bool_at(row, "best").value_or(false);
     out += fmt::format("<details class=\"round\" id=\"{}report\"{}><summary>{}{} — {}</summary>",
                        scope, best ? " open" : "", esc(row_name(row)), best ? " (best)" : "",
-                       esc(string_at(row, "status")));
+                       esc(text_at(row, "status")));
     if (doc != nullptr && doc->is_object()) {
       out += report_body(*doc, scope, "h3");
     } else {
       std::string why = "No report: the round failed.";
       if (const Json* error = member(row, "error"); error != nullptr && error->is_object()) {
-        why = "No report: " + string_at(*error, "category") + ": " + string_at(*error, "message");
+        why = "No report: " + text_at(*error, "category") + ": " + text_at(*error, "message");
       }
       out += "<p class=\"note\">" + esc(why) + "</p>";
     }
