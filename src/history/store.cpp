@@ -178,14 +178,14 @@ Result<int> read_user_version(sqlite3* db, int* code) {
 }
 
 /// The layout version of an open database (0 when it cannot be read).
-int schema_version(sqlite3* db) {
+int stored_schema_version(sqlite3* db) {
   auto version = read_user_version(db, nullptr);
   return version ? *version : 0;
 }
 
 /// The condition that picks the rows whose files are roundNNN/ (every row before version 2).
 std::string_view in_place_rows(sqlite3* db) {
-  return schema_version(db) >= 2 ? " AND kept_at IS NULL" : "";
+  return stored_schema_version(db) >= 2 ? " AND kept_at IS NULL" : "";
 }
 
 Error newer_schema_error(int version) {
@@ -771,7 +771,7 @@ Result<std::int64_t> HistoryStore::record_round(const RoundEntry& entry) {
 Result<std::vector<HistoryRow>> HistoryStore::rows() const {
   const std::string context = fmt::format("while reading the history {}", m_path.string());
   // A version 1 database (read without migrating it) has no attempts: every row is in place.
-  const bool attempts = schema_version(m_db.get()) >= 2;
+  const bool attempts = stored_schema_version(m_db.get()) >= 2;
   auto stmt = Statement::prepare(
       m_db.get(),
       fmt::format("SELECT id, round, candidate, label, status, error_category, error_message, "
