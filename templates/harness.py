@@ -525,8 +525,48 @@ def die_with_parent():
         os._exit(EXIT_INTERNAL)
 
 
+def owner_alive(pid):
+    """False once process `pid` is gone or a zombie (its parent has not reaped it yet)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            state = handle.read().rsplit(b")", 1)[1].split()[0]
+        return state not in (b"Z", b"X")
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+
+def die_with_owner():
+    """Watch kprof itself ($KPROF_OWNER_PID): the real ncu runs the harness under a process of
+    its own, which a `kill -9` of kprof does not reach through parent-death signals (seen on the
+    H200, 2026-11-30). When kprof is gone, kill this process group (ncu and the harness) and
+    exit."""
+    owner = os.environ.get("KPROF_OWNER_PID", "")
+    if not owner.isdigit():
+        return
+    pid = int(owner)
+    import signal  # noqa: E402
+    import threading  # noqa: E402
+
+    def watch():
+        while owner_alive(pid):
+            time.sleep(0.5)
+        try:
+            os.killpg(os.getpgrp(), signal.SIGKILL)
+        finally:
+            os._exit(EXIT_INTERNAL)
+
+    threading.Thread(target=watch, name="kprof-owner-watch", daemon=True).start()
+
+
 def main(argv):
     die_with_parent()
+    die_with_owner()
     sys.dont_write_bytecode = True  # never leave __pycache__ in the user's kernel directories
     if len(argv) != 2:
         log("usage: harness.py PLAN.json")

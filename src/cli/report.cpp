@@ -24,7 +24,8 @@ public:
             "report", "Analyse an existing ncu output (CSV raw/details page, or .ncu-rep)")) {
     CLI::App* app = this->app();
     app->add_option("FILE", m_file, "ncu --csv output, or an .ncu-rep report")->required();
-    app->add_option("--format", m_format, "table|json|csv|prompt|html (table on a terminal, else json)");
+    app->add_option("--format", m_format,
+                    "table|json|csv|prompt|html (table on a terminal, else json)");
     app->add_option(
         "--out", m_out,
         "Write to this file (atomically) instead of stdout; with --round, the output directory");
@@ -112,7 +113,8 @@ private:
     if (auto w = write_json_atomic(round_dir / RoundLayout::k_report, doc); !w) {
       return w;
     }
-    if (auto w = write_file_atomic(round_dir / RoundLayout::k_metrics_csv, render(Format::csv, doc));
+    if (auto w =
+            write_file_atomic(round_dir / RoundLayout::k_metrics_csv, render(Format::csv, doc));
         !w) {
       return w;
     }

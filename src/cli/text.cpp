@@ -120,8 +120,8 @@ std::string batch_ranking_text(const RoundResult& round, Format format) {
         c->error ? fmt::format("{}: {}", to_string(c->error->category), c->error->message)
                  : c->kernel.filename().string();
     text += fmt::format("{:<4} {:<5} {:<8} {:>12}  {:<28} {}\n",
-                        c->report ? std::to_string(rank++) : "-", c->index, to_string(c->status), time,
-                        dominant, last);
+                        c->report ? std::to_string(rank++) : "-", c->index, to_string(c->status),
+                        time, dominant, last);
   }
   return text;
 }

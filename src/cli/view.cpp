@@ -13,7 +13,8 @@ class ViewCommand final : public Command {
 public:
   explicit ViewCommand(CLI::App& parent)
       : Command(parent.add_subcommand(
-            "view", "Write DIR/index.html: every round and candidate of a run directory as one page")) {
+            "view",
+            "Write DIR/index.html: every round and candidate of a run directory as one page")) {
     CLI::App* app = this->app();
     app->add_option("DIR", m_dir, "Output directory of profile/batch (holds kprof.db)")->required();
     app->add_option("--sol-threshold", m_convergence.sol_threshold_pct, "Converged at this SOL %")

@@ -1,5 +1,6 @@
 // The real SessionRunner: one ncu process over one harness process, in the session's directory.
 #include <system_error>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -29,7 +30,7 @@ std::vector<std::string> preserved_env_names() {
           "PYTHONPATH",   "TRITON_CACHE_DIR",  "TORCH_EXTENSIONS_DIR",
           "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "VIRTUAL_ENV",
           "HOME",         "PYTHONUNBUFFERED",  "PYTHONDONTWRITEBYTECODE",
-          "CUDA_HOME"};
+          "CUDA_HOME",    "KPROF_OWNER_PID"};
 }
 
 class NcuSessionRunner final : public SessionRunner {
@@ -64,7 +65,11 @@ public:
     spec.argv = argv;
     spec.timeout = request.timeout;
     spec.cwd = request.work_dir;
-    spec.env_set = {{"PYTHONUNBUFFERED", "1"}, {"PYTHONDONTWRITEBYTECODE", "1"}};
+    // The harness watches this process too (templates/harness.py, die_with_owner): ncu may run
+    // it under a process of its own that a `kill -9` of kprof does not reach.
+    spec.env_set = {{"PYTHONUNBUFFERED", "1"},
+                    {"PYTHONDONTWRITEBYTECODE", "1"},
+                    {"KPROF_OWNER_PID", std::to_string(::getpid())}};
     if (!env_var("TRITON_CACHE_DIR")) {
       // One Triton cache for every round and output directory, so a kernel compiled once is
       // loaded from the cache afterwards; a TRITON_CACHE_DIR of the user's own wins.

@@ -638,7 +638,8 @@ std::string kernel_details(const Json& doc, const KernelView& view, const std::s
                      esc(dims_text(*kernel, "block")),
                      range.empty() ? std::string() : ", NVTX range " + esc(range));
   out += hot_lines_table(*kernel);
-  const std::vector<report_detail::ValueGroup> groups = report_detail::value_groups(ReportView(doc), *kernel);
+  const std::vector<report_detail::ValueGroup> groups =
+      report_detail::value_groups(ReportView(doc), *kernel);
   if (!groups.empty()) {
     out += "<h4>Metrics</h4><div class=\"groups\">";
     for (const auto& value_group : groups) {
@@ -666,11 +667,10 @@ std::string report_body(const Json& doc, const std::string& scope, std::string_v
   if (summary != nullptr) {
     const std::optional<double> total = number_at(*summary, "total_duration_ns");
     const std::optional<double> launches = number_at(*summary, "launches");
-    out += fmt::format("<p class=\"summary\">{} kernel{}, {} launch{}, total GPU time {}</p>",
-                       views.size(), views.size() == 1 ? "" : "s",
-                       launches ? format_number(*launches) : std::string("?"),
-                       launches && *launches == 1 ? "" : "es",
-                       esc(duration_text(total, "unknown")));
+    out += fmt::format(
+        "<p class=\"summary\">{} kernel{}, {} launch{}, total GPU time {}</p>", views.size(),
+        views.size() == 1 ? "" : "s", launches ? format_number(*launches) : std::string("?"),
+        launches && *launches == 1 ? "" : "es", esc(duration_text(total, "unknown")));
   }
   if (views.empty()) {
     return out + "<p class=\"note\">No kernel in this report.</p>";
@@ -935,16 +935,15 @@ std::string diff_section(const Json& run) {
       const Json* duration = member(kernel, "duration_ns");
       const Json* compute = member(kernel, "compute_sol_pct");
       const Json* memory = member(kernel, "memory_sol_pct");
-      out +=
-          fmt::format("<tr><td class=\"mono\">{}</td><td class=\"num\">{}</td>{}<td>{}</td><td "
-                      "class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
-                      esc(text_at(kernel, "name")),
-                      esc(duration != nullptr ? side_text(*duration, true) : "–"),
-                      num_cell(kernel_speedup,
-                               kernel_speedup ? fixed(*kernel_speedup, 2) + "×" : std::string("–")),
-                      esc(bottleneck), esc(compute != nullptr ? side_text(*compute, false) : "–"),
-                      esc(memory != nullptr ? side_text(*memory, false) : "–"),
-                      moved.empty() ? std::string() : "<ul>" + moved + "</ul>");
+      out += fmt::format(
+          "<tr><td class=\"mono\">{}</td><td class=\"num\">{}</td>{}<td>{}</td><td "
+          "class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+          esc(text_at(kernel, "name")), esc(duration != nullptr ? side_text(*duration, true) : "–"),
+          num_cell(kernel_speedup,
+                   kernel_speedup ? fixed(*kernel_speedup, 2) + "×" : std::string("–")),
+          esc(bottleneck), esc(compute != nullptr ? side_text(*compute, false) : "–"),
+          esc(memory != nullptr ? side_text(*memory, false) : "–"),
+          moved.empty() ? std::string() : "<ul>" + moved + "</ul>");
     }
     out += "</tbody></table>";
   }
