@@ -105,10 +105,31 @@ TEST(RenderHistory, CsvQuotesFieldsThatNeedIt) {
   ASSERT_EQ(lines.size(), 5U); // header, rows 1 and 3, row 2 spans two lines (quoted newline)
   EXPECT_EQ(lines[0].rfind("round,candidate,label,status,", 0), 0U);
   EXPECT_EQ(lines[1], "1,,kernel.py,ok,2026-01-02T03:04:05Z,2000000,scale_kernel,memory,20,91,91,"
-                      "1,0,,");
+                      "1,0,,,1,1,");
   EXPECT_EQ(lines[2], "2,0,\"kernel, v2.py\",failed,,,,,,,,0,0,kernel_raised,"
                       "\"RuntimeError: \"\"bad\"\" shape");
-  EXPECT_EQ(lines[3], "second line\"");
+  EXPECT_EQ(lines[3], "second line\",1,1,");
+}
+
+TEST(RenderHistory, ShowsTheAttemptsOfARoundOnceItWasRunAgainWithTheLatestMarked) {
+  auto rows = sample_rows();
+  const std::string before = render_history(rows, Format::table);
+  EXPECT_EQ(before.find("attempt"), std::string::npos);
+  rows[0].attempt = 1;
+  rows[0].latest = false;
+  HistoryRow rerun = rows[0];
+  rerun.attempt = 2;
+  rerun.latest = true;
+  rerun.status = CandidateStatus::failed;
+  rerun.kept_at = "round001.attempt-2";
+  rows.insert(rows.begin() + 1, rerun);
+  const std::string table = render_history(rows, Format::table);
+  EXPECT_NE(table.find("attempt"), std::string::npos);
+  EXPECT_NE(table.find("2 latest (round001.attempt-2)"), std::string::npos);
+  const Json doc = history_document(rows);
+  EXPECT_EQ(doc["rows"][0]["latest"], false);
+  EXPECT_EQ(doc["rows"][1]["attempt"], 2);
+  EXPECT_EQ(doc["rows"][1]["kept_at"], "round001.attempt-2");
 }
 
 } // namespace
