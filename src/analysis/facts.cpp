@@ -4,6 +4,7 @@
 #include "kprof/ncu_output.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -154,6 +155,17 @@ std::optional<double> FactLookup::get(const KernelRecord& kernel, Fact fact) con
 
 namespace kprof {
 
+namespace {
+/// The fp32 roofline's inputs (ncu's SpeedOfLightRooflineChart metrics): achieved FLOP/s is
+/// (fadd + fmul + 2 ffma) per cycle times cycles per second. Kept when a capture has them, so the
+/// HTML report can draw the roofline (src/report/html_sink.cpp).
+constexpr std::array<std::string_view, 4> k_roofline_columns{
+    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed",
+    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed",
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed",
+    "smsp__cycles_elapsed.avg.per_second"};
+} // namespace
+
 std::vector<std::string_view> analysis_columns() {
   std::vector<std::string_view> names;
   const auto add = [&names](std::string_view name) {
@@ -165,6 +177,9 @@ std::vector<std::string_view> analysis_columns() {
     add(candidate.name);
   }
   for (const std::string_view name : Capture::run_fact_columns()) {
+    add(name);
+  }
+  for (const std::string_view name : k_roofline_columns) {
     add(name);
   }
   return names;
