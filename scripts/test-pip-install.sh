@@ -93,7 +93,7 @@ esac
 metadata_version=$(cd "$work" && in_venv "$venv/bin/python" -c "import importlib.metadata as m; print(m.version('kprof'))")
 [ "$metadata_version" = "$version" ] || fail "the installed metadata says version $metadata_version, not $version"
 package_dir=$(dirname "$module_file")
-for f in py.typed __init__.pyi; do
+for f in py.typed _kprof.pyi; do
   [ -f "$package_dir/$f" ] || fail "the installed package has no $f"
 done
 ls "$package_dir"/_kprof*.so >/dev/null 2>&1 || fail "the installed package has no _kprof extension"
@@ -130,7 +130,7 @@ with zipfile.ZipFile(wheels[0]) as wheel:
     for name in infos:
         if not (name.startswith("kprof/") or name.startswith(info_dir) or name == script):
             errors.append(f"unexpected file {name}")
-    for name in ["kprof/__init__.py", "kprof/py.typed", "kprof/__init__.pyi", script]:
+    for name in ["kprof/__init__.py", "kprof/py.typed", "kprof/_kprof.pyi", script]:
         if name not in infos:
             errors.append(f"no {name}")
     if not any(n.startswith("kprof/_kprof") and n.endswith(".so") for n in infos):
