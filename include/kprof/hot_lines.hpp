@@ -28,8 +28,10 @@ namespace kprof {
 /// its lines are folded back to the user's line that called them.
 bool is_triton_library_file(std::string_view path);
 
-/// Where a library line was inlined from, as one PTX chain says: the outermost (user) frame and
-/// the name of the function that user line called ("tl.sum"; empty when it cannot be read).
+/// Where a library line was inlined from, as one PTX chain says: the user frame (the innermost
+/// frame of the chain outside Triton's library; for a kernel without helper functions of its
+/// own, the outermost) and the name of the function that user line called ("tl.sum"; empty when
+/// it cannot be read).
 struct InlineCaller {
   std::string file; ///< the user file, full path from the PTX's `.file` table
   int line = 0;
@@ -66,6 +68,9 @@ private:
     int column = 0;
     auto operator<=>(const Site&) const = default;
   };
+  /// The name of the function called at `site`, from add_user_source's text; empty if unknown.
+  [[nodiscard]] std::string callee_of(const Site& site) const;
+
   std::map<Key, std::set<Site>> m_sites;
   std::map<Key, std::string> m_user_text;
 };
@@ -80,8 +85,8 @@ std::vector<std::string> find_triton_ptx(const std::filesystem::path& triton_cac
                                          std::filesystem::file_time_type not_before);
 
 struct HotLineOptions {
-  std::size_t top = 5;         ///< hot lines per kernel
-  std::size_t top_stalls = 3;  ///< stall reasons per line
+  std::size_t top = 5;        ///< hot lines per kernel
+  std::size_t top_stalls = 3; ///< stall reasons per line
   /// A kernel with fewer samples than this says its shares are not to be trusted.
   double min_kernel_samples = 200;
   /// A line with fewer samples than this is marked `few_samples`.
@@ -110,17 +115,17 @@ struct HotLine {
 
 /// The per-line facts of one launch (or the sum of several launches of one kernel).
 struct KernelHotLines {
-  double samples = 0;               ///< all samples of the kernel, every file
-  bool few_samples = false;         ///< samples < min_kernel_samples
-  std::vector<HotLine> lines;       ///< every user line with samples, hottest first
+  double samples = 0;                    ///< all samples of the kernel, every file
+  bool few_samples = false;              ///< samples < min_kernel_samples
+  std::vector<HotLine> lines;            ///< every user line with samples, hottest first
   std::vector<InlinedPart> unattributed; ///< library lines no single user line called
-  std::vector<std::string> notes;   ///< e.g. "no PTX found: Triton library lines not folded"
+  std::vector<std::string> notes;        ///< e.g. "no PTX found: Triton library lines not folded"
 };
 
 /// Folds the blocks of one launch (split_source_by_launch) with `inline_map` and ranks the user
 /// lines by samples (ties: line order). Never fails; an empty `blocks` gives an empty result.
-KernelHotLines fold_hot_lines(const std::vector<SourceBlock>& blocks,
-                              const InlineMap& inline_map, const HotLineOptions& options = {});
+KernelHotLines fold_hot_lines(const std::vector<SourceBlock>& blocks, const InlineMap& inline_map,
+                              const HotLineOptions& options = {});
 
 /// The `hot_lines` member of a report's kernel entry (docs/json-schema.md):
 /// {samples, few_samples, lines: [{file, line, source, samples, share, few_samples,
