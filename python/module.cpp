@@ -221,6 +221,15 @@ public:
     return {found.ncu().executable.string(), found.ncu().version};
   }
 
+  /// Stops the standbys (standby=True): their harness processes exit and their directories go.
+  void close() {
+    const py::gil_scoped_release release;
+    const std::lock_guard<std::mutex> hold(m_mutex);
+    if (m_prototype) {
+      m_prototype->release_standbys();
+    }
+  }
+
 private:
   /// A copy of the prototype for `retries`, creating it first when needed. Called without the
   /// GIL: create() may run `ncu --version`.
@@ -438,7 +447,8 @@ PYBIND11_MODULE(_kprof, m) {
       .def(py::init<ProfileOptions>())
       .def("profile", &Profiler::profile)
       .def("profile_batch", &Profiler::profile_batch)
-      .def("ncu", &Profiler::ncu);
+      .def("ncu", &Profiler::ncu)
+      .def("close", &Profiler::close);
 
   py::class_<History>(m, "History")
       .def(py::init<const std::string&>())

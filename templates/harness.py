@@ -17,9 +17,16 @@ Progress goes to the status file (JSON, replaced atomically after every phase ch
 or a kill leaves the last phase reached. One short line per phase goes to stderr; stdout is left
 to the program under test because ncu mixes it into its own output.
 
+A standby plan ("standby": {"fifo": PATH, "idle_seconds": N}, candidates usually empty) prepares
+everything first (torch, problem, inputs on the GPU, synchronized; status phase "standby") and
+then waits on the FIFO for one JSON line {"candidates": [...], "first_candidate": K}; the
+waiting costs nothing under ncu, which profiles only the NVTX ranges. No line within
+idle_seconds: exit 4 without profiling anything.
+
 Exit codes: 0 every candidate ok; 1 some candidate failed (the status says which); 2 the problem
 is invalid or the plan is unreadable; 3 the CUDA context is poisoned (run again from the next
-candidate in a fresh process); 70 a bug in this script.
+candidate in a fresh process); 4 a standby waited idle_seconds for nothing; 70 a bug in this
+script.
 
 Needs Python >= 3.8, the standard library and torch (triton is reported when present).
 """
@@ -49,6 +56,7 @@ EXIT_OK = 0
 EXIT_CANDIDATE_FAILED = 1
 EXIT_PROBLEM_INVALID = 2
 EXIT_CUDA_POISONED = 3
+EXIT_STANDBY_IDLE = 4
 EXIT_INTERNAL = 70
 
 PLAN_VERSION = 1
@@ -126,12 +134,23 @@ def read_plan(path):
         require(ok, key, "a non-negative integer")
     require(plan["inputs"] in ("gpu", "cpu"), "inputs", "gpu or cpu")
     require(plan["cast"] == "none" or plan["cast"] in CAST_DTYPES, "cast", "none, bf16, fp16 or fp32")
+    check_candidates(plan)
+    standby = plan.setdefault("standby", None)
+    if standby is not None:
+        ok = isinstance(standby, dict) and isinstance(standby.get("fifo"), str) and standby["fifo"] != ""
+        require(ok, "standby", "null or an object with a non-empty string fifo")
+        idle = standby.setdefault("idle_seconds", 600)
+        ok = isinstance(idle, (int, float)) and not isinstance(idle, bool) and idle > 0
+        require(ok, "standby.idle_seconds", "a positive number")
+    return plan
+
+
+def check_candidates(plan):
     require(isinstance(plan.get("candidates"), list), "candidates", "a list")
     for candidate in plan["candidates"]:
         ok = isinstance(candidate, dict) and all(
             isinstance(candidate.get(key), str) and candidate[key] != "" for key in ("kernel", "range"))
         require(ok, "candidates", "objects with non-empty strings kernel and range")
-    return plan
 
 
 def require(condition, key, expected):
@@ -470,6 +489,50 @@ def run_candidates(problem, plan, status_file):
 # Main
 
 
+def wait_for_candidates(plan, status_file):
+    """Standby: blocks on the FIFO until kprof writes the candidates (one JSON line), then puts
+    them into the plan and the status. False after idle_seconds without a line."""
+    standby = plan["standby"]
+    status_file.set_phase("standby")
+    # O_RDWR: the FIFO never reads as closed while this process holds it, and kprof's
+    # non-blocking open for writing succeeds only once this reader is there.
+    fd = os.open(standby["fifo"], os.O_RDWR | os.O_NONBLOCK)
+    try:
+        import select  # noqa: E402
+
+        deadline = time.monotonic() + standby["idle_seconds"]
+        data = b""
+        while b"\n" not in data:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            ready, _, _ = select.select([fd], [], [], min(left, 1.0))
+            if ready:
+                try:
+                    data += os.read(fd, 65536)
+                except BlockingIOError:
+                    pass
+    finally:
+        os.close(fd)
+    try:
+        message = json.loads(data.split(b"\n", 1)[0].decode("utf-8"))
+    except ValueError as exc:
+        raise PlanError("standby: the candidates are not JSON: %s" % exc)
+    if not isinstance(message, dict):
+        raise PlanError("standby: the candidates must be a JSON object")
+    plan["candidates"] = message.get("candidates")
+    plan["first_candidate"] = message.get("first_candidate", 0)
+    check_candidates(plan)
+    first = plan["first_candidate"]
+    ok = isinstance(first, int) and not isinstance(first, bool) and first >= 0
+    require(ok, "first_candidate", "a non-negative integer")
+    status_file.status["candidates"] = [
+        new_candidate_status(index, candidate)
+        for index, candidate in enumerate(plan["candidates"]) if index >= first]
+    status_file.status["standby_wait_seconds"] = standby["idle_seconds"] - max(0.0, deadline - time.monotonic())
+    return True
+
+
 def fail_problem(status_file, error):
     status_file.status["problem_ok"] = False
     status_file.status["problem_error"] = error
@@ -495,6 +558,15 @@ def run(plan, status_file):
     status["inputs_seconds"] = time.perf_counter() - started
     status["setup_seconds"] = time.perf_counter() - _STARTED
     status["problem_ok"] = True
+
+    if plan["standby"] is not None:
+        try:
+            if not wait_for_candidates(plan, status_file):
+                status_file.set_phase("idle")
+                return EXIT_STANDBY_IDLE
+        except (PlanError, OSError) as exc:
+            log(clean_text(exc))
+            return EXIT_PROBLEM_INVALID
 
     status_file.set_phase("candidates")
     try:

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -38,6 +39,8 @@ enum class ErrorCategory {
 
 /// The stable lower-case name of a category ("ncu_not_found"), used in JSON and Python.
 std::string_view to_string(ErrorCategory category);
+/// The category called `word` (to_string's words); nullopt for any other word.
+std::optional<ErrorCategory> parse_error_category(std::string_view word);
 
 /// The process exit code for a category. 0 is success; codes are stable across releases.
 int exit_code(ErrorCategory category);

@@ -40,7 +40,15 @@ struct HarnessPlan {
   CastDtype cast = CastDtype::none;
   std::uint64_t seed = 0;
   int first_candidate = 0; ///< skip candidates before this index (restart)
+  /// A standby plan: the harness prepares the problem and inputs, then waits on this FIFO for
+  /// the candidates (standby_message()); `candidates` is then usually empty.
+  std::optional<std::filesystem::path> standby_fifo;
+  int standby_idle_seconds = 600; ///< a standby waiting this long exits (code 4) unused
 };
+
+/// The line kprof writes into a standby's FIFO: {"candidates": [...], "first_candidate": K}
+/// of `plan`, newline-terminated.
+std::string standby_message(const HarnessPlan& plan);
 
 /// NVTX range name of candidate `index`: "kprof:cand<index>".
 std::string candidate_range(int index);
@@ -90,7 +98,8 @@ struct HarnessCandidateStatus {
 };
 
 struct HarnessStatus {
-  /// "start", "import_problem", "inputs", "candidates", "done".
+  /// "start", "import_problem", "inputs", "candidates", "done"; a standby (plan.standby_fifo)
+  /// waits in "standby" and ends in "idle" when nothing came.
   std::string phase;
   bool problem_ok = false;
   std::optional<Error> problem_error; ///< problem_invalid with the Python error
@@ -116,5 +125,14 @@ Result<HarnessStatus> parse_harness_status(std::string_view json_text);
 
 /// Reads the status file; input_not_found when the harness never wrote it.
 Result<HarnessStatus> read_harness_status(const std::filesystem::path& path);
+
+/// The Triton cache the harness uses: $TRITON_CACHE_DIR when set (the user's own wins), else
+/// kprof's shared one: $XDG_CACHE_HOME/kprof/triton, else ~/.cache/kprof/triton, else
+/// <tmp>/kprof-triton-cache. One cache for every round and output directory, so a kernel
+/// compiled once is loaded afterwards; hot lines read the compiled PTX from it.
+std::filesystem::path triton_cache_dir();
+
+/// kprof's shared Triton cache alone (what triton_cache_dir() gives without TRITON_CACHE_DIR).
+std::filesystem::path default_triton_cache_dir();
 
 } // namespace kprof

@@ -1,6 +1,7 @@
 // kprof: finding ncu, building its command line, classifying what a run produced.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -55,14 +56,19 @@ struct NcuCommand {
   ClockControl clock_control = ClockControl::none;
   std::filesystem::path log_file;                   ///< --log-file: ncu's CSV and messages
   std::optional<std::filesystem::path> report_file; ///< -o (without .ncu-rep suffix is fine)
+  /// Per-line counters for hot lines: `--section SourceCounters --section WarpStateStats
+  /// --import-source yes` (sections not already in `metrics`), the page unchanged. Needs
+  /// report_file: the source page is exported from the report afterwards.
+  bool source_counters = false;
   bool use_sudo = false;                            ///< prefix `sudo -E --preserve-env=...`
   std::vector<std::string> preserve_env;            ///< variable names kept through sudo
   std::vector<std::string> target;                  ///< the program and its arguments
 };
 
 /// The exact argv: [sudo -E --preserve-env=A,B] ncu --csv --page raw|details --metrics ...
-/// [--section S]... --nvtx --nvtx-include X --target-processes all --replay-mode kernel
-/// --clock-control X --log-file F [-o R -f] target...
+/// [--section S]... [--section SourceCounters --section WarpStateStats --import-source yes]
+/// --nvtx --nvtx-include X --target-processes all --replay-mode kernel --clock-control X
+/// --log-file F [-o R -f] target...
 std::vector<std::string> build_ncu_argv(const NcuCommand& command);
 
 /// What ncu's messages say, independent of the exit code.
@@ -107,6 +113,16 @@ inline constexpr std::string_view k_stdin_path = "-";
 /// symlink loop), without blocking.
 Result<Capture> load_capture(const std::filesystem::path& path, const NcuInstall* ncu,
                              const ReadOptions& options = {});
+
+/// The argv that prints a report's source page: `ncu --import R --page source --print-source
+/// cuda,sass --csv` (docs/hot-lines.md).
+std::vector<std::string> source_page_argv(const NcuInstall& ncu, const std::filesystem::path& report);
+
+/// Runs source_page_argv() and returns its output (the source page's CSV, or only ncu's
+/// `==WARNING==` line when the kernels have no line info). ncu_not_found when ncu cannot be
+/// run, ncu_failed when it fails or runs past `timeout`.
+Result<std::string> export_source_page(const NcuInstall& ncu, const std::filesystem::path& report,
+                                       std::chrono::milliseconds timeout = std::chrono::minutes(2));
 
 /// The device's metric listing (`ncu --query-metrics [--chips CHIP]`), cached in `cache_dir`
 /// as query-metrics-<version>-<chip or "device">.txt when cache_dir is non-empty and the version

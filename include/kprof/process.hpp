@@ -5,7 +5,10 @@
 // a grace period, so nothing the child started is left running.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <memory>
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -17,6 +20,19 @@
 #include "kprof/error.hpp"
 
 namespace kprof {
+
+/// Stops or limits one running child from another thread (run_process() blocks its caller):
+/// the owner of a long-lived child, such as a standby harness, keeps a shared pointer to it.
+struct ProcessControl {
+  /// Set to stop the child like a cancellation (process group: SIGTERM, then SIGKILL after the
+  /// grace); the result says `cancelled`.
+  std::atomic<bool> stop{false};
+  /// A deadline set after the start (steady clock, nanoseconds since its epoch; 0: none). Past
+  /// it the child is killed as on ProcessSpec::timeout and the result says `timed_out`.
+  std::atomic<std::int64_t> deadline_ns{0};
+  /// The timeout that deadline_ns stands for, reported by ProcessResult::describe().
+  std::atomic<std::int64_t> deadline_timeout_ms{0};
+};
 
 struct ProcessSpec {
   std::vector<std::string> argv{}; ///< argv[0] is the program; looked up on PATH if it has no '/'
@@ -32,6 +48,8 @@ struct ProcessSpec {
   std::size_t max_captured_bytes = 16u << 20u;
   /// Data written to the child's stdin, then stdin is closed. Empty: stdin is /dev/null.
   std::string stdin_data{};
+  /// Optional: stop or limit the child from another thread.
+  std::shared_ptr<ProcessControl> control{};
 };
 
 struct ProcessResult {

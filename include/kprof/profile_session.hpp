@@ -19,6 +19,7 @@
 #include "kprof/metric_sets.hpp"
 #include "kprof/ncu.hpp"
 #include "kprof/process.hpp"
+#include "kprof/source_page.hpp"
 
 namespace kprof {
 
@@ -43,6 +44,15 @@ struct SessionOutcome {
   std::optional<Error> capture_error;   ///< why the log's CSV could not be read
   std::optional<HarnessStatus> harness; ///< status.json, when the harness wrote it
   NcuVerdict verdict;                   ///< classify_ncu_run() on the process, log and rows
+  /// The source page exported from the session's report (source counters on): per-line
+  /// counters of every profiled launch, in launch order. Absent when not asked for.
+  std::optional<SourcePage> source_page;
+  /// Why the source page is missing although asked for (export failed, unreadable page).
+  /// Never decides a candidate's status: its numbers stand without hot lines.
+  std::optional<Error> source_error;
+  /// The session ran on a standby: a harness started under ncu ahead of time that had the
+  /// problem imported and the inputs on the GPU when the candidates arrived.
+  bool standby = false;
 };
 
 /// The facts of a finished session, from what it left behind: parses the log's CSV (capture or
@@ -67,6 +77,14 @@ public:
   /// Runs one session to its end (or timeout, or cancellation). Never fails: a session that
   /// cannot start is an outcome with started == false.
   virtual SessionOutcome run(const SessionRequest& request) = 0;
+
+  /// Stops and removes every standby this runner keeps (NcuSessionSettings::standby_root);
+  /// a runner without standbys has nothing to do.
+  virtual void release_standbys() {}
+
+  /// Starts a standby for requests like `request` (its plan's candidates are ignored) without
+  /// running a session; a runner without standbys does nothing.
+  virtual void prime(const SessionRequest& request) { (void)request; }
 };
 
 /// How the real runner calls ncu.
@@ -76,7 +94,19 @@ struct NcuSessionSettings {
   std::filesystem::path python;
   ClockControl clock_control = ClockControl::none;
   bool keep_ncu_report = true; ///< -o work_dir/report
+  /// Collect per-line counters and export the source page (work_dir/source.csv) after the run;
+  /// implies the report file.
+  bool source_counters = false;
   bool use_sudo = false;
+  /// Keep a standby per GPU in this directory (empty: none): after each session the next
+  /// harness starts under ncu and waits, so the next session with the same problem and
+  /// settings skips Python's start, torch's import and the inputs. See docs/standby.md.
+  std::filesystem::path standby_root;
+  int standby_idle_seconds = 600; ///< an unused standby exits after this long
+  /// The per-GPU lock directory (GpuLock): a standby holds its GPU's lock while it starts
+  /// (torch's CUDA context, the inputs on the GPU), never while it waits, so it never runs GPU
+  /// work beside another kprof's profiled kernels.
+  std::filesystem::path lock_dir;
 };
 
 /// The runner that runs ncu over the harness: writes plan.json, runs `ncu ... python harness.py

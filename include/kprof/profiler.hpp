@@ -31,6 +31,13 @@ namespace kprof {
 struct ProfileOptions {
   std::filesystem::path out_dir = "kprof-out";   ///< rounds land in out_dir/roundNNN/
   std::string metrics = "default";               ///< a set name or a comma-separated metric list
+  /// Hot lines (docs/hot-lines.md): per-line counters and the source page; on for `deep`.
+  bool source = false;
+  /// Keep the next harness started under ncu and waiting (docs/standby.md): the next profile of
+  /// the same problem with the same settings on the same GPU skips Python's start, torch's
+  /// import and the inputs. For a long-lived profiler (Python's KernelProfiler, kprof serve).
+  bool standby = false;
+  int standby_idle_seconds = 600; ///< an unused standby exits after this long
   std::optional<std::filesystem::path> ncu;      ///< else $KPROF_NCU, PATH, CUDA dirs
   std::optional<std::filesystem::path> python;   ///< else $KPROF_PYTHON, python3 on PATH
   bool use_sudo = false;                         ///< also on when KPROF_NCU_USE_SUDO=1
@@ -106,6 +113,15 @@ public:
   Result<RoundResult> profile_batch(const std::filesystem::path& problem,
                                     const std::vector<std::filesystem::path>& kernels, int round);
 
+  /// Starts a standby for `problem` on each GPU of the options now, before the first round
+  /// (kprof serve). usage error without the standby option; input_not_found for a missing
+  /// problem file.
+  Result<void> prime_standbys(const std::filesystem::path& problem);
+
+  /// Stops the standbys of this profiler and its copies (they share them); a later profile
+  /// starts cold and makes new ones.
+  void release_standbys() { m_runner->release_standbys(); }
+
   [[nodiscard]] const ProfileOptions& options() const { return m_options; }
   [[nodiscard]] const NcuInstall& ncu() const { return m_ncu; }
   [[nodiscard]] const MetricSet& metric_set() const { return m_metric_set; }
@@ -120,6 +136,10 @@ private:
                                 const std::vector<std::filesystem::path>& kernels, int round,
                                 bool batch_layout);
   Result<void> check_metrics_once();
+  /// A session request for `problem` on `gpu` with the options' harness settings (no
+  /// candidates, no directories yet).
+  [[nodiscard]] SessionRequest session_request(const std::filesystem::path& problem, int gpu,
+                                               bool set_visible) const;
 
   ProfileOptions m_options;
   NcuInstall m_ncu;

@@ -17,12 +17,15 @@
 #include "kprof/capture.hpp"
 #include "kprof/error.hpp"
 #include "kprof/json_file.hpp"
+#include "kprof/hot_lines.hpp"
 #include "kprof/metric_sets.hpp"
+#include "kprof/source_page.hpp"
 
 namespace kprof {
 
-/// Bumped on any incompatible change of the document layout.
-inline constexpr int k_report_schema_version = 1;
+/// Bumped on any change of the document layout: 2 added kernels[].hot_lines. A reader reads
+/// every version up to this one.
+inline constexpr int k_report_schema_version = 2;
 
 /// Builds the report document:
 ///   schema_version, metadata {kprof_version, source, generated_at, gpu, ncu_version?, page,
@@ -37,6 +40,16 @@ inline constexpr int k_report_schema_version = 1;
 /// kernels[].metrics entry. `analysis` must come from `capture` (asserted). Never fails.
 Json build_report(const Capture& capture, const Analysis& analysis, const MetricSet& metrics,
                   const Json& run_metadata = Json::object());
+
+/// Adds `hot_lines` (hot_lines_to_json, docs/hot-lines.md) to every kernels[] entry of
+/// `report` whose launch has blocks on the source page. `capture` is the capture the report was
+/// built from (its launches, in order, are the page's launches); the PTX that folds Triton's
+/// library lines is looked up in `triton_cache` (find_triton_ptx) for each user file of the
+/// page. malformed_input when the page's blocks cannot be matched to the capture's launches
+/// (the report is left unchanged then).
+Result<void> attach_hot_lines(Json& report, const Capture& capture, const SourcePage& page,
+                              const std::filesystem::path& triton_cache,
+                              const HotLineOptions& options = {});
 
 /// Checks that `doc` is a kprof report this version can read (schema_version, required keys);
 /// malformed_input otherwise, naming what is missing ("summary.dominant_kernel") or, for a larger

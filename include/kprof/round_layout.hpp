@@ -33,6 +33,8 @@ public:
   static constexpr std::string_view k_status = "status.json";
   static constexpr std::string_view k_ncu_log = "ncu.log";
   static constexpr std::string_view k_ncu_report_base = "report"; ///< ncu -o adds ".ncu-rep"
+  /// The source page of the session's report (`--source`): per-line counters.
+  static constexpr std::string_view k_source_page = "source.csv";
   static constexpr std::string_view k_ncu_report = "report.ncu-rep";
   static constexpr std::string_view k_metrics_csv = "metrics.csv";
   static constexpr std::string_view k_report = "report.json";
@@ -76,6 +78,9 @@ public:
   [[nodiscard]] std::filesystem::path history_db() const;
   /// out_dir/.cache (the metric listings of ncu --query-metrics)
   [[nodiscard]] std::filesystem::path cache_dir() const;
+  /// out_dir/.standby: one directory per waiting standby harness, "<kprof pid>-gpu<N>-<k>"
+  /// (removed when used or stopped; those of a dead kprof are removed by the next one).
+  [[nodiscard]] std::filesystem::path standby_dir() const;
 
   /// Where candidate `candidate` of a round keeps its report: `round_dir` itself for a plain
   /// round (nullopt), round_dir/cand<K> for candidate K of a batch round.

@@ -387,6 +387,25 @@ class ProfilerResults:
         return result
 
     @property
+    def hot_lines(self) -> Dict[str, Any]:
+        """{kernel name: hot_lines} of the launches profiled with ``source=True`` (the deep set
+        implies it): the hottest source lines with their share of the stall samples, stall
+        reasons and memory facts (docs/hot-lines.md). The longest launch of a name wins."""
+        result: Dict[str, Any] = {}
+        longest: Dict[str, float] = {}
+        for kernel in self.kernels:
+            hot = kernel.get("hot_lines")
+            if hot is None:
+                continue
+            duration = kernel.get("metrics", {}).get("gpu__time_duration.sum", {}).get("value")
+            duration = float(duration) if isinstance(duration, (int, float)) else 0.0
+            name = kernel.get("name", "")
+            if name not in result or duration > longest[name]:
+                result[name] = hot
+                longest[name] = duration
+        return result
+
+    @property
     def roofline(self) -> Dict[str, Any]:
         """{kernel name: {compute_sol_pct, memory_sol_pct, bottleneck, headroom_pct, ...}}."""
         result: Dict[str, Any] = self.report["roofline"]
@@ -472,7 +491,7 @@ class KernelProfiler:
     ) -> None:
         """KernelAgent's parameters, then any option of kprof's table by its own name (select,
         kernels, warmup, inputs, cast, seed, retries, check_metrics, keep_ncu_report,
-        record_history; see docs/python.md)."""
+        record_history, source; see docs/python.md)."""
         # Absolute, so that a later os.chdir() of the agent does not move the outputs.
         self.artifacts_dir = os.path.abspath(_path(artifacts_dir, "artifacts_dir"))
         self.logs_dir = None if logs_dir is None else os.path.abspath(_path(logs_dir, "logs_dir"))
@@ -500,6 +519,18 @@ class KernelProfiler:
 
     def _progress(self, line: str) -> None:
         self.logger.info("kprof: %s", line)
+
+    def close(self) -> None:
+        """Stops the standbys of ``standby=True`` (their harness processes under ncu exit at
+        once instead of after ``standby_idle_seconds``). The profiler stays usable: the next
+        call starts cold. Also called on leaving a ``with`` block."""
+        self._native.close()
+
+    def __enter__(self) -> "KernelProfiler":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     @property
     def ncu_version(self) -> Optional[str]:

@@ -53,6 +53,7 @@ std::unique_ptr<Command> add_report_command(CLI::App& app);
 std::unique_ptr<Command> add_metrics_command(CLI::App& app);
 std::unique_ptr<Command> add_profile_command(CLI::App& app);
 std::unique_ptr<Command> add_batch_command(CLI::App& app);
+std::unique_ptr<Command> add_serve_command(CLI::App& app);
 std::unique_ptr<Command> add_harness_command(CLI::App& app);
 std::unique_ptr<Command> add_history_command(CLI::App& app);
 std::unique_ptr<Command> add_diff_command(CLI::App& app);

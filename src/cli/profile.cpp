@@ -8,6 +8,7 @@
 #include "cli/text.hpp"
 #include "kprof/options.hpp"
 #include "kprof/profiler.hpp"
+#include "kprof/serve.hpp"
 
 namespace kprof::cli {
 namespace fs = std::filesystem;
@@ -28,6 +29,32 @@ Result<RunRequest> run_request(const TableOptions& words) {
     };
   }
   return request;
+}
+
+/// The round from a `kprof serve` of the same output directory when one serves this problem
+/// with these options, else from a profiler of this process. Says which in `notes`.
+Result<RoundResult> run_round(const RunRequest& request, const fs::path& problem,
+                              const std::vector<fs::path>& kernels, bool batch,
+                              std::vector<std::string>& notes) {
+  auto served = ask_server(request.options, problem, kernels, request.round, batch);
+  if (!served) {
+    return std::move(served).error();
+  }
+  if (*served && (*served)->round) {
+    notes.push_back(fmt::format("answered by kprof serve ({})",
+                                serve_socket_path(request.options.out_dir).string()));
+    return std::move(*(*served)->round);
+  }
+  if (*served) {
+    notes.push_back("kprof serve in this directory serves something else (" +
+                    (*served)->refusal + "); profiling here");
+  }
+  auto profiler = KernelProfiler::create(request.options);
+  if (!profiler) {
+    return std::move(profiler).error();
+  }
+  return batch ? profiler->profile_batch(problem, kernels, request.round)
+               : profiler->profile(kernels.front(), problem, request.round);
 }
 
 class ProfileCommand final : public Command {
@@ -56,16 +83,12 @@ public:
     if (auto inputs = check_round_inputs(m_problem, {m_kernel}); !inputs) {
       return std::move(inputs).error(); // before looking for ncu
     }
-    auto profiler = KernelProfiler::create(std::move(request->options));
-    if (!profiler) {
-      return std::move(profiler).error();
-    }
-    auto round = profiler->profile(m_kernel, m_problem, request->round);
+    Outcome outcome;
+    auto round = run_round(*request, m_problem, {m_kernel}, false, outcome.notes);
     if (!round) {
       return std::move(round).error();
     }
     const CandidateResult& candidate = round->candidates.front();
-    Outcome outcome;
     if (candidate.report) {
       outcome.text = render(*format, *candidate.report, render_options());
     }
@@ -113,15 +136,11 @@ public:
     if (auto inputs = check_round_inputs(m_problem, paths); !inputs) {
       return std::move(inputs).error(); // before looking for ncu
     }
-    auto profiler = KernelProfiler::create(std::move(request->options));
-    if (!profiler) {
-      return std::move(profiler).error();
-    }
-    auto round = profiler->profile_batch(m_problem, paths, request->round);
+    Outcome outcome;
+    auto round = run_round(*request, m_problem, paths, true, outcome.notes);
     if (!round) {
       return std::move(round).error();
     }
-    Outcome outcome;
     outcome.text = batch_ranking_text(*round, *format);
     // A batch succeeds when it ran; per-candidate failures are results, reported above.
     std::size_t failed = 0;
@@ -141,7 +160,52 @@ private:
   TableOptions m_words;
 };
 
+class ServeCommand final : public Command {
+public:
+  explicit ServeCommand(CLI::App& parent)
+      : Command(parent.add_subcommand(
+            "serve", "Keep standbys for PROBLEM (harnesses waiting under ncu) behind a socket in "
+                     "--out; profile and batch with the same options use them")) {
+    CLI::App* app = this->app();
+    app->add_option("PROBLEM", m_problem, "problem.py")->required();
+    m_words.add(app, k_scope_batch);
+    app->add_option("--idle-timeout", m_idle, "Stop after this many seconds without a request")
+        ->default_val(600)
+        ->check(CLI::Range(1, 86400));
+  }
+
+  Result<Outcome> run() override {
+    auto request = run_request(m_words);
+    if (!request) {
+      return std::move(request).error();
+    }
+    if (auto inputs = check_round_inputs(m_problem, {}); !inputs) {
+      return std::move(inputs).error();
+    }
+    ServeSettings settings;
+    settings.options = std::move(request->options);
+    settings.problem = m_problem;
+    settings.idle_timeout = std::chrono::seconds(m_idle);
+    settings.log = [](const std::string& line) {
+      std::fprintf(stderr, "kprof serve: %s\n", line.c_str());
+    };
+    if (auto served = serve(settings); !served) {
+      return served.error();
+    }
+    return Outcome{};
+  }
+
+private:
+  std::string m_problem;
+  int m_idle = 600;
+  TableOptions m_words;
+};
+
 } // namespace
+
+std::unique_ptr<Command> add_serve_command(CLI::App& app) {
+  return std::make_unique<ServeCommand>(app);
+}
 
 std::unique_ptr<Command> add_profile_command(CLI::App& app) {
   return std::make_unique<ProfileCommand>(app);

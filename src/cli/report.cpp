@@ -4,6 +4,7 @@
 #include "cli/command.hpp"
 #include "kprof/analysis.hpp"
 #include "kprof/files.hpp"
+#include "kprof/harness.hpp"
 #include "kprof/history.hpp"
 #include "kprof/metric_sets.hpp"
 #include "kprof/ncu.hpp"
@@ -36,6 +37,11 @@ public:
     app->add_option("--metrics", m_metrics, "Metric set whose metrics the prompt/CSV show")
         ->default_val("default");
     app->add_option("--ncu", m_ncu, "ncu executable, to read .ncu-rep reports");
+    app->add_flag("--source", m_source,
+                  "Hot lines from an .ncu-rep's source counters (exports its source page)");
+    app->add_option("--source-page", m_source_page,
+                    "Hot lines from this source page (ncu --import R --page source "
+                    "--print-source cuda,sass --csv)");
     m_round_option =
         app->add_option("--round", m_round, "Record FILE as round N of the history in --out DIR");
   }
@@ -90,7 +96,10 @@ public:
     if (round) {
       run["round"] = *round;
     }
-    const Json doc = build_report(*capture, *analysis, *set, run);
+    Json doc = build_report(*capture, *analysis, *set, run);
+    if (auto added = add_hot_lines(doc, *capture, ncu ? &*ncu : nullptr); !added) {
+      return std::move(added).error();
+    }
 
     Outcome outcome;
     outcome.text = render(*format, doc, render_options());
@@ -105,6 +114,41 @@ public:
   }
 
 private:
+  /// --source / --source-page: the source page, read or exported from the .ncu-rep, folded into
+  /// kernels[].hot_lines. A page that cannot be matched to the launches is an error: the user
+  /// asked for hot lines.
+  Result<void> add_hot_lines(Json& doc, const Capture& capture, const NcuInstall* ncu) const {
+    if (!m_source && m_source_page.empty()) {
+      return {};
+    }
+    auto page = source_page(ncu);
+    if (!page) {
+      return std::move(page).error();
+    }
+    if (auto attached = attach_hot_lines(doc, capture, *page, triton_cache_dir()); !attached) {
+      return attached.error().with_context(fmt::format(
+          "hot lines of {}", m_source_page.empty() ? m_file : m_source_page));
+    }
+    return {};
+  }
+
+  Result<SourcePage> source_page(const NcuInstall* ncu) const {
+    if (!m_source_page.empty()) {
+      return read_source_page(m_source_page);
+    }
+    if (ncu == nullptr) {
+      return make_error(ErrorCategory::usage,
+                        fmt::format("--source exports the source page of an .ncu-rep report; {} "
+                                    "is not one (give its source page with --source-page FILE)",
+                                    m_file));
+    }
+    auto text = export_source_page(*ncu, m_file);
+    if (!text) {
+      return std::move(text).error();
+    }
+    return parse_source_page(*text, m_file);
+  }
+
   /// Records the document as round `round`: DIR/roundNNN/report.json + metrics.csv, the
   /// KernelAgent file and the history row.
   Result<void> record_round(const Json& doc, int round) const {
@@ -145,6 +189,8 @@ private:
   std::vector<std::string> m_kernels;
   std::string m_metrics = "default";
   std::string m_ncu;
+  bool m_source = false;
+  std::string m_source_page;
   std::string m_round;
   CLI::Option* m_round_option = nullptr;
 };

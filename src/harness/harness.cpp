@@ -24,6 +24,7 @@ std::string_view harness_template();
 
 namespace {
 
+namespace fs = std::filesystem;
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
@@ -50,8 +51,8 @@ constexpr std::array<std::pair<HarnessPhase, std::string_view>, 5> k_phase_words
     {HarnessPhase::done, "done"},
 }};
 
-constexpr std::array<std::string_view, 5> k_status_phases{"start", "import_problem", "inputs",
-                                                          "candidates", "done"};
+constexpr std::array<std::string_view, 7> k_status_phases{
+    "start", "import_problem", "inputs", "standby", "idle", "candidates", "done"};
 
 template <class Enum, std::size_t N>
 std::string_view word_of(const std::array<std::pair<Enum, std::string_view>, N>& words,
@@ -101,6 +102,10 @@ OrderedJson plan_json(const HarnessPlan& plan) {
   json["cast"] = to_string(plan.cast);
   json["seed"] = plan.seed;
   json["first_candidate"] = plan.first_candidate;
+  if (plan.standby_fifo) {
+    json["standby"] = {{"fifo", plan.standby_fifo->string()},
+                       {"idle_seconds", plan.standby_idle_seconds}};
+  }
   return json;
 }
 
@@ -393,6 +398,34 @@ Result<HarnessStatus> read_harness_status(const std::filesystem::path& path) {
     return status.error().with_context(fmt::format("while reading {}", path.string()));
   }
   return status;
+}
+
+std::string standby_message(const HarnessPlan& plan) {
+  OrderedJson candidates = OrderedJson::array();
+  for (const auto& candidate : plan.candidates) {
+    candidates.push_back({{"kernel", candidate.kernel.string()}, {"range", candidate.range}});
+  }
+  OrderedJson message;
+  message["candidates"] = std::move(candidates);
+  message["first_candidate"] = plan.first_candidate;
+  return message.dump(-1, ' ', false, OrderedJson::error_handler_t::replace) + "\n";
+}
+
+fs::path default_triton_cache_dir() {
+  if (auto xdg = env_var("XDG_CACHE_HOME")) {
+    return fs::path(*xdg) / "kprof" / "triton";
+  }
+  if (auto home = env_var("HOME")) {
+    return fs::path(*home) / ".cache" / "kprof" / "triton";
+  }
+  return fs::temp_directory_path() / "kprof-triton-cache";
+}
+
+fs::path triton_cache_dir() {
+  if (auto own = env_var("TRITON_CACHE_DIR"); own && !own->empty()) {
+    return fs::path(*own);
+  }
+  return default_triton_cache_dir();
 }
 
 } // namespace kprof

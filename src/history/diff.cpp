@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "kprof/history.hpp"
+#include "kprof/hot_lines.hpp"
 #include "kprof/numbers.hpp"
 #include "kprof/report_view.hpp"
 
@@ -161,6 +162,19 @@ Json kernel_diff(const ReportView& a, const ReportView& b, const std::string& na
               metric.a != 0 ? Json((metric.b - metric.a) / std::fabs(metric.a)) : Json(nullptr)}});
   }
   out["moved_metrics"] = std::move(moved);
+  const Json* hot_a = kernel_a->representative != nullptr
+                          ? member(*kernel_a->representative, "hot_lines")
+                          : nullptr;
+  const Json* hot_b = kernel_b->representative != nullptr
+                          ? member(*kernel_b->representative, "hot_lines")
+                          : nullptr;
+  if (hot_a != nullptr && hot_b != nullptr) {
+    Json lines = diff_hot_lines(*hot_a, *hot_b);
+    if (lines.is_array() && lines.size() > limit) {
+      lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(limit), lines.end());
+    }
+    out["hot_lines"] = std::move(lines);
+  }
   return out;
 }
 

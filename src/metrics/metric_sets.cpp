@@ -102,10 +102,22 @@ std::vector<MetricSet> make_builtin_sets() {
                   find_default("dram__bytes_read.sum"), find_default("dram__bytes_write.sum")},
                  {}};
 
+  // The fp32 roofline's inputs (ncu's SpeedOfLightRooflineChart metrics): achieved FLOP/s is
+  // (fadd + fmul + 2 ffma) per cycle times cycles per second (the HTML roofline chart).
+  std::vector<MetricSpec> deep_metrics = defaults;
+  deep_metrics.push_back({"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed",
+                          "FP32 adds per cycle", "Roofline"});
+  deep_metrics.push_back({"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed",
+                          "FP32 multiplies per cycle", "Roofline"});
+  deep_metrics.push_back({"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed",
+                          "FP32 fused multiply-adds per cycle", "Roofline"});
+  deep_metrics.push_back(
+      {"smsp__cycles_elapsed.avg.per_second", "SM sub-partition clock", "Roofline"});
   MetricSet deep{
       "deep",
-      "The default metrics plus ncu's sections, whose rules ncu evaluates (details page)",
-      defaults,
+      "The default metrics, the fp32 roofline's inputs and ncu's sections, whose rules ncu "
+      "evaluates (details page); implies hot lines (--source)",
+      std::move(deep_metrics),
       {"SpeedOfLight", "Occupancy", "LaunchStats", "MemoryWorkloadAnalysis",
        "ComputeWorkloadAnalysis", "SchedulerStats", "WarpStateStats"}};
 

@@ -70,6 +70,17 @@ std::vector<std::string> build_ncu_argv(const NcuCommand& command) {
     argv.emplace_back("--section");
     argv.push_back(section);
   }
+  if (command.source_counters) {
+    for (const std::string_view section : {"SourceCounters", "WarpStateStats"}) {
+      const auto& sections = command.metrics.sections;
+      if (std::find(sections.begin(), sections.end(), section) == sections.end()) {
+        argv.emplace_back("--section");
+        argv.emplace_back(section);
+      }
+    }
+    argv.emplace_back("--import-source");
+    argv.emplace_back("yes");
+  }
   if (!command.nvtx_include.empty()) {
     argv.emplace_back("--nvtx");
     argv.emplace_back("--nvtx-include");

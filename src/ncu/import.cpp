@@ -102,6 +102,38 @@ Result<Capture> load_capture(const fs::path& path, const NcuInstall* ncu,
   return capture;
 }
 
+std::vector<std::string> source_page_argv(const NcuInstall& ncu, const fs::path& report) {
+  return {ncu.executable.string(), "--import", report.string(), "--page",
+          "source",                "--print-source", "cuda,sass", "--csv"};
+}
+
+Result<std::string> export_source_page(const NcuInstall& ncu, const fs::path& report,
+                                       std::chrono::milliseconds timeout) {
+  ProcessSpec spec;
+  spec.argv = source_page_argv(ncu, report);
+  spec.timeout = timeout;
+  spec.max_captured_bytes = k_max_import_bytes;
+  auto result = run_process(spec);
+  if (!result.ok()) {
+    return make_error(
+        ErrorCategory::ncu_not_found,
+        fmt::format("cannot run {}: {}", ncu.executable.string(), result.error().message));
+  }
+  if (!result->succeeded()) {
+    const std::string output = output_of(*result);
+    return make_error(ErrorCategory::ncu_failed,
+                      fmt::format("ncu --import {} --page source failed ({}): {}",
+                                  report.string(), result->describe(), last_line(output)),
+                      output);
+  }
+  if (result->out_dropped > 0) {
+    return make_error(ErrorCategory::malformed_input,
+                      fmt::format("ncu --import {} --page source printed more than {} bytes",
+                                  report.string(), k_max_import_bytes));
+  }
+  return output_of(*result);
+}
+
 Result<std::string> query_metrics(const NcuInstall& ncu, std::string_view chip,
                                   const fs::path& cache_dir) {
   fs::path cache_file;

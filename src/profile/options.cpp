@@ -65,6 +65,16 @@ constexpr std::array k_specs{
                0,
                0,
                k_scope_run},
+    OptionSpec{"source",
+               "--source",
+               OptionKind::flag,
+               "",
+               "Hot lines: per-line stall samples, Triton's library lines folded into the "
+               "caller (the deep set implies it)",
+               {},
+               0,
+               0,
+               k_scope_run},
     OptionSpec{"ncu",
                "--ncu",
                OptionKind::path,
@@ -183,6 +193,25 @@ constexpr std::array k_specs{
                0,
                k_scope_run,
                true},
+    OptionSpec{"standby",
+               "",
+               OptionKind::flag,
+               "",
+               "Keep the next harness started under ncu and waiting, so the next profile of the "
+               "same problem answers sooner (Python; docs/standby.md)",
+               {},
+               0,
+               0,
+               k_scope_run},
+    OptionSpec{"standby_idle_seconds",
+               "",
+               OptionKind::integer,
+               "600",
+               "Seconds an unused standby waits before it exits",
+               {},
+               10,
+               86400,
+               k_scope_run},
     OptionSpec{"keep_ncu_report",
                "",
                OptionKind::flag,
@@ -471,6 +500,8 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
       options.logs_dir = value.get<std::string>();
     } else if (key == "python" && value.is_string()) {
       options.python = value.get<std::string>();
+    } else if (key == "source") {
+      options.source = value.get<bool>();
     } else if (key == "use_sudo") {
       options.use_sudo = value.get<bool>();
     } else if (key == "timeout") {
@@ -510,6 +541,10 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
       options.record_history = value.get<bool>();
     } else if (key == "check_metrics") {
       options.check_metrics = value.get<bool>();
+    } else if (key == "standby") {
+      options.standby = value.get<bool>();
+    } else if (key == "standby_idle_seconds") {
+      options.standby_idle_seconds = static_cast<int>(number);
     } else if (key == "keep_ncu_report") {
       options.keep_ncu_report = value.get<bool>();
     }

@@ -93,6 +93,9 @@ Result<void> validate_options(const ProfileOptions& options) {
 
 /// Makes the paths absolute (ncu runs in the round's directory) and applies the environment.
 void normalize_options(ProfileOptions& options) {
+  if (options.metrics == "deep") {
+    options.source = true; // the deep set is everything ncu can say, per line too
+  }
   std::error_code ec;
   options.out_dir = fs::absolute(options.out_dir, ec);
   if (!options.lock_dir.empty()) {
@@ -140,6 +143,7 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
   facts.gpu_lock_wait_seconds = lock_wait_seconds;
   facts.ncu_exit = session.started ? session.process.describe() : "not started";
   facts.session_wall_seconds = session.process.wall.count();
+  facts.standby = session.standby;
   std::error_code ec;
   facts.session_dir = fs::relative(session_dir, round_dir, ec).string();
   if (session.harness) {
@@ -187,6 +191,8 @@ struct CandidateWork {
   CandidateResult result;
   std::optional<Capture> capture; ///< the session's rows (ok and partial)
   std::optional<SessionFacts> facts;
+  std::optional<SourcePage> source_page; ///< the session's source page (--source)
+  std::optional<Error> source_error;     ///< why it is missing although asked for
 };
 
 } // namespace
@@ -242,6 +248,12 @@ Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   settings.python = *python;
   settings.clock_control = options.clock_control;
   settings.keep_ncu_report = options.keep_ncu_report;
+  settings.source_counters = options.source;
+  if (options.standby) {
+    settings.standby_root = RoundLayout(options.out_dir).standby_dir();
+    settings.standby_idle_seconds = options.standby_idle_seconds;
+    settings.lock_dir = options.lock_dir.empty() ? GpuLock::default_dir() : options.lock_dir;
+  }
   settings.use_sudo = options.use_sudo;
   auto runner = make_ncu_session_runner(std::move(settings));
   return KernelProfiler(std::move(options), std::move(ncu).value(), std::move(set).value(),
@@ -317,6 +329,38 @@ Result<RoundResult> KernelProfiler::profile_batch(const fs::path& problem,
   return run_round(problem, kernels, round, true);
 }
 
+SessionRequest KernelProfiler::session_request(const fs::path& problem, int gpu,
+                                               bool set_visible) const {
+  SessionRequest request;
+  request.plan.problem = problem;
+  request.plan.warmup = m_options.warmup;
+  request.plan.inputs = m_options.inputs;
+  request.plan.cast = m_options.cast;
+  request.plan.seed = m_options.seed;
+  request.gpu = gpu;
+  request.set_visible_devices = set_visible;
+  request.timeout = m_options.timeout;
+  return request;
+}
+
+Result<void> KernelProfiler::prime_standbys(const fs::path& problem_in) {
+  if (!m_options.standby) {
+    return make_error(ErrorCategory::usage, "standbys need the standby option");
+  }
+  auto inputs = check_round_inputs(problem_in, {});
+  if (!inputs) {
+    return std::move(inputs).error();
+  }
+  if (auto created = kprof::create_directories(m_options.out_dir); !created) {
+    return created.error();
+  }
+  const std::vector<int> gpus = m_options.gpus.empty() ? std::vector<int>{0} : m_options.gpus;
+  for (const int gpu : gpus) {
+    m_runner->prime(session_request(inputs->problem, gpu, !m_options.gpus.empty()));
+  }
+  return {};
+}
+
 Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
                                               const std::vector<fs::path>& kernels_in, int round,
                                               bool batch_layout) {
@@ -387,18 +431,11 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
       report_progress(fmt::format("waited {:.1f} s for GPU {} (another kprof was profiling on it)",
                                   lock_wait_seconds, gpu));
     }
-    SessionRequest request;
-    request.plan.problem = problem;
-    request.plan.warmup = m_options.warmup;
-    request.plan.inputs = m_options.inputs;
-    request.plan.cast = m_options.cast;
-    request.plan.seed = m_options.seed;
+    SessionRequest request = session_request(problem, gpu, set_visible);
     for (std::size_t index : mine) {
       request.plan.candidates.push_back({kernels[index], candidate_range(static_cast<int>(index))});
     }
     request.script = staged->script();
-    request.gpu = gpu;
-    request.set_visible_devices = set_visible;
     std::size_t position = 0;
     int part = 0;
     while (position < mine.size() && !cancellation_requested()) {
@@ -446,6 +483,8 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
         candidate.attempts = attempt;
         if (candidate.status != CandidateStatus::failed && session.capture) {
           slot_work.capture = session.capture;
+          slot_work.source_page = session.source_page;
+          slot_work.source_error = session.source_error;
         }
         slot_work.facts = session_facts(session, request.plan, p, lock_wait_seconds,
                                         request.work_dir, staged->dir());
@@ -586,7 +625,31 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
         }
         metadata.replay_passes = passes;
         metadata.select = run.select;
+        std::optional<Error> hot_lines_error = slot_work.source_error;
+        if (m_options.source) {
+          metadata.hot_lines = Json::object();
+          (*metadata.hot_lines)["source_page"] =
+              slot_work.source_page && slot_work.facts
+                  ? Json((final_dir / slot_work.facts->session_dir / RoundLayout::k_source_page)
+                             .lexically_normal()
+                             .string())
+                  : Json(nullptr);
+        }
         Json report = build_report(*slot_work.capture, *analysis, m_metric_set, metadata.to_json());
+        if (m_options.source && slot_work.source_page) {
+          if (auto attached = attach_hot_lines(report, *slot_work.capture, *slot_work.source_page,
+                                               triton_cache_dir());
+              !attached) {
+            hot_lines_error = attached.error();
+          }
+        }
+        if (m_options.source) {
+          if (!slot_work.source_page && !hot_lines_error) {
+            hot_lines_error = make_error(ErrorCategory::ncu_failed, "no source page was exported");
+          }
+          report["metadata"]["hot_lines"]["error"] =
+              hot_lines_error ? error_to_json(*hot_lines_error) : Json(nullptr);
+        }
         if (auto w = staged->write_report(candidate.index, report); !w) {
           return w.error();
         }

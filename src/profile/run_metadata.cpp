@@ -55,6 +55,7 @@ Json CandidateMetadata::to_json() const {
     out["ncu_exit"] = session->ncu_exit;
     out["session_wall_seconds"] = session->session_wall_seconds;
     out["session_dir"] = session->session_dir;
+    out["standby"] = session->standby;
     if (session->has_harness) {
       out["harness_setup_seconds"] = session->harness_setup_seconds;
       out["harness_inputs_seconds"] = session->harness_inputs_seconds;
@@ -79,6 +80,9 @@ Json CandidateMetadata::to_json() const {
   if (replay_passes) {
     out["replay_passes"] = *replay_passes;
     out["select"] = select;
+  }
+  if (hot_lines) {
+    out["hot_lines"] = *hot_lines;
   }
   return out;
 }

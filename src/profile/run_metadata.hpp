@@ -50,6 +50,8 @@ struct SessionFacts {
   std::string gpu_name;
   std::optional<double> warmup_seconds; ///< the candidate's own, when the harness reported it
   std::optional<double> call_seconds;
+  /// The session ran on a standby (session_wall_seconds then counts from the hand-over).
+  bool standby = false;
 };
 
 /// One candidate's "metadata" block of report.json / error.json.
@@ -65,6 +67,8 @@ struct CandidateMetadata {
   std::optional<Error> error;
   std::optional<double> replay_passes; ///< set with select, when a report was built
   std::string select;
+  /// Hot lines asked for (--source): {"source_page": path | null, "error": {...} | null}.
+  std::optional<Json> hot_lines;
 
   [[nodiscard]] Json to_json() const;
 };

@@ -1,29 +1,32 @@
 // The real SessionRunner: one ncu process over one harness process, in the session's directory.
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <future>
+#include <map>
+#include <mutex>
 #include <system_error>
+#include <thread>
+#include <utility>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "kprof/files.hpp"
+#include "kprof/gpu_lock.hpp"
 #include "kprof/ncu_output.hpp"
 #include "kprof/profile_session.hpp"
 #include "kprof/round_layout.hpp"
+#include "util/unique_fd.hpp"
 
 namespace kprof {
 namespace fs = std::filesystem;
 
 namespace {
-
-/// $XDG_CACHE_HOME/kprof/triton, else ~/.cache/kprof/triton, else <tmp>/kprof-triton-cache.
-fs::path triton_cache_dir() {
-  if (auto xdg = env_var("XDG_CACHE_HOME")) {
-    return fs::path(*xdg) / "kprof" / "triton";
-  }
-  if (auto home = env_var("HOME")) {
-    return fs::path(*home) / ".cache" / "kprof" / "triton";
-  }
-  return fs::temp_directory_path() / "kprof-triton-cache";
-}
 
 std::vector<std::string> preserved_env_names() {
   return {"PATH",         "LD_LIBRARY_PATH",   "CUDA_VISIBLE_DEVICES",
@@ -33,38 +36,183 @@ std::vector<std::string> preserved_env_names() {
           "CUDA_HOME",    "KPROF_OWNER_PID"};
 }
 
+/// What a standby was prepared for; a request with another key cannot use it.
+struct StandbyKey {
+  fs::path problem;
+  fs::file_time_type problem_time;
+  std::uintmax_t problem_size = 0;
+  int warmup = 0;
+  InputsOn inputs = InputsOn::gpu;
+  CastDtype cast = CastDtype::none;
+  std::uint64_t seed = 0;
+  int gpu = 0;
+  bool set_visible_devices = false;
+  bool operator==(const StandbyKey&) const = default;
+};
+
+StandbyKey key_of(const SessionRequest& request) {
+  StandbyKey key;
+  key.problem = request.plan.problem;
+  std::error_code ec;
+  key.problem_time = fs::last_write_time(request.plan.problem, ec);
+  key.problem_size = fs::file_size(request.plan.problem, ec);
+  key.warmup = request.plan.warmup;
+  key.inputs = request.plan.inputs;
+  key.cast = request.plan.cast;
+  key.seed = request.plan.seed;
+  key.gpu = request.gpu;
+  key.set_visible_devices = request.set_visible_devices;
+  return key;
+}
+
+/// A harness started under ncu ahead of time, waiting on its FIFO for the candidates.
+struct Standby {
+  StandbyKey key;
+  fs::path dir;
+  fs::path fifo;
+  fs::path status_file;
+  std::vector<std::string> argv;
+  std::shared_ptr<ProcessControl> control = std::make_shared<ProcessControl>();
+  std::future<Result<ProcessResult>> done;
+
+  Standby() = default;
+  Standby(const Standby&) = delete;
+  Standby& operator=(const Standby&) = delete;
+  Standby(Standby&&) = delete;
+  Standby& operator=(Standby&&) = delete;
+  ~Standby() {
+    control->stop.store(true);
+    if (done.valid()) {
+      done.wait();
+    }
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+  }
+
+  [[nodiscard]] bool exited() const {
+    return done.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+};
+
+/// Whether the standby's harness reported that it waits for candidates.
+bool standby_ready(const fs::path& status_file) {
+  auto status = read_harness_status(status_file);
+  return status && status->phase == "standby";
+}
+
+/// Runs a standby's process. Its start (CUDA context, inputs on the GPU) happens under the
+/// GPU's lock, released once the harness waits: a standby never runs GPU work beside another
+/// kprof's profiled kernels, and never blocks one while it waits.
+Result<ProcessResult> run_standby(const ProcessSpec& spec, const fs::path& lock_dir, int gpu,
+                                  const fs::path& status_file,
+                                  std::chrono::milliseconds setup_limit) {
+  std::optional<GpuLock> lock;
+  while (!lock) {
+    if (spec.control->stop.load() || cancellation_requested()) {
+      return make_error(ErrorCategory::gpu_busy, "the standby was stopped before it started");
+    }
+    auto acquired = GpuLock::acquire(lock_dir, gpu, std::chrono::milliseconds(200));
+    if (acquired) {
+      lock.emplace(std::move(acquired).value());
+    } else if (acquired.error().category != ErrorCategory::gpu_busy) {
+      return std::move(acquired).error();
+    }
+  }
+  std::atomic<bool> finished{false};
+  std::thread release([&] {
+    // A standby that is not ready within the time a whole session may take is stopped: it
+    // must not hold the GPU's lock for longer than a cold session could.
+    const auto give_up = std::chrono::steady_clock::now() + setup_limit;
+    while (!finished.load() && !spec.control->stop.load() && !standby_ready(status_file)) {
+      if (std::chrono::steady_clock::now() > give_up) {
+        spec.control->stop.store(true);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    lock.reset();
+  });
+  Result<ProcessResult> result = run_process(spec);
+  finished.store(true);
+  release.join();
+  return result;
+}
+
+/// Whether process `pid` still runs (a standby directory of a dead kprof is removed).
+bool process_alive(long pid) {
+  return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
+}
+
 class NcuSessionRunner final : public SessionRunner {
 public:
-  explicit NcuSessionRunner(NcuSessionSettings settings) : m_settings(std::move(settings)) {}
+  explicit NcuSessionRunner(NcuSessionSettings settings) : m_settings(std::move(settings)) {
+    if (!m_settings.standby_root.empty()) {
+      remove_dead_standbys();
+    }
+  }
 
   SessionOutcome run(const SessionRequest& request) override {
-    const fs::path plan_path = request.work_dir / RoundLayout::k_plan;
-    const fs::path log_path = request.work_dir / RoundLayout::k_ncu_log;
-    std::error_code ignored;
-    fs::remove(request.plan.status_file, ignored);
-    fs::remove(log_path, ignored);
+    if (m_settings.standby_root.empty()) {
+      return run_cold(request);
+    }
+    std::unique_ptr<Standby> standby = take_standby(request.gpu, key_of(request));
+    std::optional<SessionOutcome> outcome;
+    if (standby) {
+      outcome = run_on_standby(*standby, request);
+    }
+    if (!outcome) {
+      outcome = run_cold(request);
+      outcome->standby = false;
+    }
+    standby.reset();
+    const bool problem_ok = !outcome->harness || outcome->harness->problem_ok;
+    if (problem_ok && !cancellation_requested()) {
+      start_standby(request);
+    }
+    return std::move(*outcome);
+  }
 
+  void prime(const SessionRequest& request) override {
+    if (!m_settings.standby_root.empty()) {
+      start_standby(request);
+    }
+  }
+
+  void release_standbys() override {
+    std::map<int, std::unique_ptr<Standby>> stopping;
+    {
+      const std::lock_guard<std::mutex> hold(m_mutex);
+      stopping.swap(m_standbys);
+    }
+    // Each stops in its destructor, outside the lock.
+  }
+
+private:
+  /// The ncu argv for a session in `dir` running `script` with the plan in `dir`.
+  std::vector<std::string> argv_for(const fs::path& dir, const fs::path& script) const {
     NcuCommand command;
     command.ncu = m_settings.ncu;
     command.metrics = m_settings.metrics;
     command.nvtx_include = nvtx_include_for_ranges();
     command.clock_control = m_settings.clock_control;
-    command.log_file = log_path;
-    if (m_settings.keep_ncu_report) {
-      command.report_file = request.work_dir / RoundLayout::k_ncu_report_base;
+    command.log_file = dir / RoundLayout::k_ncu_log;
+    command.source_counters = m_settings.source_counters;
+    if (m_settings.keep_ncu_report || m_settings.source_counters) {
+      command.report_file = dir / RoundLayout::k_ncu_report_base;
     }
     command.use_sudo = m_settings.use_sudo;
     command.preserve_env = preserved_env_names();
-    command.target = {m_settings.python.string(), request.script.string(), plan_path.string()};
-    std::vector<std::string> argv = build_ncu_argv(command);
+    command.target = {m_settings.python.string(), script.string(),
+                      (dir / RoundLayout::k_plan).string()};
+    return build_ncu_argv(command);
+  }
 
-    if (auto written = write_file_atomic(plan_path, plan_to_json(request.plan)); !written) {
-      return unstarted_session(std::move(argv), written.error());
-    }
+  ProcessSpec spec_for(const std::vector<std::string>& argv, const fs::path& dir,
+                       const SessionRequest& request) const {
     ProcessSpec spec;
     spec.argv = argv;
     spec.timeout = request.timeout;
-    spec.cwd = request.work_dir;
+    spec.cwd = dir;
     // The harness watches this process too (templates/harness.py, die_with_owner): ncu may run
     // it under a process of its own that a `kill -9` of kprof does not reach.
     spec.env_set = {{"PYTHONUNBUFFERED", "1"},
@@ -73,7 +221,7 @@ public:
     if (!env_var("TRITON_CACHE_DIR")) {
       // One Triton cache for every round and output directory, so a kernel compiled once is
       // loaded from the cache afterwards; a TRITON_CACHE_DIR of the user's own wins.
-      spec.env_set.emplace_back("TRITON_CACHE_DIR", triton_cache_dir().string());
+      spec.env_set.emplace_back("TRITON_CACHE_DIR", default_triton_cache_dir().string());
     }
     if (request.set_visible_devices) {
       spec.env_set.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(request.gpu));
@@ -87,24 +235,220 @@ public:
         spec.env_set.emplace_back("TMPDIR", tmp.string());
       }
     }
-    auto process = run_process(spec);
+    return spec;
+  }
+
+  /// Today's path: a fresh harness under ncu for this session alone.
+  SessionOutcome run_cold(const SessionRequest& request) const {
+    const fs::path log_path = request.work_dir / RoundLayout::k_ncu_log;
+    std::error_code ignored;
+    fs::remove(request.plan.status_file, ignored);
+    fs::remove(log_path, ignored);
+    std::vector<std::string> argv = argv_for(request.work_dir, request.script);
+    if (auto written = write_file_atomic(request.work_dir / RoundLayout::k_plan,
+                                         plan_to_json(request.plan));
+        !written) {
+      return unstarted_session(std::move(argv), written.error());
+    }
+    auto process = run_process(spec_for(argv, request.work_dir, request));
     if (!process) {
       return unstarted_session(std::move(argv), process.error());
     }
+    return finish(request.work_dir, request.plan.status_file, std::move(argv),
+                  std::move(process).value());
+  }
+
+  /// Reads what a session left in `dir` and judges it; exports the source page when asked.
+  SessionOutcome finish(const fs::path& dir, const fs::path& status_file,
+                        std::vector<std::string> argv, ProcessResult process) const {
     std::string log_text;
-    if (auto log = read_file(log_path)) {
+    if (auto log = read_file(dir / RoundLayout::k_ncu_log)) {
       log_text = std::move(log).value();
     }
     std::optional<HarnessStatus> harness;
-    if (auto status = read_harness_status(request.plan.status_file)) {
+    if (auto status = read_harness_status(status_file)) {
       harness = std::move(status).value();
     }
-    return assess_session(std::move(argv), std::move(process).value(), std::move(log_text),
-                          std::move(harness));
+    SessionOutcome outcome =
+        assess_session(std::move(argv), std::move(process), std::move(log_text), std::move(harness));
+    if (m_settings.source_counters && outcome.capture) {
+      export_source(dir, outcome);
+    }
+    return outcome;
   }
 
-private:
+  /// Hands the request's candidates to `standby` and waits for its session; its files move into
+  /// request.work_dir. nullopt when the standby died before taking them (run cold instead).
+  std::optional<SessionOutcome> run_on_standby(Standby& standby,
+                                               const SessionRequest& request) const {
+    if (!deliver(standby, standby_message(request.plan))) {
+      return std::nullopt;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + request.timeout;
+    standby.control->deadline_timeout_ms.store(
+        std::chrono::duration_cast<std::chrono::milliseconds>(request.timeout).count());
+    standby.control->deadline_ns.store(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count());
+    const auto handed_over = std::chrono::steady_clock::now();
+    Result<ProcessResult> process = standby.done.get();
+    if (process) {
+      // A standby's session counts from the hand-over; the waiting before it was free.
+      process->wall = std::chrono::steady_clock::now() - handed_over;
+    }
+    std::vector<std::string> argv = standby.argv;
+    for (std::string& word : argv) { // the files now live in the session's directory
+      if (word.starts_with(standby.dir.string())) {
+        word = request.work_dir.string() + word.substr(standby.dir.string().size());
+      }
+    }
+    if (!process) {
+      return unstarted_session(std::move(argv), process.error());
+    }
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(standby.dir, ec)) {
+      if (entry.path() != standby.fifo) {
+        fs::rename(entry.path(), request.work_dir / entry.path().filename(), ec);
+      }
+    }
+    // The record of what ran: the request's plan (the standby's own plan had no candidates).
+    (void)write_file_atomic(request.work_dir / RoundLayout::k_plan, plan_to_json(request.plan));
+    const fs::path status_file = request.work_dir / RoundLayout::k_status;
+    SessionOutcome outcome = finish(request.work_dir, status_file, std::move(argv),
+                                    std::move(process).value());
+    outcome.standby = true;
+    return outcome;
+  }
+
+  /// Writes the candidates into the standby's FIFO once its harness reads it. False when the
+  /// standby exited first or was not ready within its own setup time.
+  static bool deliver(Standby& standby, const std::string& message) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+    while (std::chrono::steady_clock::now() < give_up && !cancellation_requested()) {
+      if (standby.exited()) {
+        return false;
+      }
+      UniqueFd fd(::open(standby.fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC));
+      if (fd) {
+        std::size_t written = 0;
+        while (written < message.size()) {
+          const ssize_t n = ::write(fd.get(), message.data() + written, message.size() - written);
+          if (n < 0 && errno != EINTR && errno != EAGAIN) {
+            return false;
+          }
+          written += n > 0 ? static_cast<std::size_t>(n) : 0;
+        }
+        return true;
+      }
+      if (errno != ENXIO) { // ENXIO: the harness has not opened it yet
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+
+  /// Starts the next standby for requests like `request` (same problem, settings and GPU).
+  void start_standby(const SessionRequest& request) {
+    auto standby = std::make_unique<Standby>();
+    standby->key = key_of(request);
+    const int number = m_started.fetch_add(1);
+    standby->dir = m_settings.standby_root /
+                   fmt::format("{}-gpu{}-{}", static_cast<long>(::getpid()), request.gpu, number);
+    standby->fifo = standby->dir / "candidates.fifo";
+    std::error_code ec;
+    fs::create_directories(standby->dir, ec);
+    if (ec || ::mkfifo(standby->fifo.c_str(), 0600) != 0) {
+      return;
+    }
+    const fs::path script = standby->dir / "harness.py";
+    if (!write_file_atomic(script, harness_script())) {
+      return;
+    }
+    HarnessPlan plan = request.plan;
+    plan.candidates.clear();
+    plan.first_candidate = 0;
+    plan.status_file = standby->dir / RoundLayout::k_status;
+    plan.standby_fifo = standby->fifo;
+    plan.standby_idle_seconds = m_settings.standby_idle_seconds;
+    if (!write_file_atomic(standby->dir / RoundLayout::k_plan, plan_to_json(plan))) {
+      return;
+    }
+    standby->argv = argv_for(standby->dir, script);
+    ProcessSpec spec = spec_for(standby->argv, standby->dir, request);
+    // Until the candidates arrive the harness keeps its own idle limit; the session's timeout
+    // starts at the hand-over (ProcessControl::deadline_ns).
+    spec.timeout = std::chrono::seconds(m_settings.standby_idle_seconds + 600);
+    spec.control = standby->control;
+    standby->status_file = plan.status_file;
+    standby->done = std::async(
+        std::launch::async, [spec, gpu = request.gpu, lock_dir = m_settings.lock_dir,
+                             status = plan.status_file,
+                             limit = std::chrono::milliseconds(request.timeout)] {
+          return run_standby(spec, lock_dir, gpu, status, limit);
+        });
+    std::unique_ptr<Standby> replaced; // stops in its destructor, after the mutex is released
+    const std::lock_guard<std::mutex> hold(m_mutex);
+    replaced = std::exchange(m_standbys[request.gpu], std::move(standby));
+  }
+
+  std::unique_ptr<Standby> take_standby(int gpu, const StandbyKey& key) {
+    std::unique_ptr<Standby> standby; // a dropped one stops after the mutex is released
+    {
+      const std::lock_guard<std::mutex> hold(m_mutex);
+      auto found = m_standbys.find(gpu);
+      if (found == m_standbys.end()) {
+        return nullptr;
+      }
+      standby = std::move(found->second);
+      m_standbys.erase(found);
+    }
+    // Usable only once it waits: the caller holds the GPU's lock, so a standby that has not
+    // started yet could not start now.
+    if (!(standby->key == key) || standby->exited() || !standby_ready(standby->status_file)) {
+      return nullptr;
+    }
+    return standby;
+  }
+
+  /// Standby directories of kprof processes that are gone (a kill -9 leaves them).
+  void remove_dead_standbys() const {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(m_settings.standby_root, ec)) {
+      const std::string name = entry.path().filename().string();
+      const long pid = std::strtol(name.c_str(), nullptr, 10);
+      if (!process_alive(pid)) {
+        std::error_code ignored;
+        fs::remove_all(entry.path(), ignored);
+      }
+    }
+  }
+
+  /// Exports the report's source page into work_dir/source.csv and reads it.
+  void export_source(const fs::path& work_dir, SessionOutcome& outcome) const {
+    const fs::path report =
+        work_dir / (std::string(RoundLayout::k_ncu_report_base) + ".ncu-rep");
+    auto text = export_source_page(m_settings.ncu, report);
+    if (!text) {
+      outcome.source_error = std::move(text).error();
+      return;
+    }
+    const fs::path page_path = work_dir / RoundLayout::k_source_page;
+    if (auto written = write_file_atomic(page_path, *text); !written) {
+      outcome.source_error = written.error();
+      return;
+    }
+    auto page = parse_source_page(*text, page_path.string());
+    if (!page) {
+      outcome.source_error = std::move(page).error();
+      return;
+    }
+    outcome.source_page = std::move(page).value();
+  }
+
   NcuSessionSettings m_settings;
+  std::mutex m_mutex;
+  std::map<int, std::unique_ptr<Standby>> m_standbys; ///< one per GPU
+  std::atomic<int> m_started{0};
 };
 
 } // namespace

@@ -118,6 +118,40 @@ std::string names_of(const Json& list) {
   return out;
 }
 
+/// "`x = tl.load(...)` 50% -> 12%" (a line only on one side: "new 20%" / "gone (was 8%)").
+std::string hot_line_change(const Json& entry) {
+  const auto share = [](const Json& side) {
+    const auto value = number_of(at_or_null(side, "share"));
+    return value ? share_text(*value) : std::string("?");
+  };
+  const Json& before = at_or_null(entry, "before");
+  const Json& after = at_or_null(entry, "after");
+  std::string change;
+  if (before.is_null()) {
+    change = "new, " + share(after);
+  } else if (after.is_null()) {
+    change = "gone (was " + share(before) + ")";
+  } else {
+    change = share(before) + " -> " + share(after);
+  }
+  return fmt::format("`{}` {}", fit(text_at(entry, "source"), 60), change);
+}
+
+/// Up to `limit` hot-line changes of a kernel diff.
+std::vector<std::string> hot_line_changes(const Json& kernel, std::size_t limit) {
+  std::vector<std::string> out;
+  const Json& lines = at_or_null(kernel, "hot_lines");
+  if (lines.is_array()) {
+    for (const auto& entry : lines) {
+      if (out.size() == limit) {
+        break;
+      }
+      out.push_back(hot_line_change(entry));
+    }
+  }
+  return out;
+}
+
 std::string render_prompt(const Json& diff) {
   const std::string label_a = label_of(diff, "a");
   const std::string label_b = label_of(diff, "b");
@@ -156,6 +190,9 @@ std::string render_prompt(const Json& diff) {
       const std::string segment =
           fmt::format("{}: {}", text_at(kernel, "name"), fmt::join(parts, ", "));
       out += "; " + segment;
+      if (const auto lines = hot_line_changes(kernel, 3); !lines.empty()) {
+        out += fmt::format("; hot lines (share of stall samples): {}", fmt::join(lines, ", "));
+      }
       if (const std::string verdict = verdict_words(kernel); !verdict.empty()) {
         out += "; " + verdict;
       }
@@ -218,6 +255,16 @@ std::string render_table(const Json& diff) {
       }
       out += columns(rows);
     }
+    for (const auto& kernel : kernels) {
+      const auto lines = hot_line_changes(kernel, 10);
+      if (lines.empty()) {
+        continue;
+      }
+      out += fmt::format("\n{}: hot lines, share of stall samples\n", text_at(kernel, "name"));
+      for (const std::string& line : lines) {
+        out += "  " + line + "\n";
+      }
+    }
   }
   if (const std::string only = names_of(at_or_null(diff, "only_in_a")); !only.empty()) {
     out += fmt::format("\nonly in {}: {}\n", label_a, only);
@@ -270,6 +317,17 @@ std::string render_csv(const Json& diff) {
           line("metric", name, text_at(metric, "metric"), text_at(metric, "label"),
                text_at(metric, "unit"), at_or_null(metric, "a"), at_or_null(metric, "b"),
                at_or_null(metric, "change"), at_or_null(metric, "relative_change"));
+        }
+      }
+      const Json& lines = at_or_null(kernel, "hot_lines");
+      if (lines.is_array()) {
+        for (const auto& entry : lines) {
+          const Json& a = at_or_null(at_or_null(entry, "before"), "share");
+          const Json& b = at_or_null(at_or_null(entry, "after"), "share");
+          const auto before = number_of(a);
+          const auto after = number_of(b);
+          line("hot_line", name, text_at(entry, "source"), "Share of stall samples", "", a, b,
+               before && after ? Json(*after - *before) : Json(nullptr), null_value);
         }
       }
     }

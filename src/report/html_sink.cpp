@@ -577,41 +577,61 @@ std::string findings_table(const Json& kernel) {
   return out + "</tbody></table>";
 }
 
-/// kernels[].hot_lines (the per-line facts of the "Hot lines" feature), when the document has
-/// them: [{file, line, source, share (0..1), samples, stalls: [{reason, share}]}]. Absent: "".
+/// kernels[].hot_lines (docs/hot-lines.md), when the document has them: the hottest lines
+/// with their stalls and memory facts, then the kernel's source lines with per-line heat.
+/// Absent: "".
 std::string hot_lines_table(const Json& kernel) {
-  const Json* lines = member(kernel, "hot_lines");
-  if (lines == nullptr || !lines->is_array() || lines->empty()) {
+  const std::vector<report_detail::HotLineText> lines = report_detail::hot_line_texts(kernel);
+  if (lines.empty()) {
     return {};
   }
+  const Json& hot = *member(kernel, "hot_lines");
+  const Json* entries = member(hot, "lines");
   std::string out = "<h4>Hot lines</h4><table class=\"source\"><thead><tr><th>line</th><th "
                     "class=\"num\">share</th><th class=\"num\">samples</th><th>source</th><th>"
-                    "top stalls</th></tr></thead><tbody>";
-  for (const Json& line : *lines) {
-    const std::optional<double> share = number_at(line, "share");
-    const std::optional<double> samples = number_at(line, "samples");
-    const std::optional<double> number = number_at(line, "line");
-    std::string where = text_at(line, "file");
-    if (number) {
-      where += (where.empty() ? "" : ":") + format_number(*number);
-    }
-    std::string stalls;
-    if (const Json* list = member(line, "stalls"); list != nullptr && list->is_array()) {
-      for (const Json& stall : *list) {
-        const std::optional<double> stall_share = number_at(stall, "share");
-        stalls += (stalls.empty() ? "" : ", ") + text_at(stall, "reason") +
-                  (stall_share ? " " + report_detail::share_text(*stall_share) : std::string());
-      }
+                    "top stalls</th><th>memory, inlined</th></tr></thead><tbody>";
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const report_detail::HotLineText& line = lines[i];
+    const std::optional<double> share = number_at((*entries)[i], "share");
+    const std::optional<double> samples = number_at((*entries)[i], "samples");
+    std::string extra = line.memory;
+    if (!line.inlined.empty()) {
+      extra += (extra.empty() ? "" : "; ") + std::string("incl. inlined ") + line.inlined;
     }
     out +=
         fmt::format("<tr class=\"hot-line\" style=\"--h:{}\"><td class=\"mono\">{}</td>{}{}<td "
-                    "class=\"code\">{}</td><td>{}</td></tr>",
-                    fixed(std::clamp(share.value_or(0.0), 0.0, 1.0), 3), esc(where),
-                    num_cell(share, share ? report_detail::share_text(*share) : std::string("–")),
-                    num_cell(samples, samples ? format_number(*samples) : std::string("–")),
-                    esc(text_at(line, "source")), esc(stalls));
+                    "class=\"code\">{}</td><td>{}</td><td>{}</td></tr>",
+                    fixed(std::clamp(share.value_or(0.0), 0.0, 1.0), 3), esc(line.where),
+                    num_cell(share, line.share), num_cell(samples, line.samples),
+                    esc(line.source), esc(line.stalls), esc(extra));
   }
-  return out + "</tbody></table>";
+  out += "</tbody></table>";
+  for (const std::string& note : report_detail::hot_line_notes(kernel)) {
+    out += "<p class=\"muted\">" + esc(note) + "</p>";
+  }
+  const Json* heat = member(hot, "heat");
+  if (heat == nullptr || !heat->is_array() || heat->empty()) {
+    return out;
+  }
+  out += "<details class=\"heat\"><summary>Source with per-line heat</summary>"
+         "<table class=\"source\"><tbody>";
+  std::string file;
+  for (const Json& line : *heat) {
+    const std::string this_file = text_at(line, "file");
+    if (this_file != file) {
+      file = this_file;
+      out += fmt::format("<tr><th colspan=\"3\" class=\"mono\">{}</th></tr>", esc(file));
+    }
+    const std::optional<double> share = number_at(line, "share");
+    const std::optional<double> number = number_at(line, "line");
+    out += fmt::format("<tr class=\"heat-line\" style=\"--h:{}\"><td class=\"mono num\">{}</td>"
+                       "<td class=\"num\">{}</td><td class=\"code\">{}</td></tr>",
+                       fixed(std::clamp(share.value_or(0.0), 0.0, 1.0), 3),
+                       number ? format_number(*number) : std::string("?"),
+                       share ? report_detail::share_text(*share) : std::string(),
+                       esc(text_at(line, "source")));
+  }
+  return out + "</tbody></table></details>";
 }
 
 std::string kernel_details(const Json& doc, const KernelView& view, const std::string& scope) {

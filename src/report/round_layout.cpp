@@ -108,6 +108,10 @@ fs::path RoundLayout::cache_dir() const {
   return m_out_dir / ".cache";
 }
 
+fs::path RoundLayout::standby_dir() const {
+  return m_out_dir / ".standby";
+}
+
 fs::path RoundLayout::candidate_dir(const fs::path& round_dir, std::optional<int> candidate) {
   return candidate ? round_dir / fmt::format("cand{}", *candidate) : round_dir;
 }

@@ -54,6 +54,27 @@ std::vector<ValueGroup> value_groups(const ReportView& view, const Json& kernel)
 /// (largest first), ties in document order; at most `max_rules`.
 std::vector<const Json*> top_rules(const Json& kernel, std::size_t max_rules);
 
+/// One hot line of a kernel entry's `hot_lines` member, as text (hot_lines_text.cpp).
+struct HotLineText {
+  std::string where;   ///< "kernel.py:11"
+  std::string source;  ///< the line's source text
+  std::string share;   ///< "39%"
+  std::string samples; ///< "3,728"
+  bool few_samples = false;
+  std::string stalls;  ///< "long scoreboard 52%, LG throttle 10%"
+  std::string memory;  ///< "uncoalesced: ...; 128-bit accesses", or empty
+  std::string inlined; ///< "tl.max" (library calls folded in), or empty
+};
+
+/// The hot lines of `kernel` (a kernels[] entry), hottest first; empty without hot lines.
+std::vector<HotLineText> hot_line_texts(const Json& kernel);
+
+/// What the hot lines leave out or qualify: unattributed library samples, the notes.
+std::vector<std::string> hot_line_notes(const Json& kernel);
+
+/// "long scoreboard" for ncu's "long_sb"; an unknown key as it is.
+std::string stall_reason_text(std::string_view reason);
+
 /// "[OPT, est. 43.7% global]" / "[INF]".
 std::string rule_tag(const Json& rule);
 

@@ -137,7 +137,7 @@ public:
       }
       const std::vector<ValueGroup> values = value_groups(view, *group.representative);
       const std::vector<const Json*> rules = top_rules(*group.representative, options.max_rules);
-      if (values.empty() && rules.empty()) {
+      if (values.empty() && rules.empty() && hot_line_texts(*group.representative).empty()) {
         continue;
       }
       out += "\n" + styled(group.name, k_bold);
@@ -160,11 +160,45 @@ public:
                                              first_sentence(text_at(*rule, "description")));
         out += fit(line, k_width) + "\n";
       }
+      out += hot_lines_rows(*group.representative);
     }
     return out;
   }
 
 private:
+  /// "  Hot lines:" then per line its place, share, samples and source, its stalls and memory
+  /// facts indented below.
+  static std::string hot_lines_rows(const Json& kernel) {
+    const std::vector<HotLineText> lines = hot_line_texts(kernel);
+    if (lines.empty()) {
+      return {};
+    }
+    std::size_t where_width = 0;
+    for (const HotLineText& line : lines) {
+      where_width = std::max(where_width, display_width(line.where));
+    }
+    std::string out = "  Hot lines (share of warp stall samples):\n";
+    for (const HotLineText& line : lines) {
+      const std::string head = fmt::format("    {} {:>4} {:>7}{} ", pad(line.where, where_width, false),
+                                           line.share, line.samples, line.few_samples ? "*" : " ");
+      out += fit(head + line.source, k_width) + "\n";
+      std::string detail = line.stalls;
+      for (const std::string* extra : {&line.memory, &line.inlined}) {
+        if (!extra->empty()) {
+          detail += (detail.empty() ? "" : "; ") +
+                    (extra == &line.inlined ? "incl. inlined " + *extra : *extra);
+        }
+      }
+      if (!detail.empty()) {
+        out += fit(std::string(where_width + 6, ' ') + detail, k_width) + "\n";
+      }
+    }
+    for (const std::string& note : hot_line_notes(kernel)) {
+      out += fit("    (" + note + ")", k_width) + "\n";
+    }
+    return out;
+  }
+
   static std::string trim_right(std::string text) {
     while (!text.empty() && text.back() == ' ') {
       text.pop_back();

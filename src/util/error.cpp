@@ -44,6 +44,16 @@ std::string_view to_string(ErrorCategory category) {
   return "internal";
 }
 
+std::optional<ErrorCategory> parse_error_category(std::string_view word) {
+  for (int value = 0; value <= static_cast<int>(ErrorCategory::internal); ++value) {
+    const auto category = static_cast<ErrorCategory>(value);
+    if (to_string(category) == word) {
+      return category;
+    }
+  }
+  return std::nullopt;
+}
+
 int exit_code(ErrorCategory category) {
   switch (category) {
   case ErrorCategory::usage:

@@ -449,7 +449,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   TailBuffer err_buffer(spec.max_captured_bytes);
   std::size_t stdin_offset = 0;
 
-  const Clock::time_point deadline =
+  Clock::time_point deadline =
       spec.timeout.count() > 0 ? started + spec.timeout : Clock::time_point::max();
   Clock::time_point kill_at = Clock::time_point::max();
   bool term_sent = false;
@@ -461,7 +461,14 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   while (true) {
     const Clock::time_point now = Clock::now();
     exited = exited || has_exited(pid);
-    if (!term_sent && !exited && (now >= deadline || cancellation_requested())) {
+    const bool stopped = spec.control && spec.control->stop.load();
+    if (spec.control) {
+      if (const std::int64_t late = spec.control->deadline_ns.load(); late > 0) {
+        deadline = std::min(deadline, Clock::time_point(std::chrono::duration_cast<Clock::duration>(
+                                                std::chrono::nanoseconds(late))));
+      }
+    }
+    if (!term_sent && !exited && (now >= deadline || stopped || cancellation_requested())) {
       cancelled = now < deadline;
       ::kill(-pid, SIGTERM);
       term_sent = true;
@@ -546,6 +553,9 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   ProcessResult result;
   result.wall = Clock::now() - started;
   result.timeout = spec.timeout;
+  if (spec.control && spec.control->deadline_ns.load() > 0) {
+    result.timeout = std::chrono::milliseconds(spec.control->deadline_timeout_ms.load());
+  }
   result.timed_out = term_sent && !cancelled;
   result.cancelled = cancelled;
   if (WIFEXITED(status)) {

@@ -686,3 +686,83 @@ def test_metrics_to_prompt_compact_has_pythons_separators():
 def test_exit_codes_come_from_the_native_table():
     assert kprof.InternalError("x").exit_code == 70
     assert kprof.GpuBusy("x").exit_code == 16
+
+
+# ---- standby (docs/standby.md) -------------------------------------------------------------------
+
+
+def standby_processes(directory):
+    """Live processes whose command line names a standby directory under `directory`."""
+    found = []
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().decode("utf-8", "replace")
+        except OSError:
+            continue
+        if str(directory / "artifacts" / ".standby") in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def eventually(predicate, seconds=30.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+def test_standby_answers_the_next_round_and_close_leaves_nothing_running(fake_gpu):
+    with make_profiler(fake_gpu, standby=True) as profiler:
+        first = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 1)
+        assert first.report["metadata"]["standby"] is False
+        assert eventually(lambda: standby_processes(fake_gpu)), "no standby was started"
+        second = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 2)
+        assert second.report["metadata"]["standby"] is True
+        assert second.metrics == first.metrics
+        # The session's files are in the round as for a cold one; its plan names the candidate.
+        plan = json.loads((fake_gpu / "artifacts" / "round002" / "plan.json").read_text(encoding="utf-8"))
+        assert [c["kernel"] for c in plan["candidates"]] == [str(VADD_KERNEL)]
+        assert "standby" not in plan
+        for name in ("ncu.log", "status.json", "report.ncu-rep"):
+            assert (fake_gpu / "artifacts" / "round002" / name).is_file(), name
+    assert eventually(lambda: not standby_processes(fake_gpu))
+    standby_root = fake_gpu / "artifacts" / ".standby"
+    assert not standby_root.exists() or list(standby_root.iterdir()) == []
+
+
+def test_standby_is_not_used_after_the_problem_file_changed(fake_gpu):
+    problem = fake_gpu / "problem.py"
+    shutil.copyfile(VADD_PROBLEM, problem)
+    with make_profiler(fake_gpu, standby=True) as profiler:
+        profiler.profile(VADD_KERNEL, problem, 1)
+        assert eventually(lambda: standby_processes(fake_gpu))
+        problem.write_text(problem.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+        later = time.time() + 5
+        os.utime(problem, (later, later))
+        again = profiler.profile(VADD_KERNEL, problem, 2)
+        assert again.report["metadata"]["standby"] is False
+
+
+def test_a_candidate_that_raises_on_a_standby_is_classified_and_the_next_round_works(fake_gpu):
+    raising = ROOT / "tests" / "python" / "cases" / "raises" / "kernel.py"
+    with make_profiler(fake_gpu, standby=True) as profiler:
+        profiler.profile(VADD_KERNEL, VADD_PROBLEM, 1)
+        assert eventually(lambda: standby_processes(fake_gpu))
+        assert profiler.profile_kernel(raising, VADD_PROBLEM, 2) is None
+        third = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 3)
+        assert third.status == "ok"
+
+
+def test_source_true_adds_hot_lines_from_the_source_page(fake_gpu, monkeypatch):
+    monkeypatch.setenv("KPROF_FAKE_NCU_SOURCE", str(FIXTURES / "source" / "vadd.source.csv"))
+    results = make_profiler(fake_gpu, source=True).profile(VADD_KERNEL, VADD_PROBLEM, 1)
+    hot = results.hot_lines["add_kernel"]
+    assert hot["lines"][0]["file"].endswith("examples/vadd/kernel.py")
+    assert 0 < hot["lines"][0]["share"] <= 1
+    assert results.report["metadata"]["hot_lines"]["error"] is None
+    assert "Hot lines" in results.prompt()
+    assert (fake_gpu / "artifacts" / "round001" / "source.csv").is_file()

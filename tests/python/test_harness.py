@@ -435,3 +435,93 @@ def test_real_ncu_profiles_exactly_the_launches_of_each_ranged_call(tmp_path):
     profiled = [(row[nvtx].split(":")[1:3], row[kernel]) for row in rows[2:]]
     assert profiled == [(["kprof", "cand0"], "partial_sum_kernel"), (["kprof", "cand0"], "scale_kernel"),
                         (["kprof", "cand1"], "partial_sum_kernel"), (["kprof", "cand1"], "scale_kernel")]
+
+
+def start_standby(tmp_path, problem, idle_seconds=60):
+    """Starts the harness with a standby plan (no candidates, a FIFO); returns (process, fifo,
+    run_dir, events log)."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir(exist_ok=True)
+    script = run_dir / "harness.py"
+    shutil.copyfile(HARNESS, script)
+    fifo = run_dir / "candidates.fifo"
+    os.mkfifo(fifo)
+    plan = {"version": 1, "problem": str(problem), "candidates": [],
+            "status_file": str(run_dir / "status.json"), "warmup": 1, "inputs": "gpu", "cast": "none",
+            "seed": 0, "first_candidate": 0,
+            "standby": {"fifo": str(fifo), "idle_seconds": idle_seconds}}
+    plan_path = run_dir / "plan.json"
+    plan_path.write_text(json.dumps(plan), encoding="utf-8")
+    log = tmp_path / "events.log"
+    env = dict(os.environ, PYTHONPATH=str(FAKE_TORCH), KPROF_FAKE_TORCH_LOG=str(log))
+    process = subprocess.Popen([sys.executable, str(script), str(plan_path)], cwd=str(tmp_path), env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return process, fifo, run_dir, log
+
+
+def wait_for_phase(status_path, phase, process, seconds=60):
+    import time
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if status_path.exists():
+            try:
+                if json.loads(status_path.read_text(encoding="utf-8"))["phase"] == phase:
+                    return True
+            except ValueError:
+                pass  # replaced while read
+        if process.poll() is not None:
+            return False
+        time.sleep(0.02)
+    return False
+
+
+def test_standby_prepares_inputs_then_runs_the_candidates_written_into_its_fifo(tmp_path):
+    process, fifo, run_dir, log = start_standby(tmp_path, CASES / "vector/problem.py")
+    try:
+        assert wait_for_phase(run_dir / "status.json", "standby", process), process.stderr.read()
+        # Ready: the inputs are made and synchronized, nothing else ran, no range was opened.
+        assert log.read_text(encoding="utf-8").splitlines() == ["sync"]
+        message = {"candidates": [{"kernel": str(CASES / "positional/kernel.py"), "range": "kprof:cand0"},
+                                  {"kernel": str(CASES / "positional/kernel.py"), "range": "kprof:cand1"}],
+                   "first_candidate": 1}
+        with open(fifo, "w", encoding="utf-8") as f:
+            f.write(json.dumps(message) + "\n")
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+    assert status["phase"] == "done"
+    assert [c["index"] for c in status["candidates"]] == [1]
+    assert status["candidates"][0]["ok"] is True
+    events = log.read_text(encoding="utf-8").splitlines()
+    assert events == ["sync", "launch add_kernel"] + profiled_events("kprof:cand1", ["launch add_kernel"])
+
+
+def test_standby_left_waiting_exits_with_code_4_without_running_anything(tmp_path):
+    process, fifo, run_dir, log = start_standby(tmp_path, CASES / "vector/problem.py", idle_seconds=1)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 4, err
+    status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+    assert status["phase"] == "idle" and status["candidates"] == []
+    assert not any(e.startswith("push") for e in log.read_text(encoding="utf-8").splitlines())
+
+
+def test_standby_given_garbage_exits_as_an_unreadable_plan(tmp_path):
+    process, fifo, run_dir, log = start_standby(tmp_path, CASES / "vector/problem.py")
+    try:
+        assert wait_for_phase(run_dir / "status.json", "standby", process)
+        with open(fifo, "w", encoding="utf-8") as f:
+            f.write("not json\n")
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 2
+    assert "not JSON" in err
+
+
+@pytest.mark.parametrize("standby", [{"fifo": ""}, {"fifo": "x", "idle_seconds": 0}, "x"])
+def test_standby_plan_fields_are_checked(tmp_path, standby):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [], standby=standby)
+    assert run.code == 2
+    assert "standby" in run.stderr

@@ -134,6 +134,42 @@ TEST(BuildNcuArgv, ExportsAReportWithForceOverwriteBeforeTheTarget) {
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--log-file"), argv.end());
 }
 
+TEST(BuildNcuArgv, AddsSourceCountersWithoutChangingThePageOrRepeatingASection) {
+  NcuCommand command = basic_command();
+  command.source_counters = true;
+  command.report_file = "/tmp/round001/report";
+  Argv argv = build_ncu_argv(command);
+  EXPECT_EQ(argv[3], "raw"); // the metric list still reads from the raw page
+  const auto count = [&argv](const std::string& word) {
+    return std::count(argv.begin(), argv.end(), word);
+  };
+  EXPECT_EQ(count("SourceCounters"), 1);
+  EXPECT_EQ(count("WarpStateStats"), 1);
+  const auto source = std::find(argv.begin(), argv.end(), "--import-source");
+  ASSERT_NE(source, argv.end());
+  EXPECT_EQ(*(source + 1), "yes");
+
+  MetricSet deep = with_sections();
+  deep.sections.emplace_back("WarpStateStats");
+  command.metrics = deep;
+  argv = build_ncu_argv(command);
+  EXPECT_EQ(argv[3], "details");
+  EXPECT_EQ(count("WarpStateStats"), 1);
+  EXPECT_EQ(count("SourceCounters"), 1);
+}
+
+TEST(SourcePageArgv, ImportsTheReportAndPrintsCudaAndSassLinesAsCsv) {
+  NcuInstall ncu;
+  ncu.executable = "/opt/ncu/ncu";
+  const Argv expected = {"/opt/ncu/ncu",   "--import",  "/tmp/r.ncu-rep", "--page", "source",
+                         "--print-source", "cuda,sass", "--csv"};
+  EXPECT_EQ(source_page_argv(ncu, "/tmp/r.ncu-rep"), expected);
+  const std::string help = test::read_fixture("ncu_help.txt");
+  for (const std::string word : {"--print-source", "--import-source", "source:"}) {
+    EXPECT_NE(help.find(word), std::string::npos) << word;
+  }
+}
+
 TEST(BuildNcuArgv, RunsNcuThroughSudoKeepingPathLibrariesAndRequestedVariables) {
   NcuCommand command = basic_command();
   command.use_sudo = true;
@@ -154,6 +190,7 @@ TEST(BuildNcuArgv, EmitsOnlyOptionsAndValuesThatNcu2025HelpLists) {
   for (const bool details : {false, true}) {
     for (const bool report : {false, true}) {
       NcuCommand command = basic_command();
+      command.source_counters = report;
       command.target = {"/bin/true"};
       if (details) {
         command.metrics = with_sections();
