@@ -123,7 +123,9 @@ struct KernelHotLines {
 };
 
 /// Folds the blocks of one launch (split_source_by_launch) with `inline_map` and ranks the user
-/// lines by samples (ties: line order). Never fails; an empty `blocks` gives an empty result.
+/// lines by samples (ties: line order). A library line is folded only into a user line of one of
+/// this launch's files (PTX of another kernel folds nothing). Never fails; an empty `blocks`
+/// gives an empty result.
 KernelHotLines fold_hot_lines(const std::vector<SourceBlock>& blocks, const InlineMap& inline_map,
                               const HotLineOptions& options = {});
 

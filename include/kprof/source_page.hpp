@@ -67,8 +67,11 @@ struct SourcePage {
 
 /// Parses the text of a source page. malformed_input (naming `origin` and the line) on a block
 /// without its header, a line row before any block, a header without "Line No" and
-/// "Warp Stall Sampling (All Samples)", or text that is not CSV. An empty page, or one with
-/// only ncu messages, is a valid page with no blocks. Never throws on any input.
+/// "Warp Stall Sampling (All Samples)", a line row with fewer fields than its header (a page cut
+/// short) or an unreadable line number, or text that is not CSV. ncu leaves the quotes inside the
+/// source text unescaped: they are lost (`float("inf")` reads `float(inf)`), and a row that a
+/// quoted comma split into extra fields is joined back. An empty page, or one with only ncu
+/// messages, is a valid page with no blocks. Never throws on any input.
 Result<SourcePage> parse_source_page(std::string_view text, std::string_view origin = "<text>");
 
 /// Reads and parses a source-page CSV file (same refusals as read_ncu_csv for paths that are not

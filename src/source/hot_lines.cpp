@@ -80,7 +80,7 @@ std::string callee_at(std::string_view given, int column) {
   if (text.empty() || index < 0) {
     return {};
   }
-  if (text.size() != given.size() && given.front() == ' ') { // indentation kept
+  if (given.front() == ' ' || given.front() == '\t') { // indentation kept
     return std::string(call_at(given, index, 0));
   }
   for (int indent = 0; indent <= index; indent += k_indent_unit) {
@@ -111,6 +111,20 @@ std::string resolve(const std::map<int, std::string>& files, const std::string& 
   return found != nullptr ? *found : name;
 }
 
+/// The full path of frame `i` of `chain`: the `.loc`'s own file for the innermost frame, else
+/// the comment's basename resolved through the `.file` table.
+std::string frame_path(const source::PtxLineInfo& info, const source::PtxInlineChain& chain,
+                       std::size_t i) {
+  const std::string& name = chain.frames[i].file;
+  if (i == 0) {
+    const auto own = info.files.find(chain.file_index);
+    if (own != info.files.end() && same_file(own->second, name)) {
+      return own->second;
+    }
+  }
+  return resolve(info.files, name);
+}
+
 } // namespace
 
 bool is_triton_library_file(std::string_view path) {
@@ -125,12 +139,7 @@ void InlineMap::add_ptx(std::string_view ptx) {
   for (const source::PtxInlineChain& chain : info.chains) {
     std::vector<Key> frames;
     for (std::size_t i = 0; i < chain.frames.size(); ++i) {
-      const auto own = info.files.find(chain.file_index);
-      std::string path =
-          i == 0 && own != info.files.end() && same_file(own->second, chain.frames[0].file)
-              ? own->second
-              : resolve(info.files, chain.frames[i].file);
-      frames.push_back(Key{std::move(path), chain.frames[i].line});
+      frames.push_back(Key{frame_path(info, chain, i), chain.frames[i].line});
     }
     // The caller: the first frame after the innermost that is not Triton's own.
     std::size_t user = 1;

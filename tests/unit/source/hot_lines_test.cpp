@@ -192,6 +192,20 @@ TEST(InlineMap, NamesTheCalleeFromTheUsersLineWithOrWithoutItsIndentation) {
   EXPECT_EQ(cand1_map().callers(k_standard, 191).at(0).callee, ""); // no text: unknown
 }
 
+TEST(InlineMap, GivesALibraryLineCalledInsideAUserHelperToTheHelpersLine) {
+  // The kernel (k.py:9) calls the user's own @triton.jit helper, whose line 4 calls tl.max.
+  InlineMap map;
+  map.add_ptx("\t.loc\t3 170 27 // standard.py:170:27 @[ helper.py:4:18 @[ k.py:9:8 ] ]\n"
+              "\t.file\t1 \"/w/k.py\"\n\t.file\t2 \"/w/helper.py\"\n\t.file\t3 \"" +
+              k_standard + "\"\n");
+  map.add_user_source("/w/helper.py", 4, "return tl.max(x, 0)");
+  const auto callers = map.callers(k_standard, 170);
+  ASSERT_EQ(callers.size(), 1U);
+  EXPECT_EQ(callers[0].file, "/w/helper.py");
+  EXPECT_EQ(callers[0].line, 4);
+  EXPECT_EQ(callers[0].callee, "tl.max");
+}
+
 TEST(InlineMap, AddsNothingForTextThatIsNotPtxOrHasNoInlineChain) {
   InlineMap map;
   map.add_ptx("");
