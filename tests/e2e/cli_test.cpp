@@ -321,7 +321,8 @@ TEST_F(KprofCli, NegativeSeedIsRefusedNotWrapped) {
 TEST_F(KprofCli, UnknownWordOfAnOptionListsTheValidWords) {
   KprofRun run = run_kprof({"profile", "k.py", "p.py", "--cast", "fp8"});
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find("unknown --cast 'fp8' (valid: none, bf16, fp16, fp32)"), std::string::npos)
+  EXPECT_NE(run.err.find("unknown --cast 'fp8' (valid: none, auto, bf16, fp16, fp32)"),
+            std::string::npos)
       << run.err;
 }
 
