@@ -41,6 +41,7 @@ import sys
 if sys.path and sys.path[0] and os.path.realpath(sys.path[0]) == os.path.dirname(os.path.realpath(__file__)):
     del sys.path[0]
 
+import copy  # noqa: E402
 import importlib.machinery  # noqa: E402
 import importlib.util  # noqa: E402
 import inspect  # noqa: E402
@@ -75,6 +76,10 @@ STICKY_ERROR_MARKERS = (
     "misaligned address",
 )
 CAST_DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
+# cast "auto", KernelAgent's rule: the first of these words found in kernel_function's lowercased
+# source (inspect.getsource) picks the dtype; none found, or no source, leaves the inputs alone.
+AUTO_CAST_WORDS = (("bfloat16", "bf16"), ("float16", "fp16"), ("half", "fp16"), ("float32", "fp32"))
+AS_MADE = "inputs as the problem made them"
 
 
 class PlanError(Exception):
@@ -133,7 +138,8 @@ def read_plan(path):
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
         require(ok, key, "a non-negative integer")
     require(plan["inputs"] in ("gpu", "cpu"), "inputs", "gpu or cpu")
-    require(plan["cast"] == "none" or plan["cast"] in CAST_DTYPES, "cast", "none, bf16, fp16 or fp32")
+    require(plan["cast"] in ("none", "auto") or plan["cast"] in CAST_DTYPES, "cast",
+            "none, auto, bf16, fp16 or fp32")
     check_candidates(plan)
     standby = plan.setdefault("standby", None)
     if standby is not None:
@@ -191,6 +197,8 @@ def new_candidate_status(index, candidate):
         "call_seconds": 0.0,
         "call_style": None,
         "layer": None,
+        "cast": None,
+        "cast_reason": None,
     }
 
 
@@ -269,35 +277,79 @@ def forget_modules_from(directory, known_before):
 
 
 class Problem:
-    """problem.py and what was built from it: inputs, init_inputs and (lazily) the Model."""
+    """problem.py and what was built from it: inputs, init_inputs and (lazily) the Model.
+
+    Inputs and Models are kept per cast word. With an explicit cast the inputs are cast once, as
+    they are made, and that is the only word ever asked for. With cast "auto" they are kept as
+    the problem made them ("none"), and each dtype a candidate asks for is derived from those
+    once and shared by the later candidates that ask for it.
+    """
 
     def __init__(self, torch, module, plan):
         self.torch = torch
         self.module = module
         self.plan = plan
-        self.inputs = []
         self.init_inputs = []
-        self.cast_dtype = None
-        if plan["cast"] != "none":
-            self.cast_dtype = getattr(torch, CAST_DTYPES[plan["cast"]])
-        self._model = None
-        self._model_built = False
+        # The cast word the inputs are made with: the asked one, or "none" under "auto".
+        self.made_with = "none" if plan["cast"] == "auto" else plan["cast"]
+        self._inputs = {}
+        self._models = {}
 
-    def model(self):
-        """Model(*init_inputs) on the GPU (cast like the inputs), or None without a Model class.
-        Built once; a failure is a problem error."""
-        if not self._model_built:
-            self._model_built = True
-            model_class = getattr(self.module, "Model", None)
-            if model_class is not None:
-                try:
+    def dtype(self, cast):
+        return None if cast == "none" else getattr(self.torch, CAST_DTYPES[cast])
+
+    def set_inputs(self, inputs):
+        """The inputs as the problem returned them: moved to the GPU, cast as made_with says."""
+        dtype = self.dtype(self.made_with)
+        self._inputs = {self.made_with: [prepare_input(self.torch, value, dtype) for value in inputs]}
+
+    def inputs(self, cast):
+        """The inputs with floating-point tensors in the dtype of `cast` (derived once)."""
+        if cast not in self._inputs:
+            dtype = self.dtype(cast)
+            self._inputs[cast] = [prepare_input(self.torch, value, dtype)
+                                  for value in self._inputs[self.made_with]]
+        return self._inputs[cast]
+
+    def model(self, cast):
+        """Model(*init_inputs) on the GPU, cast like the inputs of `cast`, or None without a Model
+        class. Built once (per dtype under "auto": a copy of the uncast one, so every dtype has
+        the same weights); a failure is a problem error."""
+        if cast in self._models:
+            return self._models[cast]
+        model_class = getattr(self.module, "Model", None)
+        model = None
+        if model_class is not None:
+            try:
+                if cast == self.made_with:
                     model = model_class(*self.init_inputs).cuda()
-                    if self.cast_dtype is not None:
-                        model = model.to(self.cast_dtype)
-                except Exception as exc:
-                    raise ProblemError(describe_exception(exc))
-                self._model = model
-        return self._model
+                    if self.dtype(cast) is not None:
+                        model = model.to(self.dtype(cast))
+                else:
+                    model = copy.deepcopy(self.model(self.made_with)).to(self.dtype(cast))
+            except ProblemError:
+                raise
+            except Exception as exc:
+                raise ProblemError(describe_exception(exc))
+        self._models[cast] = model
+        return model
+
+
+def choose_cast(kernel_function, asked):
+    """(cast word, why) for one candidate: the asked word, or under "auto" KernelAgent's rule on
+    kernel_function's source."""
+    if asked != "auto":
+        if asked == "none":
+            return "none", "asked for cast none: " + AS_MADE
+        return asked, "asked for cast " + asked
+    try:
+        source = inspect.getsource(kernel_function).lower()
+    except Exception as exc:
+        return "none", "could not read kernel_function's source (%s): %s" % (type(exc).__name__, AS_MADE)
+    for word, cast in AUTO_CAST_WORDS:
+        if word in source:
+            return cast, "kernel_function's source mentions '%s'" % word
+    return "none", "no dtype named in kernel_function's source: " + AS_MADE
 
 
 def import_torch(status):
@@ -334,7 +386,8 @@ def load_problem(plan, status):
 
 
 def make_inputs(problem, status):
-    """Inputs on the GPU (cast when asked), init_inputs as the problem returns them."""
+    """Inputs on the GPU (cast when an explicit dtype is asked), init_inputs as the problem
+    returns them."""
     torch = problem.torch
     seed_everything(torch, problem.plan["seed"])
     inputs = None
@@ -349,7 +402,7 @@ def make_inputs(problem, status):
             seed_everything(torch, problem.plan["seed"])
     if inputs is None:
         inputs = list(problem.module.get_inputs())
-    problem.inputs = [prepare_input(torch, value, problem.cast_dtype) for value in inputs]
+    problem.set_inputs(inputs)
     get_init_inputs = getattr(problem.module, "get_init_inputs", None)
     problem.init_inputs = list(get_init_inputs()) if get_init_inputs is not None else []
     torch.cuda.synchronize()
@@ -374,26 +427,28 @@ def prepare_input(torch, value, cast_dtype):
 # Candidates
 
 
-def choose_call(kernel_function, problem):
-    """How kernel_function is called, decided once: (style, layer name, args, kwargs).
+def choose_call(kernel_function, problem, cast):
+    """How kernel_function is called, decided once: (style, layer name, args, kwargs), with the
+    inputs (and Model) of cast word `cast`.
 
     "layer_weights": the signature has a `weight` parameter and Model(*init_inputs) has a
     Conv/Linear-style layer: (inputs[0], layer.weight, layer.bias, stride=, padding=,
     dilation=, groups=), each setting only when the layer has it and the signature accepts it.
     "positional": (*inputs, *init_inputs).
     """
-    positional = ("positional", None, tuple(problem.inputs) + tuple(problem.init_inputs), {})
+    inputs = problem.inputs(cast)
+    positional = ("positional", None, tuple(inputs) + tuple(problem.init_inputs), {})
     try:
         parameters = inspect.signature(kernel_function).parameters
     except (TypeError, ValueError):
         return positional
-    if "weight" not in parameters or not problem.inputs:
+    if "weight" not in parameters or not inputs:
         return positional
-    model = problem.model()
+    model = problem.model(cast)
     for name in LAYER_NAMES:
         layer = getattr(model, name, None)
         if layer is not None and hasattr(layer, "weight"):
-            args = (problem.inputs[0], layer.weight, getattr(layer, "bias", None))
+            args = (inputs[0], layer.weight, getattr(layer, "bias", None))
             return "layer_weights", name, args, layer_settings(layer, parameters)
     return positional
 
@@ -419,7 +474,8 @@ def run_candidate(problem, plan, entry, status_file):
     kernel_function = getattr(module, "kernel_function", None)
     if not callable(kernel_function):
         raise AttributeError("kernel.py defines no kernel_function")
-    style, layer, args, kwargs = choose_call(kernel_function, problem)
+    entry["cast"], entry["cast_reason"] = choose_cast(kernel_function, plan["cast"])
+    style, layer, args, kwargs = choose_call(kernel_function, problem, entry["cast"])
     entry["call_style"] = style
     entry["layer"] = layer
 

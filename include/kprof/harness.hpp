@@ -20,9 +20,13 @@ enum class InputsOn { gpu, cpu };
 std::string_view to_string(InputsOn where);
 Result<InputsOn> parse_inputs_on(std::string_view word); ///< "gpu|cpu"
 
-enum class CastDtype { none, bf16, fp16, fp32 };
-std::string_view to_string(CastDtype dtype);
-Result<CastDtype> parse_cast_dtype(std::string_view word); ///< "none|bf16|fp16|fp32"
+/// The dtype floating-point inputs (and a Model's layer weights) are cast to. `auto_detect`
+/// ("auto") is KernelAgent's rule, applied per candidate by the harness: bf16 when
+/// kernel_function's lowercased source mentions "bfloat16", else fp16 for "float16" or "half",
+/// else fp32 for "float32", else no cast (also when the source cannot be read).
+enum class CastDtype { none, auto_detect, bf16, fp16, fp32 };
+std::string_view to_string(CastDtype dtype);               ///< auto_detect is "auto"
+Result<CastDtype> parse_cast_dtype(std::string_view word); ///< "none|auto|bf16|fp16|fp32"
 
 /// One kernel file to profile, in its own flat NVTX range.
 struct HarnessCandidate {
@@ -95,6 +99,11 @@ struct HarnessCandidateStatus {
   /// from Model layer `layer`); empty before the kernel was imported.
   std::string call_style;
   std::string layer;
+  /// The cast applied to this candidate's inputs (never auto_detect; none when uncast), and why
+  /// ("kernel_function's source mentions 'bfloat16'", "asked for cast bf16", ...); absent and
+  /// empty before the kernel was imported, or from a harness that does not report them.
+  std::optional<CastDtype> cast_applied;
+  std::string cast_reason;
 };
 
 struct HarnessStatus {

@@ -491,7 +491,9 @@ class KernelProfiler:
     ) -> None:
         """KernelAgent's parameters, then any option of kprof's table by its own name (select,
         kernels, warmup, inputs, cast, seed, retries, check_metrics, keep_ncu_report,
-        record_history, source; see docs/python.md)."""
+        record_history, source, standby, standby_idle_seconds; see docs/python.md). ``cast`` defaults to "auto" here: each candidate's
+        floating-point inputs get the dtype its kernel_function's source names (KernelAgent's
+        rule, docs/harness.md)."""
         # Absolute, so that a later os.chdir() of the agent does not move the outputs.
         self.artifacts_dir = os.path.abspath(_path(artifacts_dir, "artifacts_dir"))
         self.logs_dir = None if logs_dir is None else os.path.abspath(_path(logs_dir, "logs_dir"))
@@ -513,6 +515,10 @@ class KernelProfiler:
             "gpu": [gpu] if isinstance(gpu, int) and not isinstance(gpu, bool) else gpu,
             "clock_control": clock_control,
         }
+        if options.get("cast") is None:
+            # KernelAgent's wrapper picks the dtype from the kernel's source: so does kprof here
+            # (the CLI's default stays "none").
+            options["cast"] = "auto"
         values, spelled = _option_values(kernelagent, options)
         self._native = _kprof.Profiler(_kprof.profile_options(values, spelled, self._progress))
         self._ncu_version: Optional[str] = None

@@ -36,8 +36,9 @@ constexpr std::array<std::pair<InputsOn, std::string_view>, 2> k_inputs_words{{
     {InputsOn::cpu, "cpu"},
 }};
 
-constexpr std::array<std::pair<CastDtype, std::string_view>, 4> k_cast_words{{
+constexpr std::array<std::pair<CastDtype, std::string_view>, 5> k_cast_words{{
     {CastDtype::none, "none"},
+    {CastDtype::auto_detect, "auto"},
     {CastDtype::bf16, "bf16"},
     {CastDtype::fp16, "fp16"},
     {CastDtype::fp32, "fp32"},
@@ -229,9 +230,21 @@ Result<HarnessCandidateStatus> candidate_status(const Json& json, std::string wh
   status.call_seconds = object.seconds("call_seconds");
   status.call_style = object.text("call_style");
   status.layer = object.text("layer");
+  const std::string cast = object.text("cast");
+  status.cast_reason = object.text("cast_reason");
   const Json* error = object.member("error", false);
   if (object.error()) {
     return *object.error();
+  }
+  if (!cast.empty()) {
+    auto applied = parse_cast_dtype(cast);
+    if (!applied || *applied == CastDtype::auto_detect) {
+      return make_error(ErrorCategory::malformed_input,
+                        fmt::format("harness status: {}.cast is '{}' (expected none, bf16, fp16 "
+                                    "or fp32)",
+                                    object.where(), cast));
+    }
+    status.cast_applied = *applied;
   }
   if (auto parsed = parse_harness_phase(phase)) {
     status.phase = *parsed;

@@ -22,7 +22,7 @@ namespace {
 
 constexpr std::array<std::string_view, 4> k_select_words{"first", "last", "max-cycles", "all"};
 constexpr std::array<std::string_view, 2> k_inputs_words{"gpu", "cpu"};
-constexpr std::array<std::string_view, 4> k_cast_words{"none", "bf16", "fp16", "fp32"};
+constexpr std::array<std::string_view, 5> k_cast_words{"none", "auto", "bf16", "fp16", "fp32"};
 constexpr std::array<std::string_view, 2> k_clock_words{"base", "none"};
 
 constexpr std::uint64_t k_max_u64 = std::numeric_limits<std::uint64_t>::max();
@@ -131,8 +131,9 @@ constexpr std::array k_specs{
                k_scope_all},
     OptionSpec{"inputs", "--inputs", OptionKind::word, "gpu", "Create problem inputs on",
                k_inputs_words, 0, 0, k_scope_all},
-    OptionSpec{"cast", "--cast", OptionKind::word, "none", "Cast floating inputs to", k_cast_words,
-               0, 0, k_scope_all},
+    OptionSpec{"cast", "--cast", OptionKind::word, "none",
+               "Cast floating inputs to (auto: the dtype kernel_function's source names)",
+               k_cast_words, 0, 0, k_scope_all},
     OptionSpec{"seed",
                "--seed",
                OptionKind::integer,

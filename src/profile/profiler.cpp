@@ -159,6 +159,8 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
       if (s.range == plan.candidates[position].range) {
         facts.warmup_seconds = s.warmup_seconds;
         facts.call_seconds = s.call_seconds;
+        facts.cast_applied = s.cast_applied;
+        facts.cast_reason = s.cast_reason;
       }
     }
   }

@@ -70,6 +70,10 @@ Json CandidateMetadata::to_json() const {
     if (session->call_seconds) {
       out["call_seconds"] = *session->call_seconds;
     }
+    if (session->cast_applied) {
+      out["cast_applied"] = std::string(kprof::to_string(*session->cast_applied));
+      out["cast_reason"] = session->cast_reason;
+    }
   }
   if (!source.empty()) {
     out["source"] = source;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kprof/error.hpp"
+#include "kprof/harness.hpp"
 #include "kprof/json_file.hpp"
 #include "kprof/status.hpp"
 
@@ -52,6 +53,10 @@ struct SessionFacts {
   std::optional<double> call_seconds;
   /// The session ran on a standby (session_wall_seconds then counts from the hand-over).
   bool standby = false;
+  /// The candidate's own cast, when the harness reported it: what it applied (the run's "cast"
+  /// stays the word asked for, e.g. "auto") and why.
+  std::optional<CastDtype> cast_applied;
+  std::string cast_reason;
 };
 
 /// One candidate's "metadata" block of report.json / error.json.

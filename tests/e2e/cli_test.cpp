@@ -38,6 +38,16 @@ TEST_F(KprofCli, CommandHelpWorks) {
   EXPECT_NE(run.out.find("--clock-control"), std::string::npos);
 }
 
+TEST_F(KprofCli, ProfileHelpListsCastAutoAndKeepsNoneTheDefault) {
+  KprofRun run = run_kprof({"profile", "--help"});
+  EXPECT_EQ(run.exit_code, 0);
+  const auto line_start = run.out.find("--cast");
+  ASSERT_NE(line_start, std::string::npos) << run.out;
+  const std::string line = run.out.substr(line_start, run.out.find('\n', line_start) - line_start);
+  EXPECT_NE(line.find("none|auto|bf16|fp16|fp32"), std::string::npos) << line;
+  EXPECT_NE(line.find("=none"), std::string::npos) << line;
+}
+
 TEST_F(KprofCli, UnknownOptionIsAUsageError) {
   KprofRun run = run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--bogus"});
   EXPECT_EQ(run.exit_code, 2);
@@ -311,7 +321,8 @@ TEST_F(KprofCli, NegativeSeedIsRefusedNotWrapped) {
 TEST_F(KprofCli, UnknownWordOfAnOptionListsTheValidWords) {
   KprofRun run = run_kprof({"profile", "k.py", "p.py", "--cast", "fp8"});
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find("unknown --cast 'fp8' (valid: none, bf16, fp16, fp32)"), std::string::npos)
+  EXPECT_NE(run.err.find("unknown --cast 'fp8' (valid: none, auto, bf16, fp16, fp32)"),
+            std::string::npos)
       << run.err;
 }
 
@@ -382,6 +393,23 @@ TEST(ProfileOptionsTable, ParsesEveryKindIntoProfileOptions) {
   EXPECT_FALSE(parsed->options.record_history);
   EXPECT_FALSE(parsed->options.ncu.has_value());
   EXPECT_EQ(parsed->options.metrics, "lean");
+}
+
+TEST(ProfileOptionsTable, CastAutoIsAWordOfTheCliAndPythonAndOthersAreRefusedListingIt) {
+  OptionContext cli;
+  cli.cli_names = true;
+  OptionContext python;
+  for (const OptionContext* context : {&cli, &python}) {
+    auto parsed = parse_run_options(nlohmann::ordered_json{{"cast", "auto"}}, *context);
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+    EXPECT_EQ(parsed->options.cast, CastDtype::auto_detect);
+  }
+  EXPECT_EQ(parse_run_options(nlohmann::ordered_json::object(), cli)->options.cast,
+            CastDtype::none);
+  auto bad = parse_run_options(nlohmann::ordered_json{{"cast", "automatic"}}, cli);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message,
+            "unknown --cast 'automatic' (valid: none, auto, bf16, fp16, fp32)");
 }
 
 TEST(ProfileOptionsTable, AWrongTypeOrAnUnknownNameIsRefusedByName) {

@@ -306,6 +306,70 @@ TEST_F(KprofProfile, BatchKeepsGoodCandidatesWhenOthersFailOrPoisonTheContext) {
   EXPECT_EQ(history.exit_code, 0) << history.err;
 }
 
+/// KernelAgent's mat-vec in small: a kernel_function that insists on bf16 inputs and says so.
+fs::path write_bf16_kernel(const fs::path& dir) {
+  const fs::path kernel = dir / "bf16" / "kernel.py";
+  fs::create_directories(kernel.parent_path());
+  EXPECT_TRUE(write_file_atomic(kernel, R"(import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pass
+
+
+def kernel_function(x, y):
+    if x.dtype != torch.bfloat16 or y.dtype != torch.bfloat16:
+        raise TypeError("A and B must be torch.bfloat16 tensors")
+    out = torch.empty_like(x)
+    add_kernel[(4,)](x, y, out, x.numel(), BLOCK=256)
+    return out
+)")
+                  .ok());
+  return kernel;
+}
+
+TEST_F(KprofProfile, CastAutoGivesEachCandidateTheDtypeItsSourceNamesAndRecordsWhy) {
+  const std::vector<std::string> argv = {"batch",
+                                         case_file("vector/problem.py"),
+                                         write_bf16_kernel(dir()).string(),
+                                         case_file("positional/kernel.py"),
+                                         "--cast",
+                                         "auto",
+                                         "--ncu",
+                                         standin("ncu"),
+                                         "--python",
+                                         "/usr/bin/python3",
+                                         "--out",
+                                         out().string(),
+                                         "--format",
+                                         "json"};
+  KprofRun run =
+      run_with_env(argv, {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json bf16 = read_json(out() / "round000" / "cand0" / "report.json")["metadata"];
+  EXPECT_EQ(bf16["cast"], "auto");
+  EXPECT_EQ(bf16["cast_applied"], "bf16");
+  EXPECT_EQ(bf16["cast_reason"], "kernel_function's source mentions 'bfloat16'");
+  const json plain = read_json(out() / "round000" / "cand1" / "report.json")["metadata"];
+  EXPECT_EQ(plain["cast"], "auto");
+  EXPECT_EQ(plain["cast_applied"], "none");
+  EXPECT_EQ(plain["cast_reason"],
+            "no dtype named in kernel_function's source: inputs as the problem made them");
+}
+
+TEST_F(KprofProfile, WithoutCastAutoABf16OnlyKernelRaisesAndTheErrorSaysNoCastWasAsked) {
+  KprofRun run = profile({write_bf16_kernel(dir()).string(), case_file("vector/problem.py")});
+  EXPECT_EQ(run.exit_code, 10) << run.err;
+  EXPECT_NE(run.err.find("A and B must be torch.bfloat16 tensors"), std::string::npos) << run.err;
+  const json metadata = read_json(out() / "round000" / "error.json")["metadata"];
+  EXPECT_EQ(metadata["cast"], "none");
+  EXPECT_EQ(metadata["cast_applied"], "none");
+  EXPECT_EQ(metadata["cast_reason"], "asked for cast none: inputs as the problem made them");
+}
+
 TEST_F(KprofProfile, CtrlCStopsTheRunAndItsChildrenWithExitCode130) {
   const fs::path err_path = dir() / "stderr.txt";
   const std::string pythonpath = standin("fake_torch");

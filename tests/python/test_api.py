@@ -517,6 +517,57 @@ def test_profile_batch_returns_results_or_the_error_per_candidate(fake_gpu):
     assert (fake_gpu / "batch" / "round004" / "cand0" / "report.json").is_file()
 
 
+BF16_ONLY_KERNEL = textwrap.dedent(
+    """
+    # KernelAgent's mat-vec in small: kernel_function insists on bf16 inputs and says so.
+    import torch
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        pass
+
+
+    def kernel_function(x, y):
+        if x.dtype != torch.bfloat16 or y.dtype != torch.bfloat16:
+            raise TypeError("A and B must be torch.bfloat16 tensors")
+        out = torch.empty_like(x)
+        add_kernel[(4,)](x, y, out, x.numel(), BLOCK=256)
+        return out
+    """
+)
+
+
+def test_kernel_profiler_casts_as_the_kernel_source_says_by_default_and_records_it(fake_gpu):
+    kernel = fake_gpu / "bf16_kernel.py"
+    kernel.write_text(BF16_ONLY_KERNEL, encoding="utf-8")
+    profiler = make_profiler(fake_gpu)
+
+    results = profiler.profile(kernel, VADD_PROBLEM, 1)
+    plain = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 2)
+
+    assert results.report["metadata"]["cast"] == "auto"
+    assert results.report["metadata"]["cast_applied"] == "bf16"
+    assert results.report["metadata"]["cast_reason"] == "kernel_function's source mentions 'bfloat16'"
+    assert plain.report["metadata"]["cast_applied"] == "none"
+    assert plain.report["metadata"]["cast_reason"] == (
+        "no dtype named in kernel_function's source: inputs as the problem made them")
+
+
+def test_an_explicit_cast_replaces_the_automatic_one(fake_gpu):
+    kernel = fake_gpu / "bf16_kernel.py"
+    kernel.write_text(BF16_ONLY_KERNEL, encoding="utf-8")
+
+    with pytest.raises(kprof.KernelRuntimeError, match="must be torch.bfloat16"):
+        make_profiler(fake_gpu, cast="none").profile(kernel, VADD_PROBLEM, 1)
+    results = make_profiler(fake_gpu, cast=None).profile(kernel, VADD_PROBLEM, 2)
+    assert results.report["metadata"]["cast"] == "auto"
+    with pytest.raises(kprof.UsageError, match=r"none, auto, bf16, fp16, fp32"):
+        make_profiler(fake_gpu, cast="bfloat16")
+
+
 def test_options_are_validated_at_construction(tmp_path):
     with pytest.raises(kprof.UsageError, match="base"):
         kprof.KernelProfiler(tmp_path, clock_control="fixed")

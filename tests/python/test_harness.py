@@ -238,6 +238,143 @@ def test_cast_changes_floating_inputs_only(tmp_path, cast, expected):
     assert "dtypes %s int64 3" % expected in run.events
 
 
+def test_an_explicit_cast_is_recorded_as_asked_for(tmp_path):
+    run = run_harness(tmp_path, CASES / "mixed_dtypes/problem.py", [CASES / "cast_report/kernel.py"],
+                      cast="bf16", warmup=0)
+
+    assert run.code == 0, run.status["candidates"]
+    assert run.candidate(0)["cast"] == "bf16"
+    assert run.candidate(0)["cast_reason"] == "asked for cast bf16"
+    # Cast once while the inputs are made, before any candidate is imported.
+    assert run.events.index("cast bfloat16") < run.events.index("dtypes bfloat16 int64 3")
+
+
+def write_auto_kernel(directory, name, body_comment, prelude=""):
+    """A kernel.py whose kernel_function logs its inputs' dtypes and which input objects it got
+    before (by identity, so shared inputs show), with `body_comment` inside kernel_function."""
+    path = directory / name / "kernel.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(prelude + (
+        "import torch\n"
+        "\n"
+        "\n"
+        "def kernel_function(x, labels, count):\n"
+        "    # %s\n"
+        "    seen = torch.__dict__.setdefault('_kprof_test_seen', [])\n"
+        "    first = next((i for i, y in enumerate(seen) if y is x), len(seen))\n"
+        "    seen.append(x)\n"
+        "    torch._fake_log('dtypes %%s %%s %%r' %% (x.dtype.name, labels.dtype.name, count))\n"
+        "    torch._fake_log('x first seen by call %%d' %% first)\n"
+        "    return x\n") % body_comment, encoding="utf-8")
+    return path
+
+
+AS_MADE = "inputs as the problem made them"
+
+
+@pytest.mark.parametrize("comment, dtype, cast, reason", [
+    ("x: torch.bfloat16 [8, 8]", "bfloat16", "bf16", "kernel_function's source mentions 'bfloat16'"),
+    ("x: torch.float16 [8, 8]", "float16", "fp16", "kernel_function's source mentions 'float16'"),
+    ("x is Half precision", "float16", "fp16", "kernel_function's source mentions 'half'"),
+    ("x: torch.float32 [8, 8]", "float32", "fp32", "kernel_function's source mentions 'float32'"),
+    ("x: any floating type", "float32", "none", "no dtype named in kernel_function's source: " + AS_MADE),
+])
+def test_auto_cast_picks_the_dtype_kernel_function_names_and_casts_only_floating_inputs(
+        tmp_path, comment, dtype, cast, reason):
+    kernel = write_auto_kernel(tmp_path, "k", comment)
+    run = run_harness(tmp_path, CASES / "mixed_dtypes/problem.py", [kernel], cast="auto", warmup=0)
+
+    assert run.code == 0, run.status["candidates"]
+    assert "dtypes %s int64 3" % dtype in run.events
+    assert run.candidate(0)["cast"] == cast
+    assert run.candidate(0)["cast_reason"] == reason
+    casts = [event for event in run.events if event.startswith("cast ")]
+    assert casts == ([] if dtype == "float32" else ["cast " + dtype])
+
+
+def test_auto_cast_reads_only_kernel_function_not_the_rest_of_its_file(tmp_path):
+    prelude = "# A Triton kernel of this file loads tl.bfloat16; kernel_function names no dtype.\n"
+    kernel = write_auto_kernel(tmp_path, "k", "plain", prelude=prelude)
+    run = run_harness(tmp_path, CASES / "mixed_dtypes/problem.py", [kernel], cast="auto", warmup=0)
+
+    assert run.code == 0, run.status["candidates"]
+    assert "dtypes float32 int64 3" in run.events
+    assert run.candidate(0)["cast"] == "none"
+
+
+def test_auto_cast_without_readable_source_leaves_the_inputs_and_says_why(tmp_path):
+    kernel = tmp_path / "generated" / "kernel.py"
+    kernel.parent.mkdir()
+    kernel.write_text(
+        "import torch\n"
+        "source = ('def kernel_function(x, labels, count):\\n'\n"
+        "          '    # x: torch.bfloat16\\n'\n"
+        "          '    torch._fake_log(\"dtypes %s %s\" % (x.dtype.name, labels.dtype.name))\\n')\n"
+        "namespace = {'torch': torch}\n"
+        "exec(compile(source, '<generated>', 'exec'), namespace)\n"
+        "kernel_function = namespace['kernel_function']\n", encoding="utf-8")
+    run = run_harness(tmp_path, CASES / "mixed_dtypes/problem.py", [kernel], cast="auto", warmup=0)
+
+    assert run.code == 0, run.status["candidates"]
+    assert "dtypes float32 int64" in run.events
+    assert run.candidate(0)["cast"] == "none"
+    assert run.candidate(0)["cast_reason"] == "could not read kernel_function's source (OSError): " + AS_MADE
+
+
+def test_auto_cast_gives_each_candidate_of_a_batch_its_own_inputs_and_shares_them_per_dtype(tmp_path):
+    kernels = [write_auto_kernel(tmp_path, "bf16_a", "bfloat16"),
+               write_auto_kernel(tmp_path, "plain", "no dtype here"),
+               write_auto_kernel(tmp_path, "bf16_b", "torch.bfloat16 too"),
+               write_auto_kernel(tmp_path, "fp16", "half")]
+    run = run_harness(tmp_path, CASES / "mixed_dtypes/problem.py", kernels, cast="auto", warmup=0)
+
+    assert run.code == 0, run.status["candidates"]
+    assert [run.candidate(i)["cast"] for i in range(4)] == ["bf16", "none", "bf16", "fp16"]
+    logged = [event for event in run.events if event.startswith(("dtypes", "x first", "cast"))]
+    assert logged == [
+        "cast bfloat16", "dtypes bfloat16 int64 3", "x first seen by call 0",
+        "dtypes float32 int64 3", "x first seen by call 1",
+        "dtypes bfloat16 int64 3", "x first seen by call 0",  # the first candidate's inputs
+        "cast float16", "dtypes float16 int64 3", "x first seen by call 3",
+    ]
+    # Every cast happens before its candidate's range is pushed.
+    for index, cast in ((0, "cast bfloat16"), (3, "cast float16")):
+        assert run.events.index(cast) < run.events.index("push kprof:cand%d" % index)
+        previous = run.events.index("pop") if index else 0
+        assert run.events.index(cast) > previous
+
+
+def write_conv_dtype_kernel(directory, name, comment):
+    path = directory / name / "kernel.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "import torch\n"
+        "\n"
+        "\n"
+        "def kernel_function(x, weight, bias, stride=1, padding=0, dilation=1, groups=1):\n"
+        "    # %s\n"
+        "    torch._fake_log('conv %%s %%s %%s' %% (x.dtype.name, weight.dtype.name, bias.dtype.name))\n"
+        "    return x\n" % comment, encoding="utf-8")
+    return path
+
+
+def test_auto_cast_casts_the_model_layer_weights_per_candidate(tmp_path):
+    kernels = [write_conv_dtype_kernel(tmp_path, "bf16", "bfloat16"),
+               write_conv_dtype_kernel(tmp_path, "plain", "as made"),
+               write_conv_dtype_kernel(tmp_path, "bf16_again", "bfloat16")]
+    run = run_harness(tmp_path, CASES / "conv/problem.py", kernels, cast="auto", warmup=0)
+
+    assert run.code == 0, run.status["candidates"]
+    assert [run.candidate(i)["call_style"] for i in range(3)] == ["layer_weights"] * 3
+    assert [event for event in run.events if event.startswith("conv ")] == [
+        "conv bfloat16 bfloat16 bfloat16",
+        "conv float32 float32 float32",  # the bf16 Model is a copy: the uncast one is untouched
+        "conv bfloat16 bfloat16 bfloat16",
+    ]
+    # Input, weight and bias cast once each, for the first bf16 candidate only.
+    assert [event for event in run.events if event.startswith("cast ")] == ["cast bfloat16"] * 3
+
+
 def test_poisoned_context_stops_the_process_with_exit_code_3(tmp_path):
     kernels = [CASES / "positional/kernel.py", CASES / "poisoned/kernel.py", CASES / "positional/kernel.py"]
     run = run_harness(tmp_path, CASES / "vector/problem.py", kernels)
@@ -353,7 +490,7 @@ def test_unreadable_plan_exits_2_without_a_status(tmp_path):
 
 
 @pytest.mark.parametrize("field, value", [
-    ("version", 2), ("warmup", -1), ("inputs", "tpu"), ("cast", "int8"), ("candidates", "k.py"),
+    ("version", 2), ("warmup", -1), ("inputs", "tpu"), ("cast", "int8"), ("cast", "Auto"), ("candidates", "k.py"),
     ("first_candidate", True),
 ])
 def test_plan_with_a_bad_field_exits_2_without_running_anything(tmp_path, field, value):

@@ -49,7 +49,8 @@ Json healthy_status() {
     "candidates": [
       {"index": 0, "range": "kprof:cand0", "kernel": "/k/a/kernel.py", "phase": "done", "ok": true,
        "error": null, "cuda_context_poisoned": false, "warmup_seconds": 1.5, "call_seconds": 0.25,
-       "call_style": "positional", "layer": null},
+       "call_style": "positional", "layer": null, "cast": "bf16",
+       "cast_reason": "kernel_function's source mentions 'bfloat16'"},
       {"index": 1, "range": "kprof:cand1", "kernel": "/k/b/kernel.py", "phase": "warmup", "ok": false,
        "error": {"category": "kernel_raised", "type": "ValueError", "message": "bad shape",
                  "traceback": "Traceback (most recent call last):\n  ...\nValueError: bad shape"},
@@ -82,19 +83,21 @@ TEST(InputsOn, RejectsUnknownWordsListingTheValidOnes) {
 }
 
 TEST(CastDtype, ParsesEveryWordItPrints) {
-  for (CastDtype dtype : {CastDtype::none, CastDtype::bf16, CastDtype::fp16, CastDtype::fp32}) {
+  for (CastDtype dtype : {CastDtype::none, CastDtype::auto_detect, CastDtype::bf16, CastDtype::fp16,
+                          CastDtype::fp32}) {
     auto parsed = parse_cast_dtype(to_string(dtype));
     ASSERT_TRUE(parsed.ok());
     EXPECT_EQ(*parsed, dtype);
   }
   EXPECT_EQ(to_string(CastDtype::bf16), "bf16");
+  EXPECT_EQ(to_string(CastDtype::auto_detect), "auto");
 }
 
 TEST(CastDtype, RejectsUnknownWordsListingTheValidOnes) {
   auto parsed = parse_cast_dtype("BF16");
   ASSERT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.error().category, ErrorCategory::usage);
-  EXPECT_NE(parsed.error().message.find("none, bf16, fp16, fp32"), std::string::npos);
+  EXPECT_NE(parsed.error().message.find("none, auto, bf16, fp16, fp32"), std::string::npos);
 }
 
 TEST(HarnessPhase, ParsesEveryWordItPrints) {
@@ -226,8 +229,41 @@ TEST(ParseHarnessStatus, ReadsEveryFieldOfAFinishedRun) {
   EXPECT_DOUBLE_EQ(first.call_seconds, 0.25);
   EXPECT_EQ(first.call_style, "positional");
   EXPECT_EQ(first.layer, "");
+  EXPECT_EQ(first.cast_applied, CastDtype::bf16);
+  EXPECT_EQ(first.cast_reason, "kernel_function's source mentions 'bfloat16'");
   EXPECT_EQ(status->candidates[1].call_style, "layer_weights");
   EXPECT_EQ(status->candidates[1].layer, "conv1");
+  EXPECT_FALSE(status->candidates[1].cast_applied.has_value());
+  EXPECT_EQ(status->candidates[1].cast_reason, "");
+}
+
+TEST(ParseHarnessStatus, ReadsAnUncastCandidateAsCastNone) {
+  Json json = healthy_status();
+  json["candidates"][0]["cast"] = "none";
+  json["candidates"][0]["cast_reason"] =
+      "could not read kernel_function's source (OSError): inputs as the problem made them";
+
+  auto status = parse(json);
+
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_EQ(status->candidates[0].cast_applied, CastDtype::none);
+  EXPECT_EQ(status->candidates[0].cast_reason,
+            "could not read kernel_function's source (OSError): inputs as the problem made them");
+}
+
+TEST(ParseHarnessStatus, RejectsACastThatIsNotAnAppliedDtype) {
+  for (const char* word : {"auto", "int8", "BF16"}) {
+    Json json = healthy_status();
+    json["candidates"][0]["cast"] = word;
+
+    auto status = parse(json);
+
+    ASSERT_FALSE(status.ok()) << word;
+    EXPECT_EQ(status.error().category, ErrorCategory::malformed_input);
+    EXPECT_NE(status.error().message.find("status.candidates[0].cast"), std::string::npos)
+        << status.error().message;
+    EXPECT_NE(status.error().message.find("'" + std::string(word) + "'"), std::string::npos);
+  }
 }
 
 TEST(ParseHarnessStatus, MapsKernelRaisedToItsCategoryWithTheTracebackAsDetail) {
@@ -356,6 +392,9 @@ TEST(ParseHarnessStatus, NamesTheFieldThatHasTheWrongType) {
       {Json::json_pointer("/candidates/1/range"), nullptr, "status.candidates[1].range"},
       {Json::json_pointer("/candidates/1/error/type"), 7, "status.candidates[1].error.type"},
       {Json::json_pointer("/problem_error"), "oops", "status.problem_error"},
+      {Json::json_pointer("/candidates/0/cast"), 16, "status.candidates[0].cast"},
+      {Json::json_pointer("/candidates/0/cast_reason"), Json::array(),
+       "status.candidates[0].cast_reason"},
   };
   for (const Case& c : cases) {
     Json json = healthy_status();
@@ -454,6 +493,9 @@ TEST(WrittenHarness, RunsUnderTheFakeTorchAndItsStatusParses) {
   EXPECT_EQ(status->gpu_name, "Fake GPU");
   ASSERT_EQ(status->candidates.size(), 5U);
   EXPECT_TRUE(status->candidates[0].ok);
+  EXPECT_EQ(status->candidates[0].cast_applied, CastDtype::none);
+  EXPECT_EQ(status->candidates[0].cast_reason,
+            "asked for cast none: inputs as the problem made them");
   EXPECT_EQ(status->candidates[1].error->category, ErrorCategory::kernel_import);
   EXPECT_EQ(status->candidates[2].error->category, ErrorCategory::kernel_raised);
   EXPECT_EQ(status->candidates[2].error->message, "ValueError: the kernel rejects these inputs");

@@ -3,7 +3,8 @@
 Tensors keep only a shape, a dtype and a device; no arithmetic. CUDA calls succeed and, when the
 environment variable KPROF_FAKE_TORCH_LOG names a file, append one line per event to it:
 "sync" (torch.cuda.synchronize), "push <name>" / "pop" (torch.cuda.nvtx), "launch <kernel>"
-(a fake @triton.jit kernel launched with kernel[grid](...)).
+(a fake @triton.jit kernel launched with kernel[grid](...)), "cast <dtype>" (a Tensor.to() that
+changes the dtype).
 
 Test hooks (not in real torch): torch.cuda._fake_poison(message) makes every later
 torch.cuda.synchronize() raise RuntimeError(message), like a sticky CUDA error.
@@ -151,6 +152,8 @@ class Tensor:
                 new_dtype, new_device = arg.dtype, arg.device
             else:
                 new_device = arg
+        if new_dtype is not self._dtype:
+            _fake_log("cast " + new_dtype.name)
         return Tensor(self._shape, new_dtype, new_device)
 
     def cuda(self, device_=None):
