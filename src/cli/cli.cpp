@@ -116,11 +116,27 @@ int finish(Result<Outcome> result) {
   }
   const Outcome& outcome = *result;
   if (!outcome.out_file.empty()) {
-    if (auto written = write_file_atomic(outcome.out_file, outcome.text); !written) {
+    Result<AtomicFile> file = AtomicFile::create(outcome.out_file);
+    if (!file) {
+      return fail(file.error());
+    }
+    if (outcome.stream) {
+      outcome.stream([&file](std::string_view piece) { file->write(piece); });
+    } else {
+      file->write(outcome.text);
+    }
+    if (auto written = file->commit(); !written) {
       return fail(written.error());
     }
-  } else if (!outcome.text.empty()) {
-    std::fwrite(outcome.text.data(), 1, outcome.text.size(), stdout);
+  } else {
+    const auto print = [](std::string_view piece) {
+      std::fwrite(piece.data(), 1, piece.size(), stdout);
+    };
+    if (outcome.stream) {
+      outcome.stream(print);
+    } else {
+      print(outcome.text);
+    }
     std::fflush(stdout);
   }
   for (const std::string& note : outcome.notes) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -22,7 +23,10 @@ namespace kprof::cli {
 
 /// What a subcommand produced.
 struct Outcome {
-  std::string text;               ///< printed on stdout, or written to `out_file`
+  std::string text; ///< printed on stdout, or written to `out_file`
+  /// When set, produces the text piece by piece instead of `text` (a big report written without
+  /// holding it whole); called once with the destination.
+  std::function<void(const TextOut&)> stream;
   std::filesystem::path out_file; ///< empty: stdout; else written atomically
   std::vector<std::string> notes; ///< lines for stderr, printed as "kprof: LINE" after the text
   std::optional<Error> error;     ///< a failure reported after the text (a partial round)

@@ -90,9 +90,20 @@ public:
     if (round) {
       run["round"] = *round;
     }
-    const Json doc = build_report(*capture, *analysis, *set, run);
-
     Outcome outcome;
+    if (!round && *format == Format::json) {
+      // Written launch by launch: a big capture's document is never held whole.
+      auto parts = std::make_shared<const ReportParts>(
+          ReportParts{std::move(capture).value(), std::move(analysis).value(),
+                      std::move(set).value(), std::move(run)});
+      outcome.stream = [parts](const TextOut& out) {
+        write_report_json(parts->capture, parts->analysis, parts->metrics, parts->run,
+                          render_options(), out);
+      };
+      outcome.out_file = m_out;
+      return outcome;
+    }
+    const Json doc = build_report(*capture, *analysis, *set, run);
     outcome.text = render(*format, doc, render_options());
     if (!round) {
       outcome.out_file = m_out;
@@ -105,6 +116,14 @@ public:
   }
 
 private:
+  /// What the streamed JSON document is written from.
+  struct ReportParts {
+    Capture capture;
+    Analysis analysis;
+    MetricSet metrics;
+    Json run;
+  };
+
   /// Records the document as round `round`: DIR/roundNNN/report.json + metrics.csv, the
   /// KernelAgent file and the history row.
   Result<void> record_round(const Json& doc, int round) const {
