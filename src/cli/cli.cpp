@@ -38,6 +38,16 @@ RenderOptions render_options() {
   return options;
 }
 
+void add_convergence_options(CLI::App* app, ConvergenceOptions& options) {
+  const ConvergenceOptions defaults;
+  app->add_option("--sol-threshold", options.sol_threshold_pct, "Converged at this SOL %")
+      ->default_val(defaults.sol_threshold_pct);
+  app->add_option("--window", options.window, "Rounds without improvement that mean converged")
+      ->default_val(defaults.window);
+  app->add_option("--min-improvement", options.min_improvement, "Relative improvement that counts")
+      ->default_val(defaults.min_improvement);
+}
+
 void TableOptions::add(CLI::App* app, unsigned scope) {
   for (const OptionSpec& spec : option_specs()) {
     if (spec.cli.empty() || (spec.scopes & scope) == 0U) {

@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "kprof/error.hpp"
+#include "kprof/history.hpp"
 #include "kprof/json_file.hpp"
 #include "kprof/report.hpp"
 
@@ -73,6 +74,10 @@ Result<Format> choose_format(const std::string& word, Format fallback);
 
 /// Render options for stdout (colour on a terminal unless NO_COLOR).
 RenderOptions render_options();
+
+/// --sol-threshold, --window and --min-improvement (history --converged, view), bound to
+/// `options` with ConvergenceOptions' defaults.
+void add_convergence_options(CLI::App* app, ConvergenceOptions& options);
 
 /// The options of the shared table (include/kprof/options.hpp) for one CLI subcommand: adds
 /// those of `scope` to `app` and gives back what was given as a name -> value mapping.
