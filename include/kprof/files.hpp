@@ -19,6 +19,37 @@ Result<std::string> read_file(const std::filesystem::path& path);
 /// file is removed).
 Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view data);
 
+/// A file written piece by piece that appears whole or not at all, like write_file_atomic: the
+/// pieces go to a temp file in the target's directory, and commit() fsyncs it and renames it
+/// over the target. Destroyed without a successful commit(), the temp file is removed and the
+/// target is untouched. Move-only.
+class AtomicFile {
+public:
+  /// Creates the temp file for `path` (and `path`'s missing parent directories). io error when
+  /// `path` has no file name or the temp file cannot be created.
+  static Result<AtomicFile> create(const std::filesystem::path& path);
+  AtomicFile(AtomicFile&& other) noexcept;
+  AtomicFile& operator=(AtomicFile&& other) noexcept;
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  ~AtomicFile();
+
+  /// Appends `data`. A failure is remembered (later writes are skipped) and reported by commit().
+  void write(std::string_view data);
+  /// Makes the file appear at its path. io error ("cannot write PATH: ...") when a write, the
+  /// fsync, the close or the rename failed; the temp file is then removed. Call at most once.
+  Result<void> commit();
+
+private:
+  AtomicFile(std::filesystem::path path, std::filesystem::path temp_path, int fd)
+      : m_path(std::move(path)), m_temp_path(std::move(temp_path)), m_fd(fd) {}
+  void discard() noexcept;
+  std::filesystem::path m_path;
+  std::filesystem::path m_temp_path;
+  int m_fd = -1;
+  int m_failure = 0; ///< errno of the first failed write
+};
+
 /// Creates `path` and its parents; io error on failure.
 Result<void> create_directories(const std::filesystem::path& path);
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -149,6 +150,19 @@ public:
 };
 
 std::unique_ptr<Sink> make_sink(Format format);
+
+/// Receives text piece by piece (a file being written, standard output).
+using TextOut = std::function<void(std::string_view)>;
+
+/// Writes render(Format::json, build_report(capture, analysis, metrics, run_metadata), options)
+/// to `out` in pieces of about 1 MiB without building the document: the launches (`kernels`
+/// and the KernelAgent `metrics`) are written one at a time, so memory is one launch's entry and
+/// one piece however many launches were selected (a 20,000-launch document is 80 MB of text).
+/// The bytes are the tree's, with its rules (invalid UTF-8 as U+FFFD, NaN and inf as null,
+/// integral numbers as integers), except metadata.generated_at, which is the time of this call.
+/// Never fails; `out` reports its own failures (AtomicFile::write remembers them).
+void write_report_json(const Capture& capture, const Analysis& analysis, const MetricSet& metrics,
+                       const Json& run_metadata, const RenderOptions& options, const TextOut& out);
 
 /// Shorthand for make_sink(format)->render(doc, options): the one call that turns any kprof
 /// document into the text of `format`.

@@ -38,6 +38,16 @@ RenderOptions render_options() {
   return options;
 }
 
+void add_convergence_options(CLI::App* app, ConvergenceOptions& options) {
+  const ConvergenceOptions defaults;
+  app->add_option("--sol-threshold", options.sol_threshold_pct, "Converged at this SOL %")
+      ->default_val(defaults.sol_threshold_pct);
+  app->add_option("--window", options.window, "Rounds without improvement that mean converged")
+      ->default_val(defaults.window);
+  app->add_option("--min-improvement", options.min_improvement, "Relative improvement that counts")
+      ->default_val(defaults.min_improvement);
+}
+
 void TableOptions::add(CLI::App* app, unsigned scope) {
   for (const OptionSpec& spec : option_specs()) {
     if (spec.cli.empty() || (spec.scopes & scope) == 0U) {
@@ -116,11 +126,27 @@ int finish(Result<Outcome> result) {
   }
   const Outcome& outcome = *result;
   if (!outcome.out_file.empty()) {
-    if (auto written = write_file_atomic(outcome.out_file, outcome.text); !written) {
+    Result<AtomicFile> file = AtomicFile::create(outcome.out_file);
+    if (!file) {
+      return fail(file.error());
+    }
+    if (outcome.stream) {
+      outcome.stream([&file](std::string_view piece) { file->write(piece); });
+    } else {
+      file->write(outcome.text);
+    }
+    if (auto written = file->commit(); !written) {
       return fail(written.error());
     }
-  } else if (!outcome.text.empty()) {
-    std::fwrite(outcome.text.data(), 1, outcome.text.size(), stdout);
+  } else {
+    const auto print = [](std::string_view piece) {
+      std::fwrite(piece.data(), 1, piece.size(), stdout);
+    };
+    if (outcome.stream) {
+      outcome.stream(print);
+    } else {
+      print(outcome.text);
+    }
     std::fflush(stdout);
   }
   for (const std::string& note : outcome.notes) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "kprof/error.hpp"
+#include "kprof/history.hpp"
 #include "kprof/json_file.hpp"
 #include "kprof/report.hpp"
 
@@ -22,7 +24,10 @@ namespace kprof::cli {
 
 /// What a subcommand produced.
 struct Outcome {
-  std::string text;               ///< printed on stdout, or written to `out_file`
+  std::string text; ///< printed on stdout, or written to `out_file`
+  /// When set, produces the text piece by piece instead of `text` (a big report written without
+  /// holding it whole); called once with the destination.
+  std::function<void(const TextOut&)> stream;
   std::filesystem::path out_file; ///< empty: stdout; else written atomically
   std::vector<std::string> notes; ///< lines for stderr, printed as "kprof: LINE" after the text
   std::optional<Error> error;     ///< a failure reported after the text (a partial round)
@@ -70,6 +75,10 @@ Result<Format> choose_format(const std::string& word, Format fallback);
 
 /// Render options for stdout (colour on a terminal unless NO_COLOR).
 RenderOptions render_options();
+
+/// --sol-threshold, --window and --min-improvement (history --converged, view), bound to
+/// `options` with ConvergenceOptions' defaults.
+void add_convergence_options(CLI::App* app, ConvergenceOptions& options);
 
 /// The options of the shared table (include/kprof/options.hpp) for one CLI subcommand: adds
 /// those of `scope` to `app` and gives back what was given as a name -> value mapping.

@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
-#include "cli/text.hpp"
 #include "kprof/history.hpp"
 
 namespace kprof::cli {
@@ -17,14 +16,7 @@ public:
     app->add_option("DIR", m_dir, "Output directory of profile/batch")->required();
     app->add_option("--format", m_format, "table|json|csv");
     app->add_flag("--converged", m_converged, "Say whether to stop optimizing (exit 0 yes, 1 no)");
-    app->add_option("--sol-threshold", m_convergence.sol_threshold_pct, "Converged at this SOL %")
-        ->default_val(95.0);
-    app->add_option("--window", m_convergence.window,
-                    "Rounds without improvement that mean converged")
-        ->default_val(5);
-    app->add_option("--min-improvement", m_convergence.min_improvement,
-                    "Relative improvement that counts")
-        ->default_val(0.01);
+    add_convergence_options(app, m_convergence);
   }
 
   Result<Outcome> run() override {
@@ -54,8 +46,7 @@ public:
     if (!verdict) {
       return std::move(verdict).error();
     }
-    outcome.text =
-        *format == Format::json ? to_json(*verdict).dump(2) + "\n" : convergence_text(*verdict);
+    outcome.text = render(*format, convergence_document(*verdict), render_options());
     outcome.exit_code = verdict->converged ? 0 : k_exit_not_converged;
     return outcome;
   }

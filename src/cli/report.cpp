@@ -96,12 +96,24 @@ public:
     if (round) {
       run["round"] = *round;
     }
+    Outcome outcome;
+    const bool hot_lines = m_source || !m_source_page.empty();
+    if (!round && *format == Format::json && !hot_lines) {
+      // Written launch by launch: a big capture's document is never held whole.
+      auto parts = std::make_shared<const ReportParts>(
+          ReportParts{std::move(capture).value(), std::move(analysis).value(),
+                      std::move(set).value(), std::move(run)});
+      outcome.stream = [parts](const TextOut& out) {
+        write_report_json(parts->capture, parts->analysis, parts->metrics, parts->run,
+                          render_options(), out);
+      };
+      outcome.out_file = m_out;
+      return outcome;
+    }
     Json doc = build_report(*capture, *analysis, *set, run);
     if (auto added = add_hot_lines(doc, *capture, ncu ? &*ncu : nullptr); !added) {
       return std::move(added).error();
     }
-
-    Outcome outcome;
     outcome.text = render(*format, doc, render_options());
     if (!round) {
       outcome.out_file = m_out;
@@ -148,6 +160,14 @@ private:
     }
     return parse_source_page(*text, m_file);
   }
+
+  /// What the streamed JSON document is written from.
+  struct ReportParts {
+    Capture capture;
+    Analysis analysis;
+    MetricSet metrics;
+    Json run;
+  };
 
   /// Records the document as round `round`: DIR/roundNNN/report.json + metrics.csv, the
   /// KernelAgent file and the history row.

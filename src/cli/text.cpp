@@ -138,11 +138,6 @@ std::string doctor_lines_text(const std::vector<DoctorCheck>& checks) {
   return text;
 }
 
-std::string convergence_text(const Convergence& verdict) {
-  return fmt::format("{}: {}\n", verdict.converged ? "converged" : "not converged",
-                     verdict.details);
-}
-
 std::string harness_written_text(const std::string& script, const std::string& plan) {
   return fmt::format("wrote {} and {}\nrun it:     python3 {} {}\nunder ncu:  ncu --nvtx "
                      "--nvtx-include '{}' ... python3 {} {}\n",

@@ -28,9 +28,6 @@ std::string batch_ranking_text(const RoundResult& round, Format format);
 /// `kprof doctor`: one line per check and the closing verdict.
 std::string doctor_lines_text(const std::vector<DoctorCheck>& checks);
 
-/// `kprof history --converged` when the format is not json.
-std::string convergence_text(const Convergence& verdict);
-
 /// `kprof harness`: where the script went and how to run it.
 std::string harness_written_text(const std::string& script, const std::string& plan);
 

@@ -17,14 +17,7 @@ public:
             "Write DIR/index.html: every round and candidate of a run directory as one page")) {
     CLI::App* app = this->app();
     app->add_option("DIR", m_dir, "Output directory of profile/batch (holds kprof.db)")->required();
-    app->add_option("--sol-threshold", m_convergence.sol_threshold_pct, "Converged at this SOL %")
-        ->default_val(95.0);
-    app->add_option("--window", m_convergence.window,
-                    "Rounds without improvement that mean converged")
-        ->default_val(5);
-    app->add_option("--min-improvement", m_convergence.min_improvement,
-                    "Relative improvement that counts")
-        ->default_val(0.01);
+    add_convergence_options(app, m_convergence);
   }
 
   Result<Outcome> run() override {

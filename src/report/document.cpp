@@ -13,15 +13,15 @@
 #include "kprof/numbers.hpp"
 #include "kprof/report.hpp"
 #include "kprof/version.hpp"
+#include "report/report_parts.hpp"
 #include "report/sinks.hpp"
 
 namespace kprof {
 
 namespace {
 
+using report_detail::column_keys;
 using report_detail::number_json;
-
-constexpr int k_kernel_agent_digits = 3;
 
 Json optional_number(const std::optional<double>& value) {
   return value ? number_json(*value) : Json(nullptr);
@@ -56,30 +56,6 @@ Json metric_set_json(const MetricSet& set) {
   out["name"] = set.name;
   out["metrics"] = std::move(metrics);
   return out;
-}
-
-/// The JSON key of each column: its name, or "Section/Name" when another column has the same
-/// name (details pages repeat labels such as "Memory Throughput"). A key that still collides is
-/// left empty and the column is skipped.
-std::vector<std::string> column_keys(const Capture& capture) {
-  std::unordered_map<std::string_view, int> name_counts;
-  for (const Column& column : capture.columns) {
-    ++name_counts[column.name];
-  }
-  std::vector<std::string> keys;
-  keys.reserve(capture.columns.size());
-  std::unordered_set<std::string> taken;
-  for (const Column& column : capture.columns) {
-    std::string key = column.name;
-    if (name_counts[column.name] > 1 && !column.section.empty()) {
-      key = fmt::format("{}/{}", column.section, column.name);
-    }
-    if (!taken.insert(key).second) {
-      key.clear();
-    }
-    keys.push_back(std::move(key));
-  }
-  return keys;
 }
 
 Json value_json(const MetricValue& value) {
@@ -166,7 +142,7 @@ Json kernel_agent_record(const Capture& capture, const KernelRecord& record, con
     }
     const MetricValue value = capture.value(record, *column);
     if (value.kind == ValueKind::number) {
-      out[spec.name] = number_json(round_to(value.number, k_kernel_agent_digits));
+      out[spec.name] = number_json(report_detail::kernel_agent_number(value.number));
     } else {
       out[spec.name] = value_json(value);
     }
@@ -369,8 +345,36 @@ Result<void> validate_roofline(const Json& roofline) {
 
 } // namespace
 
-Json build_report(const Capture& capture, const Analysis& analysis, const MetricSet& metrics,
-                  const Json& run_metadata) {
+namespace report_detail {
+
+std::vector<std::string> column_keys(const Capture& capture) {
+  std::unordered_map<std::string_view, int> name_counts;
+  for (const Column& column : capture.columns) {
+    ++name_counts[column.name];
+  }
+  std::vector<std::string> keys;
+  keys.reserve(capture.columns.size());
+  std::unordered_set<std::string> taken;
+  for (const Column& column : capture.columns) {
+    std::string key = column.name;
+    if (name_counts[column.name] > 1 && !column.section.empty()) {
+      key = fmt::format("{}/{}", column.section, column.name);
+    }
+    if (!taken.insert(key).second) {
+      key.clear();
+    }
+    keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
+double kernel_agent_number(double value) {
+  constexpr int k_kernel_agent_digits = 3;
+  return round_to(value, k_kernel_agent_digits);
+}
+
+Json report_skeleton(const Capture& capture, const Analysis& analysis, const MetricSet& metrics,
+                     const Json& run_metadata) {
   KPROF_ASSERT(run_metadata.is_object() || run_metadata.is_null());
   for (const std::size_t index : analysis.selected) {
     KPROF_ASSERT(index < capture.kernels.size());
@@ -391,12 +395,6 @@ Json build_report(const Capture& capture, const Analysis& analysis, const Metric
     }
   }
 
-  const std::vector<std::string> keys = column_keys(capture);
-  Json kernels = Json::array();
-  for (const std::size_t index : analysis.selected) {
-    kernels.push_back(kernel_json(capture, capture.kernels[index], keys));
-  }
-
   Json roofline = Json::object();
   for (const KernelSummary& kernel : analysis.kernels) {
     roofline[kernel.name] = roofline_json(kernel.roofline);
@@ -405,9 +403,23 @@ Json build_report(const Capture& capture, const Analysis& analysis, const Metric
   Json doc = Json::object();
   doc["schema_version"] = k_report_schema_version;
   doc["metadata"] = std::move(metadata);
-  doc["kernels"] = std::move(kernels);
+  doc["kernels"] = Json::array();
   doc["summary"] = summary_json(analysis);
   doc["roofline"] = std::move(roofline);
+  doc["metrics"] = Json::object();
+  return doc;
+}
+
+} // namespace report_detail
+
+Json build_report(const Capture& capture, const Analysis& analysis, const MetricSet& metrics,
+                  const Json& run_metadata) {
+  Json doc = report_detail::report_skeleton(capture, analysis, metrics, run_metadata);
+  const std::vector<std::string> keys = column_keys(capture);
+  Json& kernels = doc["kernels"];
+  for (const std::size_t index : analysis.selected) {
+    kernels.push_back(kernel_json(capture, capture.kernels[index], keys));
+  }
   doc["metrics"] = kernel_agent_metrics(capture, analysis, metrics);
   return doc;
 }

@@ -17,6 +17,7 @@
 #include <ctime>
 #include <random>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -93,7 +94,7 @@ Result<std::string> read_file(const std::filesystem::path& path) {
   return data;
 }
 
-Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view data) {
+Result<AtomicFile> AtomicFile::create(const std::filesystem::path& path) {
   if (path.filename().empty()) {
     return make_error(ErrorCategory::io,
                       fmt::format("cannot write {}: not a file name", path.string()));
@@ -119,23 +120,71 @@ Result<void> write_file_atomic(const std::filesystem::path& path, std::string_vi
   if (!fd) {
     return io_error(path, "write", EEXIST);
   }
+  return AtomicFile(path, std::move(temp_path), fd.release());
+}
 
-  int failure = write_all(fd.get(), data);
+AtomicFile::AtomicFile(AtomicFile&& other) noexcept
+    : m_path(std::move(other.m_path)), m_temp_path(std::move(other.m_temp_path)),
+      m_fd(std::exchange(other.m_fd, -1)), m_failure(other.m_failure) {}
+
+AtomicFile& AtomicFile::operator=(AtomicFile&& other) noexcept {
+  if (this != &other) {
+    discard();
+    m_path = std::move(other.m_path);
+    m_temp_path = std::move(other.m_temp_path);
+    m_fd = std::exchange(other.m_fd, -1);
+    m_failure = other.m_failure;
+  }
+  return *this;
+}
+
+AtomicFile::~AtomicFile() {
+  discard();
+}
+
+void AtomicFile::discard() noexcept {
+  if (m_fd >= 0) {
+    ::close(m_fd);
+    m_fd = -1;
+    ::unlink(m_temp_path.c_str());
+  }
+}
+
+void AtomicFile::write(std::string_view data) {
+  if (m_fd >= 0 && m_failure == 0) {
+    m_failure = write_all(m_fd, data);
+  }
+}
+
+Result<void> AtomicFile::commit() {
+  KPROF_ASSERT(m_fd >= 0 && "AtomicFile::commit called twice");
+  UniqueFd fd(std::exchange(m_fd, -1));
+  int failure = m_failure;
   if (failure == 0 && ::fsync(fd.get()) != 0) {
     failure = errno;
   }
   if (fd.close_checked() != 0 && failure == 0) {
     failure = errno;
   }
-  if (failure == 0 && ::rename(temp_path.c_str(), path.c_str()) != 0) {
+  if (failure == 0 && ::rename(m_temp_path.c_str(), m_path.c_str()) != 0) {
     failure = errno;
   }
   if (failure != 0) {
-    ::unlink(temp_path.c_str());
-    return io_error(path, "write", failure);
+    ::unlink(m_temp_path.c_str());
+    return io_error(m_path, "write", failure);
   }
-  sync_directory(directory);
+  std::filesystem::path directory = m_path.parent_path();
+  sync_directory(directory.empty() ? std::filesystem::path(".") : directory);
   return {};
+}
+
+Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view data) {
+  Result<AtomicFile> file = AtomicFile::create(path);
+  if (!file) {
+    return std::move(file).error();
+  }
+  file->write(data);
+  return file->commit();
 }
 
 Result<void> create_directories(const std::filesystem::path& path) {

@@ -204,6 +204,27 @@ TEST_F(KprofCli, RecordedRoundsFeedHistoryAndDiff) {
   EXPECT_TRUE(json::accept(diff_files.out)) << diff_files.out;
 }
 
+TEST_F(KprofCli, HistoryConvergedPrintsTheConvergenceDocumentThroughTheSinks) {
+  const auto out = dir() / "rounds";
+  ASSERT_EQ(run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--round", "1", "--out",
+                       out.string(), "--format", "json"})
+                .exit_code,
+            0);
+  KprofRun as_json = run_kprof(
+      {"history", out.string(), "--converged", "--format", "json", "--sol-threshold", "30"});
+  EXPECT_EQ(as_json.exit_code, 0) << as_json.err;
+  ASSERT_TRUE(json::accept(as_json.out)) << as_json.out;
+  const json doc = json::parse(as_json.out);
+  EXPECT_EQ(doc["kind"], "convergence");
+  EXPECT_EQ(doc["converged"], true);
+  EXPECT_EQ(doc["reason"], "at_roofline");
+  KprofRun as_table = run_kprof({"history", out.string(), "--converged", "--format", "table"});
+  EXPECT_EQ(as_table.exit_code, 1) << as_table.err;
+  EXPECT_EQ(as_table.out.rfind("not converged: ", 0), 0U) << as_table.out;
+  KprofRun as_csv = run_kprof({"history", out.string(), "--converged", "--format", "csv"});
+  EXPECT_EQ(as_csv.out.rfind("converged,reason,best_round,", 0), 0U) << as_csv.out;
+}
+
 // ---- exit codes from one table ------------------------------------------------------------------
 
 TEST_F(KprofCli, HelpFooterListsEveryDocumentedExitCode) {

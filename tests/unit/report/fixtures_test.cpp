@@ -1,7 +1,10 @@
 // The report of real ncu output (tests/fixtures/ncu/2025.3.1), read by the CSV reader and
 // analysed by the analysis module: document values checked against the files by hand, prompt
 // and table output against golden files (KPROF_UPDATE_GOLDEN=1 rewrites them).
+#include <algorithm>
+#include <iterator>
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -149,6 +152,82 @@ TEST(DetailsRulesReport, MatchesTheGoldenTable) {
   const Json doc = fixture_report("batch4_details_sections_rules.csv", "deep");
   ASSERT_TRUE(doc.is_object());
   test::expect_golden(render(Format::table, doc), "batch4_details.table.txt");
+}
+
+// ---- write_report_json: the streamed document is the tree's, byte for byte -----------------
+
+/// A fixed generated_at, so the tree and the stream (built moments apart) can be compared.
+const Json k_fixed_time = Json{{"generated_at", "2026-11-30T12:00:00Z"}, {"select", "all"}};
+
+std::string streamed_report(const Capture& capture, const Analysis& analysis, const MetricSet& set,
+                            const RenderOptions& options) {
+  std::string text;
+  write_report_json(capture, analysis, set, k_fixed_time, options,
+                    [&text](std::string_view piece) { text += piece; });
+  return text;
+}
+
+/// Every CSV fixture, both layouts, each selection and two metric sets: the streamed text
+/// equals the JSON sink's text of build_report().
+void expect_stream_matches_tree(const std::string& file) {
+  SCOPED_TRACE(file);
+  Result<Capture> capture = read_ncu_csv_file(k_fixtures / file);
+  ASSERT_TRUE(capture.ok()) << capture.error().message;
+  for (const Select select : {Select::all, Select::last}) {
+    SelectOptions options;
+    options.select = select;
+    Result<Analysis> analysis = analyse(*capture, options);
+    ASSERT_TRUE(analysis.ok()) << analysis.error().message;
+    for (const char* set_name : {"default", "lean"}) {
+      Result<MetricSet> set = find_metric_set(set_name);
+      ASSERT_TRUE(set.ok()) << set.error().message;
+      for (const bool compact : {false, true}) {
+        RenderOptions render_options;
+        render_options.compact = compact;
+        const std::string tree = render(
+            Format::json, build_report(*capture, *analysis, *set, k_fixed_time), render_options);
+        const std::string stream = streamed_report(*capture, *analysis, *set, render_options);
+        ASSERT_EQ(stream.size(), tree.size())
+            << "select " << to_string(select) << ", set " << set_name << ", compact " << compact;
+        EXPECT_TRUE(stream == tree)
+            << "select " << to_string(select) << ", set " << set_name << ", compact " << compact
+            << ": first difference at byte "
+            << std::distance(stream.begin(),
+                             std::mismatch(stream.begin(), stream.end(), tree.begin()).first);
+      }
+    }
+  }
+}
+
+TEST(StreamedReport, IsTheTreeByteForByteOnEveryRawPageFixture) {
+  for (const char* file :
+       {"curated_nvtx_twostage.csv", "curated_nvtx_vadd.csv", "curated_nvtx_softmax.csv",
+        "curated_nvtx_matmul.csv", "curated_instances_twostage.csv",
+        "curated_units_base_softmax.csv", "batch4_flat_regex_ranges.csv",
+        "batch4_lean_no_suffixes.csv", "batch4_nested_ranges.csv", "batch4_set_basic.csv",
+        "export_and_logfile_vadd.csv", "import_raw_twostage.csv", "set_full_vadd.csv"}) {
+    expect_stream_matches_tree(file);
+  }
+}
+
+TEST(StreamedReport, IsTheTreeByteForByteOnDetailsPagesWithSectionsAndRules) {
+  expect_stream_matches_tree("details_page_softmax.csv");
+  expect_stream_matches_tree("batch4_details_sections_rules.csv");
+}
+
+TEST(StreamedReport, ReplacesInvalidUtf8LikeTheTree) {
+  expect_stream_matches_tree("curated_nvtx_twostage_invalid_utf8.csv");
+  Result<Capture> capture =
+      read_ncu_csv_file(k_fixtures / "curated_nvtx_twostage_invalid_utf8.csv");
+  ASSERT_TRUE(capture.ok()) << capture.error().message;
+  Result<Analysis> analysis = analyse(*capture, SelectOptions{});
+  ASSERT_TRUE(analysis.ok()) << analysis.error().message;
+  const std::string text =
+      streamed_report(*capture, *analysis, *find_metric_set("default"), RenderOptions{});
+  EXPECT_NE(text.find("\xEF\xBF\xBD"), std::string::npos) << "U+FFFD in the text";
+  Json parsed;
+  EXPECT_NO_THROW(parsed = Json::parse(text)) << "valid UTF-8, valid JSON";
+  EXPECT_EQ(parsed["kernels"].size(), 2U);
 }
 
 } // namespace

@@ -110,6 +110,52 @@ TEST(WriteFileAtomic, FailsWithAnIoErrorWhenTheParentIsAFile) {
   EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"file"});
 }
 
+TEST(AtomicFile, ShowsNothingAtThePathUntilCommitThenThePiecesInOrder) {
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path target = dir.path() / "report.json";
+  ASSERT_TRUE(kprof::write_file_atomic(target, "old").ok());
+  auto file = kprof::AtomicFile::create(target);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  file->write("{\"a\": ");
+  file->write(std::string(1u << 20u, '1'));
+  file->write("}\n");
+  auto before = kprof::read_file(target);
+  ASSERT_TRUE(before.ok());
+  EXPECT_EQ(*before, "old") << "the old file stays whole while the new one is written";
+  ASSERT_TRUE(file->commit().ok());
+  auto back = kprof::read_file(target);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_TRUE(*back == "{\"a\": " + std::string(1u << 20u, '1') + "}\n");
+  EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"report.json"});
+}
+
+TEST(AtomicFile, LeavesNoFileWhenDestroyedWithoutCommit) {
+  const kprof::TempDir dir = make_temp_dir();
+  {
+    auto file = kprof::AtomicFile::create(dir.path() / "out.json");
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    file->write("partial");
+    EXPECT_EQ(names_in(dir.path()).size(), 1U) << "the temp file exists while writing";
+  }
+  EXPECT_TRUE(names_in(dir.path()).empty());
+}
+
+TEST(AtomicFile, ReportsAFailedRenameOnCommitAndRemovesTheTempFile) {
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path target = dir.path() / "taken";
+  fs::create_directory(target);
+  ASSERT_TRUE(kprof::write_file_atomic(target / "inside", "x").ok());
+  auto file = kprof::AtomicFile::create(target);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  file->write("data");
+  auto committed = file->commit();
+  ASSERT_FALSE(committed.ok());
+  EXPECT_EQ(committed.error().category, kprof::ErrorCategory::io);
+  EXPECT_NE(committed.error().message.find("cannot write " + target.string()), std::string::npos)
+      << committed.error().message;
+  EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"taken"});
+}
+
 TEST(ReadFile, ReportsAMissingFileAsInputNotFoundWithItsPath) {
   const kprof::TempDir dir = make_temp_dir();
   const fs::path missing = dir.path() / "missing.csv";
