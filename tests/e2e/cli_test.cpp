@@ -58,7 +58,7 @@ TEST_F(KprofCli, ReportJsonHasBothTwostageKernelsWithTheirNumbers) {
   KprofRun run = run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--format", "json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   json doc = json::parse(run.out);
-  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["schema_version"], 2);
   ASSERT_EQ(doc["kernels"].size(), 2U);
   EXPECT_EQ(doc["kernels"][0]["name"], "partial_sum_kernel");
   EXPECT_EQ(doc["kernels"][0]["metrics"]["dram__bytes_read.sum"]["value"], 16781824);
@@ -286,7 +286,7 @@ TEST_F(KprofCli, NoCommandListsTheValidCommands) {
   KprofRun run = run_kprof({});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("kprof: error:"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("report, metrics, profile, batch, harness, history, diff, doctor"),
+  EXPECT_NE(run.err.find("report, metrics, profile, batch, serve, harness, history, diff, doctor"),
             std::string::npos)
       << run.err;
 }

@@ -139,7 +139,8 @@ TEST(BuiltinMetricSets, DefaultHoldsEveryMetricTheRooflineReads) {
 TEST(BuiltinMetricSets, GiveEveryMetricALabelAGroupAndNoDuplicate) {
   const std::set<std::string> groups = {"Time",      "Speed of light", "Memory",
                                         "Cache",     "Compute",        "Tensor",
-                                        "Occupancy", "Stalls",         "Access pattern"};
+                                        "Occupancy", "Stalls",         "Access pattern",
+                                        "Roofline"};
   for (const MetricSet& set : builtin_metric_sets()) {
     std::set<std::string> names;
     for (const MetricSpec& spec : set.metrics) {
@@ -165,7 +166,13 @@ TEST(BuiltinMetricSets, DeepAddsSectionsThatNcuLists) {
   auto defaults = find_metric_set("default");
   ASSERT_TRUE(deep);
   ASSERT_TRUE(defaults);
-  EXPECT_EQ(metrics_argument(*deep), metrics_argument(*defaults));
+  // The default metrics, then the fp32 roofline's inputs (the HTML roofline chart).
+  EXPECT_EQ(metrics_argument(*deep),
+            metrics_argument(*defaults) +
+                ",smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed"
+                ",smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed"
+                ",smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed"
+                ",smsp__cycles_elapsed.avg.per_second");
   EXPECT_THAT(deep->sections,
               ElementsAre("SpeedOfLight", "Occupancy", "LaunchStats", "MemoryWorkloadAnalysis",
                           "ComputeWorkloadAnalysis", "SchedulerStats", "WarpStateStats"));

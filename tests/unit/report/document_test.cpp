@@ -45,7 +45,7 @@ TEST(BuildReport, WritesTopLevelKeysInStableOrder) {
   const Json doc = test::twostage_like_report();
   EXPECT_EQ(keys_of(doc), (std::vector<std::string>{"schema_version", "metadata", "kernels",
                                                     "summary", "roofline", "metrics"}));
-  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["schema_version"], 2);
 }
 
 TEST(BuildReport, FillsMetadataFromCaptureAnalysisAndMetricSet) {
@@ -289,12 +289,19 @@ TEST(ValidateReport, AcceptsABuiltReport) {
 
 TEST(ValidateReport, SaysANewerSchemaVersionWasWrittenByANewerKprof) {
   Json doc = test::twostage_like_report();
-  doc["schema_version"] = 2;
+  doc["schema_version"] = k_report_schema_version + 1;
   const Result<void> checked = validate_report(doc);
   ASSERT_FALSE(checked.ok());
   EXPECT_EQ(checked.error().category, ErrorCategory::malformed_input);
   EXPECT_NE(checked.error().message.find("written by a newer kprof"), std::string::npos)
       << checked.error().message;
+}
+
+TEST(ValidateReport, StillReadsSchemaVersion1Documents) {
+  // Version 2 only added hot lines; a version 1 document is a version 2 one without them.
+  Json doc = test::twostage_like_report();
+  doc["schema_version"] = 1;
+  EXPECT_TRUE(validate_report(doc).ok());
 }
 
 TEST(ValidateReport, NamesTheMissingKey) {

@@ -79,7 +79,8 @@ TEST(AttachHotLines, PutsTheLoadLineOfSoftmaxFirstWithItsShareOfAllSamples) {
   EXPECT_TRUE(first["file"].get<std::string>().ends_with("examples/softmax/kernel.py"));
   EXPECT_EQ(first["line"], 11);
   EXPECT_NE(first["source"].get<std::string>().find("tl.load"), std::string::npos);
-  EXPECT_NEAR(first["share"].get<double>(), first["samples"].get<double>() / all, 1e-9);
+  // Shares are written with 4 decimals (docs/hot-lines.md).
+  EXPECT_NEAR(first["share"].get<double>(), first["samples"].get<double>() / all, 5e-5);
   // No PTX in the cache: the library lines stay unattributed, their samples counted.
   double unattributed = 0;
   for (const Json& part : hot["unattributed"]) {

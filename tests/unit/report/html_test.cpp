@@ -198,24 +198,41 @@ TEST(ReportPage, SaysWhyTheRooflineIsAbsentForAGpuOutsideTheSpecTable) {
 TEST(ReportPage, ShowsHotLinesOnlyWhenTheDocumentHasThem) {
   Json doc = fixture_report("curated_nvtx_vadd.csv", "default");
   EXPECT_EQ(render_report_html(doc).find("class=\"hot-line\""), std::string::npos);
-  doc["kernels"][0]["hot_lines"] =
-      Json::array({{{"file", "kernel.py"},
-                    {"line", 12},
-                    {"source", "x = tl.load(x_ptr + offs) # <&>"},
-                    {"share", 0.5},
-                    {"samples", 420},
-                    {"stalls", Json::array({{{"reason", "long_scoreboard"}, {"share", 0.9}}})}},
-                   {{"file", "kernel.py"},
-                    {"line", 14},
-                    {"source", "tl.store(out_ptr + offs, x + y)"},
-                    {"share", 0.25},
-                    {"samples", 210}}});
+  // The hot_lines member of docs/json-schema.md (schema 2).
+  doc["kernels"][0]["hot_lines"] = Json{
+      {"samples", 840},
+      {"few_samples", false},
+      {"lines",
+       Json::array({{{"file", "/k/kernel.py"},
+                     {"line", 12},
+                     {"source", "x = tl.load(x_ptr + offs) # <&>"},
+                     {"share", 0.5},
+                     {"samples", 420},
+                     {"stalls", Json::array({{{"reason", "long_sb"}, {"share", 0.9}}})},
+                     {"memory", {{"l2_sectors", 64}, {"l2_sectors_excessive", 32}}},
+                     {"inlined", Json::array({{{"callee", "tl.sum"}, {"file", "standard.py"}}})}},
+                    {{"file", "/k/kernel.py"},
+                     {"line", 14},
+                     {"source", "tl.store(out_ptr + offs, x + y)"},
+                     {"share", 0.25},
+                     {"samples", 210}}})},
+      {"unattributed",
+       Json::array({{{"callee", "tl.max"}, {"file", "/t/standard.py"}, {"line", 191},
+                     {"samples", 7}}})},
+      {"heat", Json::array({{{"file", "/k/kernel.py"}, {"line", 12}, {"source", "x = 1"},
+                             {"share", 0.5}},
+                            {{"file", "/k/kernel.py"}, {"line", 14}, {"source", "y = 2"},
+                             {"share", 0.25}}})}};
   const std::string page = render_report_html(doc);
   EXPECT_EQ(count(page, "<tr class=\"hot-line\""), 2U);
+  EXPECT_EQ(count(page, "<tr class=\"heat-line\""), 2U);
   EXPECT_NE(page.find("style=\"--h:0.500\"><td class=\"mono\">kernel.py:12</td>"),
             std::string::npos);
   EXPECT_NE(page.find("x = tl.load(x_ptr + offs) # &lt;&amp;&gt;"), std::string::npos);
-  EXPECT_NE(page.find("long_scoreboard 90%"), std::string::npos);
+  EXPECT_NE(page.find("long scoreboard 90%"), std::string::npos);
+  EXPECT_NE(page.find("uncoalesced: 32 of 64 L2 sectors excessive"), std::string::npos);
+  EXPECT_NE(page.find("incl. inlined tl.sum"), std::string::npos);
+  EXPECT_NE(page.find("inlined from `tl.max` (standard.py:191)"), std::string::npos);
 }
 
 TEST(ReportPage, RendersThroughTheHtmlSink) {
