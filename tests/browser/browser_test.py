@@ -240,6 +240,7 @@ DOM_FACTS = r"""
       roofline_note: text(root.querySelector('.roofline-absent')),
       findings: root.querySelectorAll('tr.finding').length,
       hot_lines: root.querySelectorAll('tr.hot-line').length,
+      heat_lines: root.querySelectorAll('tr.heat-line').length,
       details: root.querySelectorAll('details.kernel').length,
       failed_note: root.querySelector('.note') ? root.querySelector('.note').textContent : null,
     });
@@ -347,6 +348,9 @@ def make_pages(kprof, work):
         ("deep-findings", CAPTURES / "h200_batch4_rules.csv", ["--metrics", "deep"],
          {"findings": True}),
         ("roofline", FIXTURES / "set_full_vadd.csv", [], {"roofline": True}),
+        # Hot lines of the recorded H200 softmax run (docs/hot-lines.md): the page's source heat.
+        ("hot-lines", FIXTURES / "source" / "softmax.raw.csv",
+         ["--source-page", str(FIXTURES / "source" / "softmax.source.csv")], {"hot_lines": True}),
     ]:
         out = work / f"{name}.html"
         run([kprof, "report", str(capture), "--format", "html", "--out", str(out), *extra])
@@ -469,6 +473,7 @@ def check_page(browser, name, path, expect, screenshot_dir):
             check_scope(name, scope)
     if expect.get("hot_lines"):
         check(any(s["hot_lines"] for s in facts["scopes"]), f"{name}: no hot lines")
+        check(any(s["heat_lines"] for s in facts["scopes"]), f"{name}: no source heat lines")
 
     light = not_blank(browser.screenshot(), f"{name} (light)")
     pdf = browser.print_pdf()
