@@ -60,9 +60,9 @@ struct NcuCommand {
   /// --import-source yes` (sections not already in `metrics`), the page unchanged. Needs
   /// report_file: the source page is exported from the report afterwards.
   bool source_counters = false;
-  bool use_sudo = false;                            ///< prefix `sudo -E --preserve-env=...`
-  std::vector<std::string> preserve_env;            ///< variable names kept through sudo
-  std::vector<std::string> target;                  ///< the program and its arguments
+  bool use_sudo = false;                 ///< prefix `sudo -E --preserve-env=...`
+  std::vector<std::string> preserve_env; ///< variable names kept through sudo
+  std::vector<std::string> target;       ///< the program and its arguments
 };
 
 /// The exact argv: [sudo -E --preserve-env=A,B] ncu --csv --page raw|details --metrics ...
@@ -116,7 +116,8 @@ Result<Capture> load_capture(const std::filesystem::path& path, const NcuInstall
 
 /// The argv that prints a report's source page: `ncu --import R --page source --print-source
 /// cuda,sass --csv` (docs/hot-lines.md).
-std::vector<std::string> source_page_argv(const NcuInstall& ncu, const std::filesystem::path& report);
+std::vector<std::string> source_page_argv(const NcuInstall& ncu,
+                                          const std::filesystem::path& report);
 
 /// Runs source_page_argv() and returns its output (the source page's CSV, or only ncu's
 /// `==WARNING==` line when the kernels have no line info). ncu_not_found when ncu cannot be

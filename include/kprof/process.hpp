@@ -7,10 +7,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdint>
-#include <memory>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -29,15 +29,15 @@
 namespace kprof {
 
 struct ProfileOptions {
-  std::filesystem::path out_dir = "kprof-out";   ///< rounds land in out_dir/roundNNN/
-  std::string metrics = "default";               ///< a set name or a comma-separated metric list
+  std::filesystem::path out_dir = "kprof-out"; ///< rounds land in out_dir/roundNNN/
+  std::string metrics = "default";             ///< a set name or a comma-separated metric list
   /// Hot lines (docs/hot-lines.md): per-line counters and the source page; on for `deep`.
   bool source = false;
   /// Keep the next harness started under ncu and waiting (docs/standby.md): the next profile of
   /// the same problem with the same settings on the same GPU skips Python's start, torch's
   /// import and the inputs. For a long-lived profiler (Python's KernelProfiler, kprof serve).
   bool standby = false;
-  int standby_idle_seconds = 600; ///< an unused standby exits after this long
+  int standby_idle_seconds = 600;                ///< an unused standby exits after this long
   std::optional<std::filesystem::path> ncu;      ///< else $KPROF_NCU, PATH, CUDA dirs
   std::optional<std::filesystem::path> python;   ///< else $KPROF_PYTHON, python3 on PATH
   bool use_sudo = false;                         ///< also on when KPROF_NCU_USE_SUDO=1

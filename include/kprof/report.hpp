@@ -17,8 +17,8 @@
 #include "kprof/analysis.hpp"
 #include "kprof/capture.hpp"
 #include "kprof/error.hpp"
-#include "kprof/json_file.hpp"
 #include "kprof/hot_lines.hpp"
+#include "kprof/json_file.hpp"
 #include "kprof/metric_sets.hpp"
 #include "kprof/source_page.hpp"
 

@@ -34,7 +34,7 @@ Result<RoundResult> round_result_from_json(const Json& json);
 struct ServeSettings {
   ProfileOptions options; ///< standby is turned on
   std::filesystem::path problem;
-  std::chrono::seconds idle_timeout{600}; ///< stop after this long without a request
+  std::chrono::seconds idle_timeout{600};      ///< stop after this long without a request
   std::function<void(const std::string&)> log; ///< one line per event; may be empty
 };
 

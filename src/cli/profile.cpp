@@ -46,8 +46,8 @@ Result<RoundResult> run_round(const RunRequest& request, const fs::path& problem
     return std::move(*(*served)->round);
   }
   if (*served) {
-    notes.push_back("kprof serve in this directory serves something else (" +
-                    (*served)->refusal + "); profiling here");
+    notes.push_back("kprof serve in this directory serves something else (" + (*served)->refusal +
+                    "); profiling here");
   }
   auto profiler = KernelProfiler::create(request.options);
   if (!profiler) {

@@ -138,8 +138,8 @@ private:
       return std::move(page).error();
     }
     if (auto attached = attach_hot_lines(doc, capture, *page, triton_cache_dir()); !attached) {
-      return attached.error().with_context(fmt::format(
-          "hot lines of {}", m_source_page.empty() ? m_file : m_source_page));
+      return attached.error().with_context(
+          fmt::format("hot lines of {}", m_source_page.empty() ? m_file : m_source_page));
     }
     return {};
   }

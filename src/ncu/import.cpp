@@ -103,8 +103,8 @@ Result<Capture> load_capture(const fs::path& path, const NcuInstall* ncu,
 }
 
 std::vector<std::string> source_page_argv(const NcuInstall& ncu, const fs::path& report) {
-  return {ncu.executable.string(), "--import", report.string(), "--page",
-          "source",                "--print-source", "cuda,sass", "--csv"};
+  return {ncu.executable.string(), "--import",  report.string(), "--page", "source",
+          "--print-source",        "cuda,sass", "--csv"};
 }
 
 Result<std::string> export_source_page(const NcuInstall& ncu, const fs::path& report,
@@ -122,8 +122,8 @@ Result<std::string> export_source_page(const NcuInstall& ncu, const fs::path& re
   if (!result->succeeded()) {
     const std::string output = output_of(*result);
     return make_error(ErrorCategory::ncu_failed,
-                      fmt::format("ncu --import {} --page source failed ({}): {}",
-                                  report.string(), result->describe(), last_line(output)),
+                      fmt::format("ncu --import {} --page source failed ({}): {}", report.string(),
+                                  result->describe(), last_line(output)),
                       output);
   }
   if (result->out_dropped > 0) {

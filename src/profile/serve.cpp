@@ -86,7 +86,8 @@ Result<std::string> receive_line(int fd, Clock::time_point deadline) {
   std::string data;
   char buffer[65536];
   while (data.find('\n') == std::string::npos) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0 || cancellation_requested()) {
       return make_error(ErrorCategory::timeout, "kprof serve: no answer in time");
     }
@@ -179,7 +180,8 @@ private:
     Json request = Json::parse(*line, nullptr, false);
     if (!request.is_object() || request.value("version", 0) != k_protocol_version ||
         !request.contains("fingerprint") || !request["kernels"].is_array()) {
-      (void)send_line(fd, Json{{"accepted", false}, {"reason", "not a kprof serve request"}}.dump());
+      (void)send_line(fd,
+                      Json{{"accepted", false}, {"reason", "not a kprof serve request"}}.dump());
       return;
     }
     if (request["fingerprint"] != m_fingerprint) {
@@ -194,7 +196,8 @@ private:
     }
     const int round = request.value("round", 0);
     const bool batch = request.value("batch", false);
-    log(fmt::format("round {}: {} candidate{}", round, kernels.size(), kernels.size() == 1 ? "" : "s"));
+    log(fmt::format("round {}: {} candidate{}", round, kernels.size(),
+                    kernels.size() == 1 ? "" : "s"));
     Result<RoundResult> result =
         batch ? m_profiler.profile_batch(m_settings.problem, kernels, round)
               : m_profiler.profile(kernels.empty() ? fs::path() : kernels.front(),
@@ -260,12 +263,9 @@ Json round_result_to_json(const RoundResult& round) {
                               {"gpu", candidate.gpu},
                               {"attempts", candidate.attempts}});
   }
-  return Json{{"round", round.round},
-              {"dir", round.dir.string()},
-              {"in_place", round.in_place},
-              {"wall_seconds", round.wall_seconds},
-              {"metadata", round.metadata},
-              {"candidates", std::move(candidates)}};
+  return Json{{"round", round.round},       {"dir", round.dir.string()},
+              {"in_place", round.in_place}, {"wall_seconds", round.wall_seconds},
+              {"metadata", round.metadata}, {"candidates", std::move(candidates)}};
 }
 
 Result<RoundResult> round_result_from_json(const Json& json) {
@@ -343,9 +343,8 @@ Result<void> serve(const ServeSettings& settings) {
     return primed;
   }
   if (settings.log) {
-    settings.log(fmt::format("serving {} on {} (stops after {} s idle)",
-                             inputs->problem.string(), path.string(),
-                             settings.idle_timeout.count()));
+    settings.log(fmt::format("serving {} on {} (stops after {} s idle)", inputs->problem.string(),
+                             path.string(), settings.idle_timeout.count()));
   }
   ServeSettings resolved = settings;
   resolved.problem = inputs->problem;

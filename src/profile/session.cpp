@@ -245,8 +245,8 @@ private:
     fs::remove(request.plan.status_file, ignored);
     fs::remove(log_path, ignored);
     std::vector<std::string> argv = argv_for(request.work_dir, request.script);
-    if (auto written = write_file_atomic(request.work_dir / RoundLayout::k_plan,
-                                         plan_to_json(request.plan));
+    if (auto written =
+            write_file_atomic(request.work_dir / RoundLayout::k_plan, plan_to_json(request.plan));
         !written) {
       return unstarted_session(std::move(argv), written.error());
     }
@@ -269,8 +269,8 @@ private:
     if (auto status = read_harness_status(status_file)) {
       harness = std::move(status).value();
     }
-    SessionOutcome outcome =
-        assess_session(std::move(argv), std::move(process), std::move(log_text), std::move(harness));
+    SessionOutcome outcome = assess_session(std::move(argv), std::move(process),
+                                            std::move(log_text), std::move(harness));
     if (m_settings.source_counters && outcome.capture) {
       export_source(dir, outcome);
     }
@@ -313,8 +313,8 @@ private:
     // The record of what ran: the request's plan (the standby's own plan had no candidates).
     (void)write_file_atomic(request.work_dir / RoundLayout::k_plan, plan_to_json(request.plan));
     const fs::path status_file = request.work_dir / RoundLayout::k_status;
-    SessionOutcome outcome = finish(request.work_dir, status_file, std::move(argv),
-                                    std::move(process).value());
+    SessionOutcome outcome =
+        finish(request.work_dir, status_file, std::move(argv), std::move(process).value());
     outcome.standby = true;
     return outcome;
   }
@@ -380,12 +380,12 @@ private:
     spec.timeout = std::chrono::seconds(m_settings.standby_idle_seconds + 600);
     spec.control = standby->control;
     standby->status_file = plan.status_file;
-    standby->done = std::async(
-        std::launch::async, [spec, gpu = request.gpu, lock_dir = m_settings.lock_dir,
-                             status = plan.status_file,
-                             limit = std::chrono::milliseconds(request.timeout)] {
-          return run_standby(spec, lock_dir, gpu, status, limit);
-        });
+    standby->done =
+        std::async(std::launch::async,
+                   [spec, gpu = request.gpu, lock_dir = m_settings.lock_dir,
+                    status = plan.status_file, limit = std::chrono::milliseconds(request.timeout)] {
+                     return run_standby(spec, lock_dir, gpu, status, limit);
+                   });
     std::unique_ptr<Standby> replaced; // stops in its destructor, after the mutex is released
     const std::lock_guard<std::mutex> hold(m_mutex);
     replaced = std::exchange(m_standbys[request.gpu], std::move(standby));
@@ -425,8 +425,7 @@ private:
 
   /// Exports the report's source page into work_dir/source.csv and reads it.
   void export_source(const fs::path& work_dir, SessionOutcome& outcome) const {
-    const fs::path report =
-        work_dir / (std::string(RoundLayout::k_ncu_report_base) + ".ncu-rep");
+    const fs::path report = work_dir / (std::string(RoundLayout::k_ncu_report_base) + ".ncu-rep");
     auto text = export_source_page(m_settings.ncu, report);
     if (!text) {
       outcome.source_error = std::move(text).error();

@@ -2,11 +2,11 @@
 // inlined library lines folded back with the PTX of the compiled kernels (docs/hot-lines.md).
 #include <algorithm>
 #include <cstdint>
-#include <tuple>
 #include <map>
 #include <set>
 #include <string>
 #include <system_error>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -117,8 +117,10 @@ Json heat_json(const KernelHotLines& hot) {
   });
   Json heat = Json::array();
   for (const HotLine* line : lines) {
-    heat.push_back(
-        {{"file", line->file}, {"line", line->line}, {"source", line->text}, {"share", line->share}});
+    heat.push_back({{"file", line->file},
+                    {"line", line->line},
+                    {"source", line->text},
+                    {"share", line->share}});
   }
   return heat;
 }

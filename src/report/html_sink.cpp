@@ -598,12 +598,11 @@ std::string hot_lines_table(const Json& kernel) {
     if (!line.inlined.empty()) {
       extra += (extra.empty() ? "" : "; ") + std::string("incl. inlined ") + line.inlined;
     }
-    out +=
-        fmt::format("<tr class=\"hot-line\" style=\"--h:{}\"><td class=\"mono\">{}</td>{}{}<td "
-                    "class=\"code\">{}</td><td>{}</td><td>{}</td></tr>",
-                    fixed(std::clamp(share.value_or(0.0), 0.0, 1.0), 3), esc(line.where),
-                    num_cell(share, line.share), num_cell(samples, line.samples),
-                    esc(line.source), esc(line.stalls), esc(extra));
+    out += fmt::format("<tr class=\"hot-line\" style=\"--h:{}\"><td class=\"mono\">{}</td>{}{}<td "
+                       "class=\"code\">{}</td><td>{}</td><td>{}</td></tr>",
+                       fixed(std::clamp(share.value_or(0.0), 0.0, 1.0), 3), esc(line.where),
+                       num_cell(share, line.share), num_cell(samples, line.samples),
+                       esc(line.source), esc(line.stalls), esc(extra));
   }
   out += "</tbody></table>";
   for (const std::string& note : report_detail::hot_line_notes(kernel)) {

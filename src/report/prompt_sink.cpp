@@ -88,8 +88,7 @@ std::string hot_lines_section(const Json& kernel) {
   for (const HotLineText& line : lines) {
     out += fmt::format("- {} {} ({} samples{}{}): `{}`", line.where, line.share, line.samples,
                        line.few_samples ? ", few" : "",
-                       line.inlined.empty() ? "" : ", incl. inlined " + line.inlined,
-                       line.source);
+                       line.inlined.empty() ? "" : ", incl. inlined " + line.inlined, line.source);
     if (!line.stalls.empty()) {
       out += "; stalls: " + line.stalls;
     }

@@ -179,8 +179,9 @@ private:
     }
     std::string out = "  Hot lines (share of warp stall samples):\n";
     for (const HotLineText& line : lines) {
-      const std::string head = fmt::format("    {} {:>4} {:>7}{} ", pad(line.where, where_width, false),
-                                           line.share, line.samples, line.few_samples ? "*" : " ");
+      const std::string head =
+          fmt::format("    {} {:>4} {:>7}{} ", pad(line.where, where_width, false), line.share,
+                      line.samples, line.few_samples ? "*" : " ");
       out += fit(head + line.source, k_width) + "\n";
       std::string detail = line.stalls;
       for (const std::string* extra : {&line.memory, &line.inlined}) {

@@ -465,7 +465,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     if (spec.control) {
       if (const std::int64_t late = spec.control->deadline_ns.load(); late > 0) {
         deadline = std::min(deadline, Clock::time_point(std::chrono::duration_cast<Clock::duration>(
-                                                std::chrono::nanoseconds(late))));
+                                          std::chrono::nanoseconds(late))));
       }
     }
     if (!term_sent && !exited && (now >= deadline || stopped || cancellation_requested())) {

@@ -137,10 +137,9 @@ TEST(BuiltinMetricSets, DefaultHoldsEveryMetricTheRooflineReads) {
 }
 
 TEST(BuiltinMetricSets, GiveEveryMetricALabelAGroupAndNoDuplicate) {
-  const std::set<std::string> groups = {"Time",      "Speed of light", "Memory",
-                                        "Cache",     "Compute",        "Tensor",
-                                        "Occupancy", "Stalls",         "Access pattern",
-                                        "Roofline"};
+  const std::set<std::string> groups = {"Time",           "Speed of light", "Memory",    "Cache",
+                                        "Compute",        "Tensor",         "Occupancy", "Stalls",
+                                        "Access pattern", "Roofline"};
   for (const MetricSet& set : builtin_metric_sets()) {
     std::set<std::string> names;
     for (const MetricSpec& spec : set.metrics) {

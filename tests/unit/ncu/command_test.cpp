@@ -161,8 +161,8 @@ TEST(BuildNcuArgv, AddsSourceCountersWithoutChangingThePageOrRepeatingASection) 
 TEST(SourcePageArgv, ImportsTheReportAndPrintsCudaAndSassLinesAsCsv) {
   NcuInstall ncu;
   ncu.executable = "/opt/ncu/ncu";
-  const Argv expected = {"/opt/ncu/ncu",   "--import",  "/tmp/r.ncu-rep", "--page", "source",
-                         "--print-source", "cuda,sass", "--csv"};
+  const Argv expected = {"/opt/ncu/ncu", "--import",       "/tmp/r.ncu-rep", "--page",
+                         "source",       "--print-source", "cuda,sass",      "--csv"};
   EXPECT_EQ(source_page_argv(ncu, "/tmp/r.ncu-rep"), expected);
   const std::string help = test::read_fixture("ncu_help.txt");
   for (const std::string word : {"--print-source", "--import-source", "source:"}) {

@@ -18,8 +18,7 @@ namespace kprof {
 namespace {
 namespace fs = std::filesystem;
 
-const fs::path k_source_fixtures =
-    fs::path(KPROF_FIXTURES_DIR) / "ncu" / "2025.3.1" / "source";
+const fs::path k_source_fixtures = fs::path(KPROF_FIXTURES_DIR) / "ncu" / "2025.3.1" / "source";
 
 /// Where the recorded run kept cand1.py; the tests move it to a temp directory.
 constexpr std::string_view k_recorded_cand1 = "/work/main/examples/softmax_variants/cand1.py";

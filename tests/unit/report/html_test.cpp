@@ -217,12 +217,12 @@ TEST(ReportPage, ShowsHotLinesOnlyWhenTheDocumentHasThem) {
                      {"share", 0.25},
                      {"samples", 210}}})},
       {"unattributed",
-       Json::array({{{"callee", "tl.max"}, {"file", "/t/standard.py"}, {"line", 191},
-                     {"samples", 7}}})},
-      {"heat", Json::array({{{"file", "/k/kernel.py"}, {"line", 12}, {"source", "x = 1"},
-                             {"share", 0.5}},
-                            {{"file", "/k/kernel.py"}, {"line", 14}, {"source", "y = 2"},
-                             {"share", 0.25}}})}};
+       Json::array(
+           {{{"callee", "tl.max"}, {"file", "/t/standard.py"}, {"line", 191}, {"samples", 7}}})},
+      {"heat",
+       Json::array(
+           {{{"file", "/k/kernel.py"}, {"line", 12}, {"source", "x = 1"}, {"share", 0.5}},
+            {{"file", "/k/kernel.py"}, {"line", 14}, {"source", "y = 2"}, {"share", 0.25}}})}};
   const std::string page = render_report_html(doc);
   EXPECT_EQ(count(page, "<tr class=\"hot-line\""), 2U);
   EXPECT_EQ(count(page, "<tr class=\"heat-line\""), 2U);
