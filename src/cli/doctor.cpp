@@ -27,7 +27,12 @@ public:
         run_doctor(m_ncu.empty() ? std::nullopt : std::optional<fs::path>(m_ncu),
                    m_python.empty() ? std::nullopt : std::optional<fs::path>(m_python), *clock);
     Outcome outcome;
-    outcome.text = doctor_lines_text(checks);
+    std::vector<DoctorLine> lines;
+    lines.reserve(checks.size());
+    for (const auto& check : checks) {
+      lines.push_back(DoctorLine{check.name, check.ok, check.detail, check.error});
+    }
+    outcome.text = render(Format::table, doctor_document(lines));
     for (const auto& check : checks) {
       if (!check.ok && check.error) {
         outcome.error = check.error;

@@ -32,7 +32,9 @@ public:
     }
     Outcome outcome;
     if (m_check.empty()) {
-      outcome.text = metric_set_listing_text(*set, *format, m_set == "default" && m_format.empty());
+      outcome.text =
+          render(*format, metric_set_document(*set, m_set == "default" && m_format.empty()),
+                 render_options());
       return outcome;
     }
     auto listing = read_file(m_check);

@@ -141,7 +141,15 @@ public:
     if (!round) {
       return std::move(round).error();
     }
-    outcome.text = batch_ranking_text(*round, *format);
+    std::vector<BatchCandidate> candidates;
+    for (const CandidateResult& candidate : round->candidates) {
+      candidates.push_back(BatchCandidate{
+          candidate.index, candidate.kernel.string(), std::string(to_string(candidate.status)),
+          candidate.gpu, candidate.dir.string(), candidate.report, candidate.error});
+    }
+    outcome.text = render(
+        *format, batch_document(round->round, round->wall_seconds, round->metadata, candidates),
+        render_options());
     // A batch succeeds when it ran; per-candidate failures are results, reported above.
     std::size_t failed = 0;
     for (const auto& candidate : round->candidates) {

@@ -199,6 +199,9 @@ std::string header_facts(const Json& doc) {
       gpu = text_at(*spec, "name");
     }
   }
+  if (gpu.empty()) {
+    gpu = field("gpu_name"); // the harness's torch.cuda.get_device_name(): details pages
+  }
   std::string set_name;
   if (const Json* set = member(md, "metric_set"); set != nullptr) {
     set_name = text_at(*set, "name");

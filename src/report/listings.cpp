@@ -100,8 +100,9 @@ Json doctor_document(const std::vector<DoctorLine>& checks) {
   Json doc = Json::object();
   doc["schema_version"] = k_document_schema_version;
   doc["kind"] = std::string(to_string(DocumentKind::doctor));
-  doc["ok"] =
-      std::all_of(checks.begin(), checks.end(), [](const DoctorLine& check) { return check.ok; });
+  // A failed check without an error (an optional tool missing) does not stop profiling.
+  doc["ok"] = std::none_of(checks.begin(), checks.end(),
+                           [](const DoctorLine& check) { return !check.ok && check.error; });
   doc["checks"] = Json::array();
   for (const DoctorLine& check : checks) {
     doc["checks"].push_back(Json{{"name", check.name},
@@ -229,15 +230,14 @@ std::string doctor_text(const Json& doc, Format format) {
     return out;
   }
   std::string out;
-  bool all_ok = true;
   for (const Json& check : checks) {
     const bool ok = json_read::bool_at(check, "ok").value_or(false);
-    all_ok = all_ok && ok;
     out += fmt::format("{:<9} {}  {}\n", text_at(check, "name"), ok ? "ok  " : "FAIL",
                        text_at(check, "detail"));
   }
-  out += all_ok ? "profiling can work here\n"
-                : "profiling will not work here until the first failure above is fixed\n";
+  out += json_read::bool_at(doc, "ok").value_or(false)
+             ? "profiling can work here\n"
+             : "profiling will not work here until the first failure above is fixed\n";
   return out;
 }
 

@@ -291,6 +291,9 @@ std::string gpu_line(const Json& doc) {
   if (name.empty() && spec != nullptr) {
     name = text_at(*spec, "name");
   }
+  if (name.empty() && metadata != nullptr) {
+    name = text_at(*metadata, "gpu_name"); // the harness's device name (details pages)
+  }
   line += name.empty() ? "unknown" : name;
   if (spec != nullptr) {
     if (const std::optional<double> bandwidth = number_at(*spec, "dram_bandwidth_bytes_per_s");

@@ -817,3 +817,41 @@ def test_source_true_adds_hot_lines_from_the_source_page(fake_gpu, monkeypatch):
     assert results.report["metadata"]["hot_lines"]["error"] is None
     assert "Hot lines" in results.prompt()
     assert (fake_gpu / "artifacts" / "round001" / "source.csv").is_file()
+
+
+def test_kprof_serve_answers_profile_refuses_other_options_and_stops_on_ctrl_c(fake_gpu):
+    out = fake_gpu / "served"
+    common = ["--out", str(out), "--ncu", str(FAKE_NCU)]
+    server = subprocess.Popen([str(kprof_binary()), "serve", str(VADD_PROBLEM), *common, "--idle-timeout", "120"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        socket = out / ".kprof-serve.sock"
+        assert eventually(socket.exists), server.stderr.read() if server.poll() is not None else "no socket"
+        assert eventually(lambda: any((out / ".standby").glob("*/status.json")))
+        served = subprocess.run([str(kprof_binary()), "profile", str(VADD_KERNEL), str(VADD_PROBLEM), *common,
+                                 "--round", "1", "--format", "json"], capture_output=True, text=True)
+        assert served.returncode == 0, served.stderr
+        assert "answered by kprof serve" in served.stderr
+        assert json.loads(served.stdout)["metadata"]["standby"] is True
+        other = subprocess.run([str(kprof_binary()), "profile", str(VADD_KERNEL), str(VADD_PROBLEM), *common,
+                                "--round", "2", "--warmup", "1", "--format", "json"],
+                               capture_output=True, text=True)
+        assert other.returncode == 0, other.stderr
+        assert "serves something else (warmup (server 3, this call 1))" in other.stderr
+        assert json.loads(other.stdout)["metadata"]["standby"] is False
+    finally:
+        server.send_signal(2)  # SIGINT, as Ctrl-C
+        _, err = server.communicate(timeout=60)
+    assert server.returncode == 130, err
+    assert "interrupted; stopping" in err
+    assert not (out / ".kprof-serve.sock").exists()
+    # Nothing of the server is left: no process names its output directory.
+    assert eventually(lambda: not [
+        p for p in pathlib.Path("/proc").iterdir() if p.name.isdigit() and str(out) in _cmdline(p)])
+
+
+def _cmdline(entry):
+    try:
+        return (entry / "cmdline").read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return ""

@@ -235,6 +235,15 @@ TEST(ReportPage, ShowsHotLinesOnlyWhenTheDocumentHasThem) {
   EXPECT_NE(page.find("inlined from `tl.max` (standard.py:191)"), std::string::npos);
 }
 
+TEST(ReportPage, NamesTheGpuOfADetailsPageFromTheHarness) {
+  // A details page names no GPU; a profiled round has the harness's device name.
+  Json doc = fixture_report("details_page_softmax.csv", "deep");
+  ASSERT_TRUE(doc["metadata"]["gpu"].is_null());
+  EXPECT_EQ(render_report_html(doc).find("NVIDIA H200 NVL"), std::string::npos);
+  doc["metadata"]["gpu_name"] = "NVIDIA H200 NVL";
+  EXPECT_NE(render_report_html(doc).find("NVIDIA H200 NVL"), std::string::npos);
+}
+
 TEST(ReportPage, RendersThroughTheHtmlSink) {
   const Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
   ASSERT_TRUE(parse_format("html").ok());
