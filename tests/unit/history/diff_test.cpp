@@ -1,4 +1,5 @@
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -156,6 +157,56 @@ TEST(DiffReports, NamesTheSideThatIsNotAReport) {
   ASSERT_FALSE(diff.ok());
   EXPECT_EQ(diff.error().category, ErrorCategory::malformed_input);
   EXPECT_NE(diff.error().message.find("report B"), std::string::npos) << diff.error().message;
+}
+
+/// A hot_lines member with one line per (line number, source, share).
+Json hot_lines_of(const std::vector<std::tuple<int, std::string, double>>& lines) {
+  Json entries = Json::array();
+  for (const auto& [line, source, share] : lines) {
+    entries.push_back({{"file", "/k/kernel.py"},
+                       {"line", line},
+                       {"source", source},
+                       {"share", share},
+                       {"samples", share * 1000}});
+  }
+  return Json{{"samples", 1000}, {"lines", entries}, {"unattributed", Json::array()}};
+}
+
+TEST(DiffReports, ComparesHotLinesByTheirSourceTextAcrossEditsAboveThem) {
+  Json before = before_report();
+  Json after = after_report();
+  // Two lines were added above the load between the rounds; its text (spacing aside) is the same.
+  before["kernels"][0]["hot_lines"] =
+      hot_lines_of({{11, "x = tl.load(in_ptr + cols)", 0.5}, {12, "y = x * 2", 0.2}});
+  after["kernels"][0]["hot_lines"] =
+      hot_lines_of({{13, "x = tl.load(in_ptr  +  cols)", 0.12}, {15, "z = tl.exp(y)", 0.3}});
+  const Json diff = diff_of(before, after);
+  const Json& kernel = diff["kernels"][0];
+  ASSERT_TRUE(kernel.contains("hot_lines")) << kernel.dump();
+  const Json* load = nullptr;
+  for (const Json& entry : kernel["hot_lines"]) {
+    if (entry["before"].is_object() && entry["before"]["line"] == 11) {
+      load = &entry;
+    }
+  }
+  ASSERT_NE(load, nullptr) << kernel["hot_lines"].dump();
+  EXPECT_EQ((*load)["after"]["line"], 13);
+  EXPECT_DOUBLE_EQ((*load)["before"]["share"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ((*load)["after"]["share"].get<double>(), 0.12);
+
+  const std::string prompt = render_diff(diff, Format::prompt);
+  EXPECT_NE(prompt.find("hot lines (share of stall samples):"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("50% -> 12%"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("`z = tl.exp(y)` new, 30%"), std::string::npos) << prompt;
+  const std::string table = render_diff(diff, Format::table);
+  EXPECT_NE(table.find("scale_kernel: hot lines, share of stall samples"), std::string::npos);
+  EXPECT_NE(render_diff(diff, Format::csv).find("hot_line,scale_kernel,"), std::string::npos);
+}
+
+TEST(DiffReports, HasNoHotLinesWhenOneSideLacksThem) {
+  Json before = before_report();
+  before["kernels"][0]["hot_lines"] = hot_lines_of({{11, "x = 1", 0.5}});
+  EXPECT_FALSE(diff_of(before, after_report())["kernels"][0].contains("hot_lines"));
 }
 
 TEST(RenderDiff, PromptSaysWhatChangedInOneLine) {
