@@ -115,7 +115,8 @@ struct DoctorLine {
   std::optional<Error> error;
 };
 
-/// {schema_version, kind: "doctor", ok (no failed check carries an error), checks: [{name, ok, detail,
+/// {schema_version, kind: "doctor", ok (no failed check carries an error), checks: [{name, ok,
+/// detail,
 ///  error: {category, message, detail} | null}]}. Never fails.
 Json doctor_document(const std::vector<DoctorLine>& checks);
 
