@@ -6,6 +6,7 @@
 // {"accepted": true, "error": {category, message, detail}}. Requests are served one at a time.
 #include "kprof/serve.hpp"
 
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -84,7 +85,7 @@ Result<void> send_line(int fd, std::string line) {
 /// One line (without its newline), waiting at most until `deadline`.
 Result<std::string> receive_line(int fd, Clock::time_point deadline) {
   std::string data;
-  char buffer[65536];
+  std::array<char, 65536> buffer{};
   while (data.find('\n') == std::string::npos) {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
@@ -96,14 +97,14 @@ Result<std::string> receive_line(int fd, Clock::time_point deadline) {
     if (polled <= 0) {
       continue;
     }
-    const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+    const ssize_t n = ::recv(fd, buffer.data(), buffer.size(), 0);
     if (n < 0 && errno == EINTR) {
       continue;
     }
     if (n <= 0) {
       return make_error(ErrorCategory::io, "kprof serve: the connection closed mid-answer");
     }
-    data.append(buffer, static_cast<std::size_t>(n));
+    data.append(buffer.data(), static_cast<std::size_t>(n));
     if (data.size() > k_max_line) {
       return make_error(ErrorCategory::malformed_input, "kprof serve: the message is too long");
     }

@@ -1,6 +1,7 @@
 // The real SessionRunner: one ncu process over one harness process, in the session's directory.
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <future>
 #include <map>
@@ -10,7 +11,6 @@
 #include <utility>
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -207,8 +207,8 @@ private:
     return build_ncu_argv(command);
   }
 
-  ProcessSpec spec_for(const std::vector<std::string>& argv, const fs::path& dir,
-                       const SessionRequest& request) const {
+  static ProcessSpec spec_for(const std::vector<std::string>& argv, const fs::path& dir,
+                              const SessionRequest& request) {
     ProcessSpec spec;
     spec.argv = argv;
     spec.timeout = request.timeout;

@@ -622,7 +622,7 @@ std::string hot_lines_table(const Json& kernel) {
     const std::string this_file = text_at(line, "file");
     if (this_file != file) {
       file = this_file;
-      out += fmt::format("<tr><th colspan=\"3\" class=\"mono\">{}</th></tr>", esc(file));
+      out += fmt::format(R"(<tr><th colspan="3" class="mono">{}</th></tr>)", esc(file));
     }
     const std::optional<double> share = number_at(line, "share");
     const std::optional<double> number = number_at(line, "line");
