@@ -1,6 +1,8 @@
 // Reading saved ncu output (CSV or .ncu-rep) and asking ncu which metrics exist.
 #include <chrono>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -49,11 +51,14 @@ std::string file_name_part(std::string_view text) {
   return out;
 }
 
-Result<Capture> import_report(const fs::path& path, const NcuInstall& ncu,
-                              const ReadOptions& options) {
+/// Runs one `ncu --import ...` (`what` names it in messages) and returns its finished run:
+/// ncu_not_found when ncu cannot be run, ncu_failed when it fails, malformed_input when it printed
+/// more than kprof keeps.
+Result<ProcessResult> run_import(const NcuInstall& ncu, std::vector<std::string> argv,
+                                 std::chrono::milliseconds timeout, const std::string& what) {
   ProcessSpec spec;
-  spec.argv = {ncu.executable.string(), "--import", path.string(), "--csv", "--page", "raw"};
-  spec.timeout = k_import_timeout;
+  spec.argv = std::move(argv);
+  spec.timeout = timeout;
   spec.max_captured_bytes = k_max_import_bytes;
   auto result = run_process(spec);
   if (!result.ok()) {
@@ -63,15 +68,24 @@ Result<Capture> import_report(const fs::path& path, const NcuInstall& ncu,
   }
   if (!result->succeeded()) {
     const std::string output = output_of(*result);
-    return make_error(ErrorCategory::ncu_failed,
-                      fmt::format("ncu --import {} failed ({}): {}", path.string(),
-                                  result->describe(), last_line(output)),
-                      output);
+    return make_error(
+        ErrorCategory::ncu_failed,
+        fmt::format("{} failed ({}): {}", what, result->describe(), last_line(output)), output);
   }
   if (result->out_dropped > 0) {
     return make_error(ErrorCategory::malformed_input,
-                      fmt::format("ncu --import {} printed more than {} bytes", path.string(),
-                                  k_max_import_bytes));
+                      fmt::format("{} printed more than {} bytes", what, k_max_import_bytes));
+  }
+  return result;
+}
+
+Result<Capture> import_report(const fs::path& path, const NcuInstall& ncu,
+                              const ReadOptions& options) {
+  auto result = run_import(
+      ncu, {ncu.executable.string(), "--import", path.string(), "--csv", "--page", "raw"},
+      k_import_timeout, fmt::format("ncu --import {}", path.string()));
+  if (!result) {
+    return std::move(result).error();
   }
   return parse_ncu_csv(result->out, options, path.string());
 }
@@ -109,27 +123,10 @@ std::vector<std::string> source_page_argv(const NcuInstall& ncu, const fs::path&
 
 Result<std::string> export_source_page(const NcuInstall& ncu, const fs::path& report,
                                        std::chrono::milliseconds timeout) {
-  ProcessSpec spec;
-  spec.argv = source_page_argv(ncu, report);
-  spec.timeout = timeout;
-  spec.max_captured_bytes = k_max_import_bytes;
-  auto result = run_process(spec);
-  if (!result.ok()) {
-    return make_error(
-        ErrorCategory::ncu_not_found,
-        fmt::format("cannot run {}: {}", ncu.executable.string(), result.error().message));
-  }
-  if (!result->succeeded()) {
-    const std::string output = output_of(*result);
-    return make_error(ErrorCategory::ncu_failed,
-                      fmt::format("ncu --import {} --page source failed ({}): {}", report.string(),
-                                  result->describe(), last_line(output)),
-                      output);
-  }
-  if (result->out_dropped > 0) {
-    return make_error(ErrorCategory::malformed_input,
-                      fmt::format("ncu --import {} --page source printed more than {} bytes",
-                                  report.string(), k_max_import_bytes));
+  auto result = run_import(ncu, source_page_argv(ncu, report), timeout,
+                           fmt::format("ncu --import {} --page source", report.string()));
+  if (!result) {
+    return std::move(result).error();
   }
   return output_of(*result);
 }
