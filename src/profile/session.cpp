@@ -225,9 +225,11 @@ private:
     }
     if (request.set_visible_devices) {
       spec.env_set.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(request.gpu));
-      // ncu serializes profiling across all its instances on a machine through a lock file in
-      // the temp directory. Sessions on different GPUs need not wait for each other, so each GPU
-      // gets its own temp directory (kprof's GpuLock still serializes sessions on one GPU).
+      // ncu serializes whole sessions across its instances through a lock file in the temp
+      // directory (TMPDIR/nvidia/nsight_compute/lock.*), so each GPU gets its own temp directory
+      // and sessions on different GPUs overlap (kprof's GpuLock still serializes sessions on one
+      // GPU). The replay passes of two processes still take turns below that (measured:
+      // docs/device-runs/2026-11-30-two-gpus.md).
       const fs::path tmp = fs::temp_directory_path() / fmt::format("kprof-ncu-gpu{}", request.gpu);
       std::error_code made;
       fs::create_directories(tmp, made);
