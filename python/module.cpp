@@ -41,6 +41,7 @@
 #include "kprof/options.hpp"
 #include "kprof/profiler.hpp"
 #include "kprof/report.hpp"
+#include "kprof/slurm.hpp"
 #include "kprof/version.hpp"
 
 namespace py = pybind11;
@@ -174,6 +175,27 @@ std::string render_report(const std::string& doc, const std::string& format, int
   return render(unwrap(parse_format(format)), parse_report(doc), options);
 }
 
+/// A round as Python reads it (python/kprof/__init__.py, _candidate_outcome).
+std::string round_json(const RoundResult& round) {
+  Json candidates = Json::array();
+  for (const CandidateResult& candidate : round.candidates) {
+    candidates.push_back(Json{{"index", candidate.index},
+                              {"kernel", candidate.kernel.string()},
+                              {"status", candidate.status},
+                              {"error", error_json(candidate.error)},
+                              {"report", candidate.report ? *candidate.report : Json(nullptr)},
+                              {"dir", candidate.dir.string()},
+                              {"gpu", candidate.gpu},
+                              {"attempts", candidate.attempts}});
+  }
+  return json_text(Json{{"round", round.round},
+                        {"dir", round.dir.string()},
+                        {"wall_seconds", round.wall_seconds},
+                        {"metadata", round.metadata},
+                        {"candidates", std::move(candidates)}},
+                   -1);
+}
+
 /// A KernelProfiler shared by Python threads. Each call profiles with its own copy (the C++
 /// profiler is not meant for concurrent use), made under a mutex; the copy is made from a
 /// prototype created on first use, so ncu and python are located once per retry setting.
@@ -247,30 +269,31 @@ private:
     return *m_prototype;
   }
 
-  static std::string round_json(const RoundResult& round) {
-    Json candidates = Json::array();
-    for (const CandidateResult& candidate : round.candidates) {
-      candidates.push_back(Json{{"index", candidate.index},
-                                {"kernel", candidate.kernel.string()},
-                                {"status", candidate.status},
-                                {"error", error_json(candidate.error)},
-                                {"report", candidate.report ? *candidate.report : Json(nullptr)},
-                                {"dir", candidate.dir.string()},
-                                {"gpu", candidate.gpu},
-                                {"attempts", candidate.attempts}});
-    }
-    return json_text(Json{{"round", round.round},
-                          {"dir", round.dir.string()},
-                          {"wall_seconds", round.wall_seconds},
-                          {"metadata", round.metadata},
-                          {"candidates", std::move(candidates)}},
-                     -1);
-  }
-
   ProfileOptions m_options;
   std::mutex m_mutex;
   std::optional<KernelProfiler> m_prototype;
 };
+
+/// A progress callback for the library that calls `on_progress` (None: none) with the GIL.
+std::function<void(const std::string&)> progress_callback(const py::object& on_progress) {
+  if (on_progress.is_none()) {
+    return {};
+  }
+  // Copies of the options happen without the GIL: share the callable through a pointer whose
+  // deleter takes the GIL, and take it again for each call.
+  std::shared_ptr<py::object> callback(new py::object(on_progress), [](py::object* object) {
+    const py::gil_scoped_acquire hold;
+    delete object;
+  });
+  return [callback](const std::string& line) {
+    const py::gil_scoped_acquire hold;
+    try {
+      (*callback)(line);
+    } catch (py::error_already_set& error) {
+      error.discard_as_unraisable("kprof progress callback");
+    }
+  };
+}
 
 /// ProfileOptions from Python's keyword arguments: `values` is a JSON object keyed by option
 /// names (kprof/options.hpp), `spelled` the keyword each option had in the caller's words, so
@@ -286,23 +309,42 @@ ProfileOptions make_profile_options(const std::string& values,
     throw py::type_error(typed.error().message);
   }
   ProfileOptions options = unwrap(parse_run_options(parsed, context)).options;
-  if (!on_progress.is_none()) {
-    // Copies of ProfileOptions happen without the GIL: share the callable through a pointer
-    // whose deleter takes the GIL, and take it again for each call.
-    std::shared_ptr<py::object> callback(new py::object(on_progress), [](py::object* object) {
-      const py::gil_scoped_acquire hold;
-      delete object;
-    });
-    options.on_progress = [callback](const std::string& line) {
-      const py::gil_scoped_acquire hold;
-      try {
-        (*callback)(line);
-      } catch (py::error_already_set& error) {
-        error.discard_as_unraisable("kprof progress callback");
-      }
-    };
-  }
+  options.on_progress = progress_callback(on_progress);
   return options;
+}
+
+/// `kprof batch --slurm` for profile_batch(slurm=...): the round (round_json), or with dry_run
+/// the plan document with its script_text. `values` and `spelled` as for make_profile_options;
+/// `slurm` the settings object (parse_slurm_settings). GPU indices are not checked against this
+/// machine: the tasks run elsewhere.
+std::string slurm_batch(const std::string& values,
+                        const std::map<std::string, std::string>& spelled,
+                        const std::string& problem, const std::vector<std::string>& kernels,
+                        const std::string& slurm, const py::object& on_progress) {
+  OptionContext context;
+  context.spelled.insert(spelled.begin(), spelled.end());
+  const Json parsed = parse_json(values, "the options");
+  if (auto typed = check_option_types(parsed, context); !typed) {
+    throw py::type_error(typed.error().message);
+  }
+  SlurmBatchRequest request;
+  request.run = unwrap(parse_run_options(parsed, context));
+  request.option_values = parsed;
+  request.problem = problem;
+  request.kernels.assign(kernels.begin(), kernels.end());
+  request.slurm = unwrap(parse_slurm_settings(parse_json(slurm, "the slurm settings")));
+  request.on_progress = progress_callback(on_progress);
+  if (request.slurm.dry_run) {
+    const SlurmPlan plan = unwrap(plan_slurm_batch(request));
+    Json document = plan.to_json();
+    document["script_text"] = plan.script_text;
+    return json_text(document, -1);
+  }
+  Result<RoundResult> result = [&] {
+    const py::gil_scoped_release release;
+    return run_slurm_batch(request);
+  }();
+  return round_json(unwrap(std::move(result)));
 }
 
 /// KernelAgent's metrics text of `rows` (a JSON list of row objects) or of a report document.
@@ -438,6 +480,8 @@ PYBIND11_MODULE(_kprof, m) {
   py::class_<ProfileOptions>(m, "ProfileOptions");
   m.def("profile_options", &make_profile_options, py::arg("values"), py::arg("spelled"),
         py::arg("on_progress"));
+  m.def("slurm_batch", &slurm_batch, py::arg("values"), py::arg("spelled"), py::arg("problem"),
+        py::arg("kernels"), py::arg("slurm"), py::arg("on_progress"));
   m.def("metrics_text", &metrics_text, py::arg("rows_or_report"), py::arg("is_report"),
         py::arg("round_digits"), py::arg("compact"), py::arg("keep_columns"), py::arg("key_by"));
   m.def("kernelagent_rows", [](const std::string& doc) {

@@ -34,6 +34,7 @@ enum class ErrorCategory {
   io,                ///< kprof could not write or create an output
   database,          ///< the history database is busy, corrupt or from a newer kprof
   gpu_busy,          ///< the per-GPU lock could not be taken within the wait limit
+  slurm,             ///< Slurm refused the job, or a task ended without results
   internal,          ///< a bug in kprof
 };
 

@@ -9,8 +9,14 @@
 
 namespace kprof {
 
-/// An exclusive flock on `<dir>/gpu<N>.lock`. The lock dies with the process, so a crashed
-/// holder never blocks others. Move-only; released by the destructor.
+/// The device that GPU index `index` names for this process, as CUDA_VISIBLE_DEVICES spells it:
+/// the index-th entry of this process's $CUDA_VISIBLE_DEVICES when it is set and has one (a Slurm
+/// task given GPUs 3 and 5 sees "3,5": index 1 is "5"), else the index itself.
+std::string visible_device(int index);
+
+/// An exclusive flock on `<dir>/gpu<N>.lock`, N the device visible_device() names (a UUID's
+/// characters other than letters, digits and '-' become '_'). The lock dies with the process, so a
+/// crashed holder never blocks others. Move-only; released by the destructor.
 class GpuLock {
 public:
   /// Default lock directory: $KPROF_LOCK_DIR, else /tmp/kprof-locks.

@@ -92,6 +92,13 @@ Result<void> check_option_types(const Json& values, const OptionContext& context
 /// valid words or range in plain numbers. on_progress is left empty.
 Result<RunRequest> parse_run_options(const Json& values, const OptionContext& context);
 
+/// The command-line words that give `values` (option key -> value, as parse_run_options()
+/// takes them: JSON-typed or the CLI's strings) to `kprof profile`/`batch`, in table order:
+/// "--timeout 60", a flag's word when it is on ("--no-history" when record_history is false),
+/// one "--kernel K" per name, "--gpus 0,1". Options without a CLI word are left out, and so is
+/// a null path. usage error as check_option_types() gives it.
+Result<std::vector<std::string>> option_words(const Json& values);
+
 /// The visible GPU count without CUDA: the entries of `cuda_visible_devices` when set (an empty
 /// value means none), else the entries of `driver_gpus_dir` (/proc/driver/nvidia/gpus);
 /// nullopt when neither is there (no driver: the count is unknown).

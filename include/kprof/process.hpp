@@ -48,6 +48,9 @@ struct ProcessSpec {
   std::size_t max_captured_bytes = 16u << 20u;
   /// Data written to the child's stdin, then stdin is closed. Empty: stdin is /dev/null.
   std::string stdin_data{};
+  /// Keep running after request_cancellation(): for the commands that clean up after Ctrl-C
+  /// (scancel), which must not be stopped by it. The timeout still applies.
+  bool ignore_cancellation = false;
   /// Optional: stop or limit the child from another thread.
   std::shared_ptr<ProcessControl> control{};
 };

@@ -13,6 +13,7 @@ import json
 import logging
 import math
 import os
+import shutil
 import sys
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
@@ -20,6 +21,7 @@ from . import _kprof
 from ._errors import (
     DatabaseError,
     GpuBusy,
+    SlurmError,
     InputNotFound,
     InternalError,
     KernelImportError,
@@ -70,6 +72,7 @@ __all__ = [
     "OutputError",
     "DatabaseError",
     "GpuBusy",
+    "SlurmError",
     "InternalError",
 ]
 
@@ -453,6 +456,32 @@ class ProfilerResults:
 Outcome = Union[ProfilerResults, KprofError]
 
 
+def _candidate_outcome(round_num: int, candidate: Dict[str, Any], batch: bool) -> Outcome:
+    """One candidate of a round (the native round JSON): its ProfilerResults when ok, else its
+    KprofError carrying the partial results."""
+    error = error_from_dict(candidate["error"])
+    results = None
+    if candidate["report"] is not None:
+        results = ProfilerResults(
+            candidate["report"],
+            status=candidate["status"],
+            error=error,
+            directory=candidate["dir"],
+            candidate=candidate["index"] if batch else None,
+            gpu=candidate["gpu"],
+            attempts=candidate["attempts"],
+        )
+    if candidate["status"] == "ok" and results is not None:
+        return results
+    if error is None:
+        error = InternalError(f"candidate {candidate['index']} has status {candidate['status']}")
+    error.results = results
+    error.kernel_file = candidate["kernel"]
+    error.round_num = round_num
+    error.candidate = candidate["index"] if batch else None
+    return error
+
+
 class KernelProfiler:
     """Profiles kernel.py + problem.py rounds with ncu (KernelAgent's KernelProfiler).
 
@@ -557,27 +586,7 @@ class KernelProfiler:
         return max_retries - 1
 
     def _outcome(self, round_num: int, candidate: Dict[str, Any], batch: bool) -> Outcome:
-        error = error_from_dict(candidate["error"])
-        results = None
-        if candidate["report"] is not None:
-            results = ProfilerResults(
-                candidate["report"],
-                status=candidate["status"],
-                error=error,
-                directory=candidate["dir"],
-                candidate=candidate["index"] if batch else None,
-                gpu=candidate["gpu"],
-                attempts=candidate["attempts"],
-            )
-        if candidate["status"] == "ok" and results is not None:
-            return results
-        if error is None:
-            error = InternalError(f"candidate {candidate['index']} has status {candidate['status']}")
-        error.results = results
-        error.kernel_file = candidate["kernel"]
-        error.round_num = round_num
-        error.candidate = candidate["index"] if batch else None
-        return error
+        return _candidate_outcome(round_num, candidate, batch)
 
     def profile(
         self, kernel_file: PathLike, problem_file: PathLike, round_num: int, max_retries: int = 2
@@ -647,13 +656,49 @@ def profile_batch(
     round_num: int,
     gpus: Optional[Sequence[int]] = None,
     out_dir: PathLike = "kprof-out",
+    slurm: Union[None, bool, Mapping[str, Any]] = None,
     **options: Any,
-) -> List[Outcome]:
+) -> Any:
     """KernelProfiler(out_dir, gpu=gpus, **options).profile_batch(...): candidates spread over
-    ``gpus`` (default GPU 0). ``max_retries`` and every KernelProfiler option are accepted."""
-    max_retries = options.pop("max_retries", 2)
-    profiler = KernelProfiler(out_dir, gpu=gpus, **options)
-    return profiler.profile_batch(problem_file, kernel_files, round_num, max_retries)
+    ``gpus`` (default GPU 0). ``max_retries`` and every KernelProfiler option are accepted.
+
+    ``slurm`` runs the batch as a Slurm job array instead (``kprof batch --slurm``,
+    docs/slurm.md): True, or a mapping with ``tasks``, ``gpus_per_task``, ``options`` (sbatch
+    options, a string or a list of words), ``requeue``, ``dry_run``, ``poll_seconds`` and
+    ``kprof`` (the kprof executable the tasks run; default ``kprof`` on PATH). Returns the
+    outcomes as without Slurm, or with ``dry_run`` the plan (a dict with ``tasks`` and
+    ``script_text``); nothing is submitted then."""
+    if slurm is None or slurm is False:
+        max_retries = options.pop("max_retries", 2)
+        profiler = KernelProfiler(out_dir, gpu=gpus, **options)
+        return profiler.profile_batch(problem_file, kernel_files, round_num, max_retries)
+    if gpus is not None:
+        raise UsageError("gpus picks GPUs of this machine; with slurm, Slurm gives each task its GPUs (gpus_per_task)")
+    if not isinstance(slurm, (bool, Mapping)):
+        raise TypeError(f"slurm must be True or a mapping, not {type(slurm).__name__}")
+    settings: Dict[str, Any] = {} if slurm is True else dict(slurm)
+    if "kprof" not in settings:
+        found = shutil.which("kprof")
+        if found is None:
+            raise UsageError("slurm needs the kprof executable for its tasks: pass slurm={'kprof': PATH} or put kprof on PATH")
+        settings["kprof"] = found
+    if isinstance(kernel_files, (str, bytes, os.PathLike)):
+        kernel_files = [kernel_files]  # one file, never its characters
+    if "max_retries" in options:
+        options["retries"] = options.pop("max_retries")
+    values, spelled = _option_values({"out_dir": os.path.abspath(_path(out_dir, "out_dir")), "round": round_num}, options)
+    text = _kprof.slurm_batch(
+        values,
+        spelled,
+        _native_path(problem_file, "problem_file"),
+        [_native_path(kernel, "kernel_files") for kernel in kernel_files],
+        _dumps(settings, "slurm"),
+        lambda line: _LOGGER.info("kprof: %s", line),
+    )
+    result = json.loads(text)
+    if settings.get("dry_run"):
+        return result
+    return [_candidate_outcome(round_num, candidate, batch=True) for candidate in result["candidates"]]
 
 
 # ---- history -----------------------------------------------------------------------------------

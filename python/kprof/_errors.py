@@ -136,6 +136,12 @@ class GpuBusy(KprofError):
     category = "gpu_busy"
 
 
+class SlurmError(KprofError):
+    """Slurm refused the job (profile_batch(slurm=...)), or a task ended without results."""
+
+    category = "slurm"
+
+
 class InternalError(KprofError):
     """A bug in kprof."""
 
@@ -160,6 +166,7 @@ ERROR_CLASSES: Dict[str, Type[KprofError]] = {
         OutputError,
         DatabaseError,
         GpuBusy,
+        SlurmError,
         InternalError,
     )
 }

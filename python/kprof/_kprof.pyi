@@ -27,6 +27,14 @@ def render_diff(diff: str, format: str) -> str: ...
 
 class ProfileOptions: ...
 
+def slurm_batch(
+    values: str,
+    spelled: Dict[str, str],
+    problem: str,
+    kernels: List[str],
+    slurm: str,
+    on_progress: Optional[Callable[[str], None]],
+) -> str: ...
 def profile_options(
     values: str,
     spelled: Dict[str, str],

@@ -9,6 +9,7 @@
 #include "kprof/options.hpp"
 #include "kprof/profiler.hpp"
 #include "kprof/serve.hpp"
+#include "kprof/slurm.hpp"
 
 namespace kprof::cli {
 namespace fs = std::filesystem;
@@ -121,6 +122,23 @@ public:
     app->add_option("KERNELS", m_kernels, "candidate kernel files")->required();
     m_words.add(app, k_scope_batch);
     app->add_option("--format", m_format, "Output: table|json|csv|prompt (table on a terminal)");
+    app->add_flag("--slurm", m_slurm,
+                  "Run the batch as a Slurm job array: shards of candidates per task, results "
+                  "gathered here (docs/slurm.md)");
+    m_slurm_options.push_back(app->add_option("--tasks", m_tasks,
+                                              "--slurm: array tasks (default: one per 8 "
+                                              "candidates per GPU, within the cluster's limits)"));
+    m_slurm_options.push_back(
+        app->add_option("--gpus-per-task", m_gpus_per_task, "--slurm: GPUs of each task (1)"));
+    m_slurm_options.push_back(app->add_option(
+        "--slurm-opt", m_sbatch_options,
+        "--slurm: sbatch options, as one string (\"--partition=gpu --time=1:00:00\")"));
+    m_slurm_options.push_back(
+        app->add_flag("--requeue", m_requeue,
+                      "--slurm: resubmit once the shards of tasks that ended without "
+                      "results"));
+    m_slurm_options.push_back(app->add_flag(
+        "--dry-run", m_dry_run, "--slurm: print the shard plan and the script; submit nothing"));
   }
 
   Result<Outcome> run() override {
@@ -133,6 +151,15 @@ public:
       return std::move(format).error();
     }
     const std::vector<fs::path> paths(m_kernels.begin(), m_kernels.end());
+    if (m_slurm) {
+      return run_on_slurm(*request, paths, *format);
+    }
+    for (const CLI::Option* option : m_slurm_options) {
+      if (option->count() > 0) {
+        return make_error(ErrorCategory::usage,
+                          fmt::format("{} needs --slurm", option->get_name()));
+      }
+    }
     if (auto inputs = check_round_inputs(m_problem, paths); !inputs) {
       return std::move(inputs).error(); // before looking for ncu
     }
@@ -141,31 +168,85 @@ public:
     if (!round) {
       return std::move(round).error();
     }
+    return batch_outcome(*round, *format, std::move(outcome));
+  }
+
+private:
+  Result<Outcome> run_on_slurm(RunRequest& request, const std::vector<fs::path>& paths,
+                               Format format) {
+    Json settings = Json::object();
+    settings["requeue"] = m_requeue;
+    settings["dry_run"] = m_dry_run;
+    if (m_tasks) {
+      settings["tasks"] = *m_tasks;
+    }
+    if (m_gpus_per_task) {
+      settings["gpus_per_task"] = *m_gpus_per_task;
+    }
+    if (!m_sbatch_options.empty()) {
+      settings["options"] = m_sbatch_options;
+    }
+    auto slurm = parse_slurm_settings(settings);
+    if (!slurm) {
+      return std::move(slurm).error();
+    }
+    SlurmBatchRequest batch;
+    batch.on_progress = request.options.on_progress;
+    batch.run = std::move(request);
+    batch.option_values = m_words.values();
+    batch.problem = m_problem;
+    batch.kernels = paths;
+    batch.slurm = std::move(slurm).value();
+    Outcome outcome;
+    if (batch.slurm.dry_run) {
+      auto plan = plan_slurm_batch(batch);
+      if (!plan) {
+        return std::move(plan).error();
+      }
+      Json document = plan->to_json();
+      document["script_text"] = plan->script_text;
+      outcome.text = format == Format::json ? json_text(document) : slurm_plan_text(*plan);
+      return outcome;
+    }
+    auto round = run_slurm_batch(batch);
+    if (!round) {
+      return std::move(round).error();
+    }
+    return batch_outcome(*round, format, std::move(outcome));
+  }
+
+  Result<Outcome> batch_outcome(const RoundResult& round, Format format, Outcome outcome) {
     std::vector<BatchCandidate> candidates;
-    for (const CandidateResult& candidate : round->candidates) {
+    for (const CandidateResult& candidate : round.candidates) {
       candidates.push_back(BatchCandidate{
           candidate.index, candidate.kernel.string(), std::string(to_string(candidate.status)),
           candidate.gpu, candidate.dir.string(), candidate.report, candidate.error});
     }
-    outcome.text = render(
-        *format, batch_document(round->round, round->wall_seconds, round->metadata, candidates),
-        render_options());
+    outcome.text =
+        render(format, batch_document(round.round, round.wall_seconds, round.metadata, candidates),
+               render_options());
     // A batch succeeds when it ran; per-candidate failures are results, reported above.
     std::size_t failed = 0;
-    for (const auto& candidate : round->candidates) {
+    for (const auto& candidate : round.candidates) {
       failed += candidate.status == CandidateStatus::failed ? 1U : 0U;
     }
-    if (failed == round->candidates.size()) {
-      outcome.error = round->candidates.front().error;
+    if (failed == round.candidates.size()) {
+      outcome.error = round.candidates.front().error;
     }
     return outcome;
   }
 
-private:
   std::string m_problem;
   std::vector<std::string> m_kernels;
   std::string m_format;
   TableOptions m_words;
+  bool m_slurm = false;
+  std::optional<int> m_tasks;
+  std::optional<int> m_gpus_per_task;
+  std::string m_sbatch_options;
+  bool m_requeue = false;
+  bool m_dry_run = false;
+  std::vector<CLI::Option*> m_slurm_options;
 };
 
 class ServeCommand final : public Command {

@@ -462,6 +462,62 @@ Result<void> check_option_types(const Json& values, const OptionContext& context
   return {};
 }
 
+Result<std::vector<std::string>> option_words(const Json& values) {
+  if (auto typed = check_option_types(values, OptionContext{}); !typed) {
+    return std::move(typed).error();
+  }
+  const auto text_of = [](const Json& value) {
+    return value.is_string() ? value.get<std::string>() : value.dump();
+  };
+  std::vector<std::string> words;
+  for (const OptionSpec& spec : k_specs) {
+    if (spec.cli.empty() || !values.contains(spec.name)) {
+      continue;
+    }
+    const Json& value = values[std::string(spec.name)];
+    const std::string word(spec.cli);
+    switch (spec.kind) {
+    case OptionKind::flag:
+      if (value.get<bool>() != spec.cli_negates) {
+        words.push_back(word);
+      }
+      break;
+    case OptionKind::integer:
+    case OptionKind::text:
+    case OptionKind::word:
+      words.push_back(word);
+      words.push_back(text_of(value));
+      break;
+    case OptionKind::path:
+      if (!value.is_null()) {
+        words.push_back(word);
+        words.push_back(value.get<std::string>());
+      }
+      break;
+    case OptionKind::names:
+      for (const std::string& name : names_value(value)) {
+        words.push_back(word);
+        words.push_back(name);
+      }
+      break;
+    case OptionKind::gpu_indices: {
+      std::string list;
+      if (value.is_string()) {
+        list = value.get<std::string>();
+      } else {
+        for (const Json& index : value) {
+          list += (list.empty() ? "" : ",") + index.dump();
+        }
+      }
+      words.push_back(word);
+      words.push_back(list);
+      break;
+    }
+    }
+  }
+  return words;
+}
+
 Result<RunRequest> parse_run_options(const Json& values, const OptionContext& context) {
   if (auto typed = check_option_types(values, context); !typed) {
     return std::move(typed).error();

@@ -32,6 +32,18 @@ Json error_to_json(const Error& error) {
   return out;
 }
 
+std::optional<Error> error_from_json(const Json& json) {
+  if (!json.is_object()) {
+    return std::nullopt;
+  }
+  const auto category = parse_error_category(json.value("category", std::string("internal")));
+  Error error;
+  error.category = category.value_or(ErrorCategory::internal);
+  error.message = json.value("message", std::string());
+  error.detail = json.value("detail", std::string());
+  return error;
+}
+
 Json RunMetadata::to_json() const {
   Json out = Json::object();
   put_run(out, *this, true);

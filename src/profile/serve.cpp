@@ -117,18 +117,6 @@ Json error_json_of(const std::optional<Error>& error) {
   return error ? error_to_json(*error) : Json(nullptr);
 }
 
-std::optional<Error> error_of(const Json& json) {
-  if (!json.is_object()) {
-    return std::nullopt;
-  }
-  const auto category = parse_error_category(json.value("category", std::string("internal")));
-  Error error;
-  error.category = category.value_or(ErrorCategory::internal);
-  error.message = json.value("message", std::string());
-  error.detail = json.value("detail", std::string());
-  return error;
-}
-
 /// "timeout 300 -> 60, problem ..." for the keys whose values differ.
 std::string differences(const Json& mine, const Json& theirs) {
   std::string text;
@@ -295,7 +283,7 @@ Result<RoundResult> round_result_from_json(const Json& json) {
       return bad("candidates[].status");
     }
     candidate.status = *status;
-    candidate.error = error_of(entry.value("error", Json(nullptr)));
+    candidate.error = error_from_json(entry.value("error", Json(nullptr)));
     if (entry.contains("report") && entry["report"].is_object()) {
       candidate.report = entry["report"];
     }
@@ -396,7 +384,7 @@ Result<std::optional<ServerAnswer>> ask_server(const ProfileOptions& options,
     answer.refusal = reply.value("reason", std::string("refused"));
     return std::optional<ServerAnswer>(std::move(answer));
   }
-  if (auto error = error_of(reply.value("error", Json(nullptr)))) {
+  if (auto error = error_from_json(reply.value("error", Json(nullptr)))) {
     return *error;
   }
   auto parsed = round_result_from_json(reply.value("round", Json(nullptr)));

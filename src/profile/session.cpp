@@ -224,7 +224,8 @@ private:
       spec.env_set.emplace_back("TRITON_CACHE_DIR", default_triton_cache_dir().string());
     }
     if (request.set_visible_devices) {
-      spec.env_set.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(request.gpu));
+      // Index N of a process that sees only some GPUs (a Slurm task) is its N-th visible one.
+      spec.env_set.emplace_back("CUDA_VISIBLE_DEVICES", visible_device(request.gpu));
       // ncu serializes whole sessions across its instances through a lock file in the temp
       // directory (TMPDIR/nvidia/nsight_compute/lock.*), so each GPU gets its own temp directory
       // and sessions on different GPUs overlap (kprof's GpuLock still serializes sessions on one

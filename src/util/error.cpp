@@ -38,6 +38,8 @@ std::string_view to_string(ErrorCategory category) {
     return "database";
   case ErrorCategory::gpu_busy:
     return "gpu_busy";
+  case ErrorCategory::slurm:
+    return "slurm";
   case ErrorCategory::internal:
     return "internal";
   }
@@ -86,6 +88,8 @@ int exit_code(ErrorCategory category) {
     return 15;
   case ErrorCategory::gpu_busy:
     return 16;
+  case ErrorCategory::slurm:
+    return 17;
   case ErrorCategory::internal:
     return 70;
   }
@@ -116,6 +120,8 @@ constexpr std::array k_exit_codes{
     ExitCodeRow{14, "io", "cannot write output"},
     ExitCodeRow{15, "database", "history database error"},
     ExitCodeRow{16, "gpu_busy", "GPU busy (per-GPU lock not obtained in time)"},
+    ExitCodeRow{17, "slurm",
+                "Slurm refused the job (`batch --slurm`), or a task ended without results"},
     ExitCodeRow{70, "internal", "internal error (a bug in kprof)"},
     ExitCodeRow{k_exit_interrupted, "interrupted",
                 "interrupted (Ctrl-C or SIGTERM): the profiled program's process group was "

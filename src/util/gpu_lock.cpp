@@ -13,8 +13,11 @@
 #include <unistd.h>
 
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -92,6 +95,21 @@ std::filesystem::path GpuLock::default_dir() {
   return "/tmp/kprof-locks";
 }
 
+std::string visible_device(int index) {
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible != nullptr) {
+    std::string_view rest(visible);
+    for (int i = 0; !rest.empty(); ++i) {
+      const auto comma = rest.find(',');
+      const std::string_view entry = rest.substr(0, comma);
+      if (i == index && !entry.empty()) {
+        return std::string(entry);
+      }
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+  }
+  return std::to_string(index);
+}
+
 Result<GpuLock> GpuLock::acquire(const std::filesystem::path& dir, int gpu,
                                  std::chrono::milliseconds max_wait) {
   KPROF_ASSERT(gpu >= 0);
@@ -99,7 +117,13 @@ Result<GpuLock> GpuLock::acquire(const std::filesystem::path& dir, int gpu,
   if (auto ready = ensure_lock_directory(dir); !ready) {
     return std::move(ready).error();
   }
-  const std::filesystem::path path = dir / fmt::format("gpu{}.lock", gpu);
+  std::string device = visible_device(gpu);
+  for (char& c : device) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '-') {
+      c = '_';
+    }
+  }
+  const std::filesystem::path path = dir / fmt::format("gpu{}.lock", device);
   auto opened = open_lock_file(path);
   if (!opened) {
     return std::move(opened).error();

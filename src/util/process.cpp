@@ -468,7 +468,8 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
                                           std::chrono::nanoseconds(late))));
       }
     }
-    if (!term_sent && !exited && (now >= deadline || stopped || cancellation_requested())) {
+    if (!term_sent && !exited &&
+        (now >= deadline || stopped || (!spec.ignore_cancellation && cancellation_requested()))) {
       cancelled = now < deadline;
       ::kill(-pid, SIGTERM);
       term_sent = true;

@@ -1,0 +1,238 @@
+// The parts of `kprof batch --slurm` that need no cluster: settings, shell words, limits, shards,
+// filesystems and Slurm's outputs (recorded from Slurm 22.05.8, tests/slurm/cluster.sh). The
+// whole round runs against a real one-host Slurm in tests/slurm/test_slurm.py.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <array>
+#include <filesystem>
+
+#include "kprof/options.hpp"
+#include "kprof/slurm.hpp"
+
+namespace kprof {
+namespace {
+namespace fs = std::filesystem;
+
+TEST(SlurmSettings, ReadsEveryKeyAndKeepsDefaultsForTheRest) {
+  auto settings = parse_slurm_settings(Json{{"tasks", 4},
+                                            {"options", "--partition=gpu --time='1:00:00'"},
+                                            {"requeue", true},
+                                            {"poll_seconds", 0.5}});
+  ASSERT_TRUE(settings.ok()) << settings.error().message;
+  EXPECT_EQ(settings->tasks, 4);
+  EXPECT_EQ(settings->gpus_per_task, 1);
+  EXPECT_EQ(settings->sbatch_options,
+            (std::vector<std::string>{"--partition=gpu", "--time=1:00:00"}));
+  EXPECT_TRUE(settings->requeue);
+  EXPECT_FALSE(settings->dry_run);
+  EXPECT_EQ(settings->poll.count(), 500);
+}
+
+TEST(SlurmSettings, NamesTheKeyOfAWrongValue) {
+  auto negative = parse_slurm_settings(Json{{"tasks", -1}});
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.error().category, ErrorCategory::usage);
+  EXPECT_NE(negative.error().message.find("slurm tasks must be a whole number from 0"),
+            std::string::npos)
+      << negative.error().message;
+  auto unknown = parse_slurm_settings(Json{{"partition", "gpu"}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("unknown slurm setting 'partition' (valid: tasks"),
+            std::string::npos);
+  EXPECT_FALSE(parse_slurm_settings(Json{{"requeue", "yes"}}).ok());
+  EXPECT_FALSE(parse_slurm_settings(Json{{"options", 3}}).ok());
+}
+
+TEST(ShellWords, SplitLikeAShellWithoutExpanding) {
+  auto words = split_shell_words(R"(  -p gpu --comment="a b \"c\"" 'x y'\ z $HOME)");
+  ASSERT_TRUE(words.ok());
+  EXPECT_EQ(*words,
+            (std::vector<std::string>{"-p", "gpu", "--comment=a b \"c\"", "x y z", "$HOME"}));
+  EXPECT_TRUE(split_shell_words("   ")->empty());
+  auto unclosed = split_shell_words("--comment='oops");
+  ASSERT_FALSE(unclosed.ok());
+  EXPECT_EQ(unclosed.error().category, ErrorCategory::usage);
+}
+
+TEST(ShellWords, QuoteRoundTripsThroughTheSplitter) {
+  for (const std::string word : {"plain", "with space", "it's", "", "$(rm -rf /)", "a\"b"}) {
+    auto back = split_shell_words(shell_quote(word));
+    ASSERT_TRUE(back.ok()) << word;
+    EXPECT_EQ(*back, std::vector<std::string>{word});
+  }
+  EXPECT_EQ(shell_quote("/abs/path/kernel.py"), "/abs/path/kernel.py");
+}
+
+TEST(SlurmLimits, ComeFromScontrolShowConfig) {
+  const SlurmLimits limits =
+      parse_scontrol_config("AccountingStorageType   = accounting_storage/none\n"
+                            "MaxArraySize            = 1001\n"
+                            "MaxJobCount             = 10000\n"
+                            "MaxStepCount            = 40000\n");
+  EXPECT_EQ(limits.max_array_size, 1001);
+  EXPECT_EQ(limits.max_job_count, 10000);
+  EXPECT_FALSE(limits.max_submit_jobs);
+  EXPECT_FALSE(parse_scontrol_config("").max_array_size);
+}
+
+TEST(ShardPlan, SplitsContiguouslyWithSizesWithinOne) {
+  auto plan = plan_shards(8, 3, 1, {});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->shards, (std::vector<std::vector<int>>{{0, 1, 2}, {3, 4, 5}, {6, 7}}));
+  auto automatic = plan_shards(20, 0, 1, {});
+  ASSERT_TRUE(automatic.ok());
+  EXPECT_EQ(automatic->shards.size(), 3U); // one task per 8 candidates per GPU
+  EXPECT_EQ(plan_shards(20, 0, 2, {})->shards.size(), 2U);
+  EXPECT_EQ(plan_shards(3, 10, 1, {})->shards.size(), 3U); // never an empty task
+}
+
+TEST(ShardPlan, RespectsTheClusterLimits) {
+  SlurmLimits limits;
+  limits.max_array_size = 1001;
+  limits.max_submit_jobs = 50;
+  auto plan = plan_shards(10000, 5000, 1, limits);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->shards.size(), 50U);
+  EXPECT_EQ(plan->shards.front().size(), 200U);
+  EXPECT_NE(plan->why.find("MaxSubmitJobs 50"), std::string::npos) << plan->why;
+  limits.max_submit_jobs.reset();
+  EXPECT_EQ(plan_shards(10000, 5000, 1, limits)->shards.size(), 1001U);
+  EXPECT_FALSE(plan_shards(0, 1, 1, {}).ok());
+  EXPECT_FALSE(plan_shards(4, -1, 1, {}).ok());
+}
+
+TEST(Filesystems, MemoryNetworkAndLocalKinds) {
+  EXPECT_EQ(filesystem_kind(0x01021994), FilesystemKind::memory);  // tmpfs
+  EXPECT_EQ(filesystem_kind(0x6969), FilesystemKind::network);     // nfs
+  EXPECT_EQ(filesystem_kind(0x0BD00BD0), FilesystemKind::network); // lustre
+  EXPECT_EQ(filesystem_kind(0xEF53), FilesystemKind::local);       // ext4
+  EXPECT_EQ(filesystem_kind(0x794C7630), FilesystemKind::local);   // overlay
+}
+
+TEST(SinfoNodes, KeepTheDefaultPartitionOnceEach) {
+  const auto nodes = parse_sinfo_nodes("vm|vm|debug*\nvm|vm|remote\nfar-node|far-node|remote\n");
+  ASSERT_EQ(nodes.size(), 1U);
+  EXPECT_EQ(nodes[0].name, "vm");
+  const auto remote = parse_sinfo_nodes("vm|vm|remote\nfar-node|far.example|remote\n");
+  ASSERT_EQ(remote.size(), 2U);
+  EXPECT_EQ(remote[1].hostname, "far.example");
+}
+
+TEST(SharedPaths, AMemoryFilesystemIsRefusedEvenOnOneHost) {
+  if (!fs::is_directory("/dev/shm")) {
+    GTEST_SKIP() << "no /dev/shm on this machine";
+  }
+  auto kind = filesystem_of("/dev/shm");
+  ASSERT_TRUE(kind.ok());
+  if (kind->first != FilesystemKind::memory) {
+    GTEST_SKIP() << "/dev/shm is not a memory filesystem here (" << kind->second << ")";
+  }
+  const std::vector<SlurmNode> here = {{"n1", "localhost"}};
+  auto checked = check_paths_shared({{"kernel file", "/dev/shm/k.py"}}, here, "n1");
+  ASSERT_FALSE(checked.ok());
+  EXPECT_EQ(checked.error().category, ErrorCategory::usage);
+  EXPECT_NE(checked.error().message.find("/dev/shm/k.py is on tmpfs, in this node's memory"),
+            std::string::npos)
+      << checked.error().message;
+}
+
+TEST(SharedPaths, ALocalDiskIsRefusedOnlyWhenOtherHostsRunTasks) {
+  const fs::path here = fs::current_path() / "kernel.py";
+  auto kind = filesystem_of(here);
+  ASSERT_TRUE(kind.ok());
+  if (kind->first != FilesystemKind::local) {
+    GTEST_SKIP() << "the working directory is not on a local disk here (" << kind->second << ")";
+  }
+  std::array<char, 256> host{};
+  ASSERT_EQ(::gethostname(host.data(), host.size() - 1), 0);
+  const std::string me = host.data();
+  EXPECT_TRUE(check_paths_shared({{"kernel file", here}}, {{"n1", me}}, me).ok());
+  auto refused =
+      check_paths_shared({{"kernel file", here}}, {{"n1", me}, {"n2", "elsewhere.example"}}, me);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("node(s) n2 are other hosts"), std::string::npos)
+      << refused.error().message;
+}
+
+TEST(SlurmStates, SqueueLinesOfLiveTasks) {
+  const auto states =
+      parse_squeue("1_3|RUNNING|None\n1_0|PENDING|Resources\n1_2|COMPLETING|None\n");
+  ASSERT_EQ(states.size(), 3U);
+  EXPECT_EQ(states.at(0).state, "PENDING");
+  EXPECT_EQ(states.at(0).reason, "Resources");
+  EXPECT_EQ(states.at(3).reason, "");
+  EXPECT_FALSE(states.at(2).ended());
+  EXPECT_TRUE(parse_squeue("").empty());
+}
+
+TEST(SlurmStates, SacctLinesWithCancelledBy) {
+  const auto states = parse_sacct("41_0|COMPLETED|0:0|None\n41_1|CANCELLED by 0|0:15|None\n"
+                                  "41_1.batch|CANCELLED|0:15|\n41_2|TIMEOUT|0:15|TimeLimit\n");
+  ASSERT_EQ(states.size(), 3U);
+  EXPECT_TRUE(states.at(0).completed());
+  EXPECT_EQ(states.at(1).state, "CANCELLED");
+  EXPECT_EQ(states.at(1).exit, "0:15");
+  EXPECT_TRUE(states.at(2).ended());
+  EXPECT_EQ(states.at(2).reason, "TimeLimit");
+}
+
+TEST(SlurmStates, ScontrolRecordsIncludingUnsplitRanges) {
+  const auto states = parse_scontrol_jobs(
+      "JobId=26 ArrayJobId=23 ArrayTaskId=2 JobName=kprof-round000 JobState=CANCELLED "
+      "Reason=None Dependency=(null) ExitCode=0:15 RunTime=00:00:03\n"
+      "JobId=24 ArrayJobId=23 ArrayTaskId=0 JobState=FAILED Reason=NonZeroExitCode ExitCode=3:0\n"
+      "JobId=23 ArrayJobId=23 ArrayTaskId=4-5 JobState=CANCELLED Reason=None ExitCode=0:0\n");
+  ASSERT_EQ(states.size(), 4U);
+  EXPECT_EQ(states.at(2).state, "CANCELLED");
+  EXPECT_EQ(states.at(2).exit, "0:15");
+  EXPECT_EQ(states.at(0).reason, "NonZeroExitCode");
+  EXPECT_EQ(states.at(4).state, "CANCELLED");
+  EXPECT_EQ(states.at(5).state, "CANCELLED");
+}
+
+TEST(OptionWords, GiveTheOptionsBackAsCommandLineWords) {
+  auto words = option_words(Json{{"timeout", 60},
+                                 {"metrics", "lean"},
+                                 {"record_history", false},
+                                 {"check_metrics", true},
+                                 {"kernels", Json::array({"a", "b"})},
+                                 {"gpus", Json::array({0, 2})},
+                                 {"ncu", nullptr},
+                                 {"standby", true}});
+  ASSERT_TRUE(words.ok()) << words.error().message;
+  EXPECT_EQ(*words,
+            (std::vector<std::string>{"--metrics", "lean", "--timeout", "60", "--kernel", "a",
+                                      "--kernel", "b", "--gpus", "0,2", "--no-history"}));
+  EXPECT_FALSE(option_words(Json{{"no_such_option", 1}}).ok());
+}
+
+TEST(OptionWords, ParseBackToTheSameOptions) {
+  const Json values = {{"timeout", 60}, {"warmup", 1}, {"cast", "bf16"}, {"select", "last"}};
+  auto words = option_words(values);
+  ASSERT_TRUE(words.ok());
+  Json as_cli = Json::object();
+  for (std::size_t i = 0; i + 1 < words->size(); i += 2) {
+    const OptionSpec* spec = nullptr;
+    for (const OptionSpec& each : option_specs()) {
+      if (each.cli == (*words)[i]) {
+        spec = &each;
+      }
+    }
+    ASSERT_NE(spec, nullptr) << (*words)[i];
+    as_cli[std::string(spec->name)] = (*words)[i + 1];
+  }
+  OptionContext cli;
+  cli.cli_names = true;
+  auto parsed = parse_run_options(as_cli, cli);
+  auto direct = parse_run_options(values, OptionContext{});
+  ASSERT_TRUE(parsed.ok() && direct.ok());
+  EXPECT_EQ(parsed->options.timeout, direct->options.timeout);
+  EXPECT_EQ(parsed->options.warmup, direct->options.warmup);
+  EXPECT_EQ(parsed->options.cast, direct->options.cast);
+  EXPECT_EQ(parsed->options.select.select, direct->options.select.select);
+}
+
+} // namespace
+} // namespace kprof
