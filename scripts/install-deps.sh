@@ -11,6 +11,7 @@ packages=(
   python3-venv python3-pip python3-setuptools python3-wheel
   clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14
   chromium python3-pil # the browser test of the HTML pages (tests/browser)
+  slurm-wlm munge      # a real one-host Slurm for the `batch --slurm` tests (tests/slurm)
 )
 
 missing=()
