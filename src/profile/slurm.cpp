@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <set>
 
 #include <fmt/format.h>
@@ -110,7 +111,10 @@ Result<SlurmSettings> parse_slurm_settings(const Json& values) {
     return make_error(ErrorCategory::usage, "slurm settings must be a mapping");
   }
   SlurmSettings settings;
-  for (const auto& [key, value] : values.items()) {
+  for (const auto& item : values.items()) {
+    // Plain references, not a structured binding: the lambdas below capture them.
+    const std::string& key = item.key();
+    const Json& value = item.value();
     const auto whole = [&](int min, int max) -> Result<int> {
       if (!value.is_number_integer() || value.get<std::int64_t>() < min ||
           value.get<std::int64_t>() > max) {
@@ -168,8 +172,7 @@ Result<SlurmSettings> parse_slurm_settings(const Json& values) {
                                                "not {}",
                                                value.dump()));
       }
-      settings.poll =
-          std::chrono::milliseconds(static_cast<std::int64_t>(value.get<double>() * 1000.0 + 0.5));
+      settings.poll = std::chrono::milliseconds(std::llround(value.get<double>() * 1000.0));
     } else if (key == "kprof") {
       if (!value.is_string() || value.get<std::string>().empty()) {
         return settings_error(key, "must be the path of a kprof executable");
@@ -306,11 +309,11 @@ Result<ShardPlan> plan_shards(int candidates, int requested, int gpus_per_task,
   const int base = candidates / tasks;
   const int extra = candidates % tasks;
   int next = 0;
+  plan.shards.reserve(static_cast<std::size_t>(tasks));
   for (int task = 0; task < tasks; ++task) {
-    std::vector<int> shard;
-    const int size = base + (task < extra ? 1 : 0);
-    for (int i = 0; i < size; ++i) {
-      shard.push_back(next++);
+    std::vector<int> shard(static_cast<std::size_t>(base + (task < extra ? 1 : 0)));
+    for (int& index : shard) {
+      index = next++;
     }
     plan.shards.push_back(std::move(shard));
   }
