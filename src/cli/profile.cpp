@@ -215,7 +215,7 @@ private:
     return batch_outcome(*round, format, std::move(outcome));
   }
 
-  Result<Outcome> batch_outcome(const RoundResult& round, Format format, Outcome outcome) {
+  static Result<Outcome> batch_outcome(const RoundResult& round, Format format, Outcome outcome) {
     std::vector<BatchCandidate> candidates;
     for (const CandidateResult& candidate : round.candidates) {
       candidates.push_back(BatchCandidate{
