@@ -43,6 +43,8 @@ constexpr std::string_view k_exit_code = "exit_code"; ///< written by the task's
 constexpr std::string_view k_task_log = "kprof.log";  ///< the task's kprof stderr
 constexpr std::chrono::seconds k_command_timeout{60};
 constexpr std::chrono::seconds k_cancel_wait{60};
+constexpr int k_unseen_polls = 3;     ///< polls before a task nobody knows counts as ended
+constexpr int k_squeue_failures = 30; ///< squeue failures in a row before kprof gives up
 
 std::vector<std::string_view> lines_of(std::string_view text) {
   std::vector<std::string_view> lines;
@@ -379,7 +381,8 @@ struct TaskTrack {
   std::string job;       ///< the job it runs in now (the requeued job after --requeue)
   bool gathered = false; ///< its results (or failures) are in the round
   bool requeued = false;
-  SlurmTaskState last; ///< the last state seen
+  SlurmTaskState last;  ///< the last state seen
+  int unseen_polls = 0; ///< polls in a row that found it neither live nor ended
 };
 
 /// "RUNNING" -> counts for the progress line.
@@ -424,7 +427,6 @@ public:
       : m_request(request), m_plan(std::move(plan)), m_staged(std::move(staged)),
         m_layout(m_staged.layout()) {
     m_candidates.resize(m_plan.kernels.size());
-    m_written.assign(m_plan.kernels.size(), false);
     m_tasks.resize(m_plan.shards.shards.size());
   }
 
@@ -493,6 +495,8 @@ public:
         break;
       }
       if (auto followed = follow_once(); !followed) {
+        // Never leave a job running that nobody gathers.
+        cancel_jobs();
         return followed.error();
       }
       if (std::all_of(m_tasks.begin(), m_tasks.end(),
@@ -525,8 +529,9 @@ private:
     }
   }
 
-  /// The live tasks of every job (squeue), or an error when squeue cannot answer.
-  Result<std::map<std::pair<std::string, int>, SlurmTaskState>> live_tasks() const {
+  /// The live tasks of every job (squeue); nullopt while squeue fails (slurmctld busy or
+  /// restarting), an error once it has failed k_squeue_failures times in a row.
+  Result<std::optional<std::map<std::pair<std::string, int>, SlurmTaskState>>> live_tasks() {
     std::map<std::pair<std::string, int>, SlurmTaskState> live;
     for (const std::string& job : m_jobs) {
       auto out = slurm_command({"squeue", "-h", "-r", "-j", job, "-o", "%i|%T|%r"});
@@ -535,13 +540,18 @@ private:
         if (out.error().message.find("Invalid job id") != std::string::npos) {
           continue;
         }
-        return std::move(out).error();
+        if (++m_squeue_failures >= k_squeue_failures) {
+          return out.error().with_context(
+              fmt::format("squeue failed {} times in a row", k_squeue_failures));
+        }
+        progress(out.error().message + "; trying again");
+        return std::optional<std::map<std::pair<std::string, int>, SlurmTaskState>>();
       }
       for (auto& [task, state] : parse_squeue(*out)) {
         live[{job, task}] = std::move(state);
       }
     }
-    return live;
+    return std::optional(std::move(live));
   }
 
   /// The final states of `job`'s ended tasks: sacct, else scontrol (no accounting).
@@ -561,10 +571,15 @@ private:
   }
 
   Result<void> follow_once() {
-    auto live = live_tasks();
-    if (!live) {
-      return live.error();
+    auto asked = live_tasks();
+    if (!asked) {
+      return asked.error();
     }
+    if (!*asked) {
+      return {}; // squeue did not answer this time
+    }
+    m_squeue_failures = 0;
+    const auto* live = &**asked;
     std::map<std::string, std::map<int, SlurmTaskState>> ended_by_job;
     Counts counts;
     for (std::size_t k = 0; k < m_tasks.size(); ++k) {
@@ -575,6 +590,7 @@ private:
       const auto found = live->find({task.job, static_cast<int>(k)});
       if (found != live->end() && !found->second.ended()) {
         task.last = found->second;
+        task.unseen_polls = 0;
         (task.last.state == "PENDING" ? counts.pending : counts.running)++;
         continue;
       }
@@ -584,6 +600,12 @@ private:
       }
       const auto state = job_states->second.find(static_cast<int>(k));
       SlurmTaskState final_state = state != job_states->second.end() ? state->second : task.last;
+      if (!final_state.ended() && found == live->end() && ++task.unseen_polls >= k_unseen_polls) {
+        // Gone from squeue, and neither sacct nor scontrol knows it (no accounting, and the
+        // record outlived MinJobAge): it ended; its files say how.
+        final_state.state = "UNKNOWN";
+        final_state.reason = "gone from squeue; neither sacct nor scontrol knows the task";
+      }
       if (!final_state.ended()) {
         // Slurm has not settled the task yet (COMPLETING, or not yet in sacct): next round.
         if (found != live->end()) {
@@ -738,7 +760,6 @@ private:
       if (candidate.attempts == 0) {
         candidate.attempts = 1;
       }
-      m_written[static_cast<std::size_t>(index)] = true;
       RoundEntry entry;
       entry.round = m_plan.round;
       entry.candidate = index;
@@ -904,7 +925,6 @@ private:
   StagedRound m_staged;
   RoundLayout m_layout;
   std::vector<CandidateResult> m_candidates;
-  std::vector<bool> m_written;
   std::vector<TaskTrack> m_tasks;
   std::vector<std::string> m_jobs;
   std::vector<int> m_pending_requeue;
@@ -913,6 +933,7 @@ private:
   Counts m_last_counts{-1, -1, -1, -1};
   bool m_good = false;
   bool m_recorded_any = false;
+  int m_squeue_failures = 0;
 };
 
 } // namespace
