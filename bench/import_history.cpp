@@ -1,12 +1,14 @@
-// bench_import_history OUT_DIR [--count N] [--shard S] [--one-by-one] [--report FILE]
+// bench_import_history OUT_DIR [--count N] [--shard S] [--one-by-one] [--metrics SET]
+//                      [--report FILE]
 //
 // What importing the results of a batch into the history costs: records N candidate results of
 // one round (candidates 0..N-1, every 25th a failed candidate with an error instead of a report)
 // into a fresh OUT_DIR/kprof.db, S entries per HistoryStore::record_rounds() transaction, or
 // one record_round() per entry with --one-by-one. Each entry's document is the report FILE
-// (default: the report kprof builds from the recorded ncu output
-// tests/fixtures/ncu/2025.3.1/curated_nvtx_twostage.csv with the default metric set, written to
-// OUT_DIR/report.json) with its round, candidate and kernel file set. Prints the time spent in
+// (default: the report `kprof report --metrics SET` builds from the recorded ncu output
+// tests/fixtures/ncu/2025.3.1/curated_nvtx_twostage.csv, SET "default" unless given; "all" keeps
+// all 323 metric columns; written to OUT_DIR/report.json) with its round, candidate and kernel
+// file set. Prints the time spent in
 // the store, entries per second and the database size. Run under /usr/bin/time -v for the peak
 // RSS; docs/performance.md has the figures.
 #include <charconv>
@@ -43,6 +45,7 @@ struct Options {
   int count = 10'000;
   int shard = 8;
   bool one_by_one = false;
+  std::string metrics = "default";
   fs::path report;
 };
 
@@ -68,6 +71,8 @@ std::optional<Options> parse_options(int argc, char** argv) {
         return std::nullopt;
       }
       (arg == "--count" ? options.count : options.shard) = *value;
+    } else if (arg == "--metrics" && has_value) {
+      options.metrics = argv[++i];
     } else if (arg == "--report" && has_value) {
       options.report = argv[++i];
     } else if (!arg.starts_with("--") && options.out_dir.empty()) {
@@ -90,19 +95,20 @@ kprof::Result<kprof::Json> base_report(const Options& options) {
   if (!options.report.empty()) {
     return kprof::load_report(options.report);
   }
+  auto set = kprof::resolve_metric_set(options.metrics, kprof::MetricSetUse::read);
+  if (!set) {
+    return std::move(set).error();
+  }
+  // Read as kprof reads a capture: only the set's columns and what the analysis needs.
   const fs::path csv =
       fs::path(KPROF_FIXTURES_DIR) / "ncu" / "2025.3.1" / "curated_nvtx_twostage.csv";
-  auto capture = kprof::read_ncu_csv_file(csv);
+  auto capture = kprof::read_ncu_csv_file(csv, kprof::read_options_for(*set));
   if (!capture) {
     return std::move(capture).error();
   }
   auto analysis = kprof::analyse(*capture, kprof::SelectOptions{});
   if (!analysis) {
     return std::move(analysis).error();
-  }
-  auto set = kprof::find_metric_set("default");
-  if (!set) {
-    return std::move(set).error();
   }
   kprof::Json report = kprof::build_report(*capture, *analysis, *set);
   if (auto valid = kprof::validate_report(report); !valid) {
@@ -138,6 +144,17 @@ kprof::RoundEntry candidate_entry(const kprof::Json& report, int candidate) {
   return entry;
 }
 
+/// How many metric values the report holds (each becomes a row of the metrics table).
+std::size_t metric_values(const kprof::Json& report) {
+  std::size_t count = 0;
+  for (const auto& kernel : report.at("kernels")) {
+    if (kernel.contains("metrics") && kernel.at("metrics").is_object()) {
+      count += kernel.at("metrics").size();
+    }
+  }
+  return count;
+}
+
 std::uintmax_t size_or_zero(const fs::path& path) {
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
@@ -150,7 +167,7 @@ int main(int argc, char** argv) {
   const auto options = parse_options(argc, argv);
   if (!options) {
     std::fprintf(stderr, "usage: bench_import_history OUT_DIR [--count N] [--shard S] "
-                         "[--one-by-one] [--report FILE]\n");
+                         "[--one-by-one] [--metrics SET] [--report FILE]\n");
     return 2;
   }
   const auto started = Clock::now();
@@ -212,9 +229,11 @@ int main(int argc, char** argv) {
   const std::chrono::duration<double> wall_seconds = Clock::now() - started;
   const auto db_bytes = size_or_zero(db_path);
 
-  std::printf("mode=%s entries=%d shard=%d transactions=%d failed=%d document_bytes=%zu\n",
+  std::printf("mode=%s entries=%d shard=%d transactions=%d failed=%d document_bytes=%zu "
+              "metric_values=%zu\n",
               options->one_by_one ? "record_round" : "record_rounds", options->count,
-              options->shard, transactions, failed, kprof::json_text(*report, -1).size());
+              options->shard, transactions, failed, kprof::json_text(*report, -1).size(),
+              metric_values(*report));
   std::printf("store_seconds=%.3f entries_per_second=%.0f wall_seconds=%.3f\n",
               store_seconds.count(), options->count / store_seconds.count(), wall_seconds.count());
   std::printf("db_bytes=%ju bytes_per_entry=%.0f wal_bytes_before_close=%ju\n", db_bytes,
