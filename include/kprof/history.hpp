@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -131,6 +132,16 @@ public:
   /// round or candidate, neither document nor error), malformed_input (the document
   /// is not a valid report, see validate_report) or database (busy after every retry, disk full).
   Result<std::int64_t> record_round(const RoundEntry& entry);
+
+  /// Records every entry in ONE write transaction, each exactly as record_round() would, in
+  /// order (a later entry in place replaces an earlier one of the same round and candidate, as
+  /// two calls would). Every entry is validated before the transaction starts, so one entry that
+  /// record_round() would refuse records nothing at all; so does a database failure. Returns
+  /// the run ids in the order of `entries` (empty for no entries: nothing is written). Fails
+  /// with usage, malformed_input or database as record_round() does, the message naming the
+  /// entry at fault. record_round(entry) is record_rounds() of that one entry. Use it to import
+  /// many finished results (a shard of a batch) at the cost of one commit.
+  Result<std::vector<std::int64_t>> record_rounds(std::span<const RoundEntry> entries);
 
   /// Every row, ordered by round, candidate (a plain round first) and attempt, with best_so_far,
   /// best and latest computed (kept failed attempts never count as best). Reads version 1

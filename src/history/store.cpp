@@ -16,6 +16,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <span>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -568,6 +569,29 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
   return run_id;
 }
 
+/// Checks `entry` as record_round() promises and derives what its run inserts. `context` names
+/// the entry in error messages.
+Result<RunFacts> run_facts(const RoundEntry& entry, const std::string& context) {
+  if (entry.round < 0 || (entry.candidate && *entry.candidate < 0)) {
+    return make_error(ErrorCategory::usage,
+                      fmt::format("{}: round and candidate must not be negative", context));
+  }
+  if (!entry.document && !entry.error) {
+    return make_error(ErrorCategory::usage,
+                      fmt::format("{}: a round needs a report document or an error", context));
+  }
+  RunFacts facts;
+  facts.label = entry.label;
+  facts.created_at = entry.created_at.empty() ? utc_timestamp() : entry.created_at;
+  if (entry.document) {
+    if (auto valid = validate_report(*entry.document); !valid) {
+      return valid.error().with_context(context);
+    }
+    collect_document_facts(*entry.document, facts);
+  }
+  return facts;
+}
+
 /// Marks best_so_far (running record per round) and best (the overall record). `rows` must be
 /// ordered by round, then candidate.
 void mark_best(std::vector<HistoryRow>& rows) {
@@ -738,32 +762,63 @@ Result<HistoryStore> HistoryStore::open_read_only(const fs::path& path) {
 }
 
 Result<std::int64_t> HistoryStore::record_round(const RoundEntry& entry) {
-  const std::string context =
-      fmt::format("while recording {} in {}", to_string(RoundRef{entry.round, entry.candidate}),
-                  m_path.string());
+  auto recorded = record_rounds(std::span<const RoundEntry>(&entry, 1));
+  if (!recorded) {
+    return std::move(recorded).error();
+  }
+  KPROF_ASSERT(recorded->size() == 1);
+  return recorded->front();
+}
+
+Result<std::vector<std::int64_t>> HistoryStore::record_rounds(std::span<const RoundEntry> entries) {
   KPROF_ASSERT(m_db != nullptr);
-  if (entry.round < 0 || (entry.candidate && *entry.candidate < 0)) {
-    return make_error(ErrorCategory::usage,
-                      fmt::format("{}: round and candidate must not be negative", context));
-  }
-  if (!entry.document && !entry.error) {
-    return make_error(ErrorCategory::usage,
-                      fmt::format("{}: a round needs a report document or an error", context));
-  }
-  RunFacts facts;
-  facts.label = entry.label;
-  facts.created_at = entry.created_at.empty() ? utc_timestamp() : entry.created_at;
-  if (entry.document) {
-    if (auto valid = validate_report(*entry.document); !valid) {
-      return valid.error().with_context(context);
+  const auto entry_context = [this](const RoundEntry& entry) {
+    return fmt::format("while recording {} in {}",
+                       to_string(RoundRef{entry.round, entry.candidate}), m_path.string());
+  };
+  // Every entry is checked and taken apart before the write lock is taken, so that a bad entry
+  // records nothing and the lock is held only for the inserts.
+  std::vector<RunFacts> facts;
+  facts.reserve(entries.size());
+  for (const RoundEntry& entry : entries) {
+    auto derived = run_facts(entry, entry_context(entry));
+    if (!derived) {
+      return std::move(derived).error();
     }
-    collect_document_facts(*entry.document, facts);
+    facts.push_back(std::move(derived).value());
+  }
+  if (entries.empty()) {
+    return std::vector<std::int64_t>{};
   }
   sqlite3* db = m_db.get();
-  auto recorded = write_transaction<std::int64_t>(
-      db, [&](int& code) { return insert_run(db, entry, facts, code); });
+  const bool several = entries.size() > 1;
+  auto recorded = write_transaction<std::vector<std::int64_t>>(
+      db, [&](int& code) -> Result<std::vector<std::int64_t>> {
+        std::vector<std::int64_t> ids;
+        ids.reserve(entries.size());
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+          auto id = insert_run(db, entries[i], facts[i], code);
+          if (!id) {
+            if (several) {
+              return id.error().with_context(
+                  to_string(RoundRef{entries[i].round, entries[i].candidate}));
+            }
+            return std::move(id).error();
+          }
+          ids.push_back(*id);
+        }
+        return ids;
+      });
   if (!recorded) {
-    return recorded.error().with_context(context);
+    if (!several) {
+      return recorded.error().with_context(entry_context(entries.front()));
+    }
+    const RoundEntry& first = entries.front();
+    const RoundEntry& last = entries.back();
+    return recorded.error().with_context(
+        fmt::format("while recording {} results ({} to {}) in one transaction in {}",
+                    entries.size(), to_string(RoundRef{first.round, first.candidate}),
+                    to_string(RoundRef{last.round, last.candidate}), m_path.string()));
   }
   return recorded;
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -331,6 +332,197 @@ TEST(HistoryStore, TakesTheLabelFromTheDocumentWhenNoneIsGiven) {
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ(rows->front().label, "kernel.py");
   EXPECT_EQ(rows->front().created_at, "2026-01-02T03:04:05Z");
+}
+
+/// Everything rows() says about a row, as one line, so that two histories compare in one go.
+std::string describe(const HistoryRow& row) {
+  std::string text = to_string(row.ref());
+  text += " id=" + std::to_string(row.id) + " label=" + row.label;
+  text += " status=" + std::string(to_string(row.status)) + " at=" + row.created_at;
+  text += " total=" + (row.total_duration_ns ? std::to_string(*row.total_duration_ns) : "-");
+  text += " dominant=" + row.dominant_kernel + " bottleneck=" + row.bottleneck;
+  text += " sol=" + (row.max_sol_pct ? std::to_string(*row.max_sol_pct) : "-");
+  if (row.error) {
+    text += " error=" + std::string(to_string(row.error->category)) + ":" + row.error->message +
+            ":" + row.error->detail;
+  }
+  text += " attempt=" + std::to_string(row.attempt) + " kept_at=" + row.kept_at;
+  text += row.best_so_far ? " best_so_far" : "";
+  text += row.best ? " best" : "";
+  text += row.latest ? " latest" : "";
+  return text;
+}
+
+std::vector<std::string> describe_history(const HistoryStore& store) {
+  auto rows = store.rows();
+  if (!rows) {
+    ADD_FAILURE() << rows.error().message;
+    return {};
+  }
+  std::vector<std::string> lines;
+  for (const auto& row : *rows) {
+    lines.push_back(describe(row));
+  }
+  return lines;
+}
+
+/// A shard of a batch round as the submitting process imports it: candidates, a failed one, a
+/// failed attempt kept beside a good candidate, and its re-run.
+std::vector<RoundEntry> shard_entries() {
+  std::vector<RoundEntry> entries = {ok_entry(2, 0, 1.8e6), ok_entry(2, 1, 1.7e6, 60),
+                                     failed_entry(2, 2), ok_entry(2, 3, 1.9e6)};
+  RoundEntry kept = failed_entry(2, 3);
+  kept.kept_at = "round002.candidate-3.attempt-1";
+  entries.push_back(kept);
+  entries.push_back(ok_entry(2, 3, 1.6e6));
+  for (auto& entry : entries) {
+    entry.created_at = "2026-01-02T03:04:05Z";
+  }
+  return entries;
+}
+
+TEST(HistoryStore, RecordRoundsRecordsEveryEntryAsRecordRoundWouldOneByOne) {
+  const TempDir dir = make_temp_dir();
+  HistoryStore one_by_one = open_store(dir.path() / "a" / "kprof.db");
+  HistoryStore at_once = open_store(dir.path() / "b" / "kprof.db");
+  const auto earlier = ok_entry(1, std::nullopt, 2.0e6);
+  ASSERT_TRUE(one_by_one.record_round(earlier).ok());
+  ASSERT_TRUE(at_once.record_round(earlier).ok());
+  const std::vector<RoundEntry> entries = shard_entries();
+
+  std::vector<std::int64_t> expected_ids;
+  for (const auto& entry : entries) {
+    auto id = one_by_one.record_round(entry);
+    ASSERT_TRUE(id.ok()) << id.error().message;
+    expected_ids.push_back(*id);
+  }
+  auto ids = at_once.record_rounds(entries);
+  ASSERT_TRUE(ids.ok()) << ids.error().message;
+
+  EXPECT_EQ(*ids, expected_ids);
+  const auto history = describe_history(at_once);
+  EXPECT_EQ(history, describe_history(one_by_one));
+  // Round 1 and candidates 0, 1, 2 and 3 in place, plus the kept attempt of candidate 3.
+  EXPECT_EQ(history.size(), 6U);
+  for (const char* sql : {"SELECT count(*) FROM kernels", "SELECT count(*) FROM metrics",
+                          "SELECT count(*) FROM rooflines", "SELECT count(*) FROM runs"}) {
+    EXPECT_EQ(query_int(at_once.path(), sql), query_int(one_by_one.path(), sql)) << sql;
+  }
+  auto doc = at_once.document(2, 1);
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  EXPECT_EQ(*doc, *entries[1].document);
+}
+
+TEST(HistoryStore, OneEntryRecordRoundWouldRefuseMakesRecordRoundsRecordNone) {
+  const TempDir dir = make_temp_dir();
+  const auto path = dir.path() / "kprof.db";
+  HistoryStore store = open_store(path);
+  ASSERT_TRUE(store.record_round(ok_entry(1, std::nullopt, 2.0e6)).ok());
+  const auto before = describe_history(store);
+  const long long metrics_before = query_int(path, "SELECT count(*) FROM metrics");
+
+  RoundEntry neither;
+  neither.round = 2;
+  neither.candidate = 1;
+  RoundEntry negative = ok_entry(2, 1, 1.0e6);
+  negative.round = -2;
+  RoundEntry malformed = ok_entry(2, 1, 1.0e6);
+  malformed.document->erase("summary");
+  const std::vector<std::pair<RoundEntry, ErrorCategory>> bad_entries = {
+      {neither, ErrorCategory::usage},
+      {negative, ErrorCategory::usage},
+      {malformed, ErrorCategory::malformed_input}};
+  for (const auto& [bad, category] : bad_entries) {
+    const std::vector<RoundEntry> entries = {ok_entry(2, 0, 1.8e6), bad, ok_entry(2, 2, 1.7e6)};
+    auto recorded = store.record_rounds(entries);
+    ASSERT_FALSE(recorded.ok());
+    EXPECT_EQ(recorded.error().category, category);
+    // The message names the entry at fault.
+    const std::string named = bad.round < 0 ? "round -2 candidate 1" : "round 2 candidate 1";
+    EXPECT_NE(recorded.error().message.find(named), std::string::npos) << recorded.error().message;
+    EXPECT_EQ(describe_history(store), before);
+    EXPECT_EQ(query_int(path, "SELECT count(*) FROM metrics"), metrics_before);
+  }
+}
+
+TEST(HistoryStore, ADatabaseFailureOnALaterEntryRollsBackTheEarlierEntriesOfRecordRounds) {
+  const TempDir dir = make_temp_dir();
+  const auto path = dir.path() / "kprof.db";
+  HistoryStore store = open_store(path);
+  {
+    // SQLite itself refuses candidate 2, after candidates 0 and 1 went in.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "CREATE TRIGGER refuse_candidate_2 BEFORE INSERT ON runs "
+                           "WHEN NEW.candidate = 2 BEGIN SELECT RAISE(ABORT, 'refused by the "
+                           "test'); END",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  const std::vector<RoundEntry> entries = {ok_entry(1, 0, 1.8e6), ok_entry(1, 1, 1.7e6),
+                                           ok_entry(1, 2, 1.6e6), ok_entry(1, 3, 1.5e6)};
+  auto recorded = store.record_rounds(entries);
+  ASSERT_FALSE(recorded.ok());
+  EXPECT_EQ(recorded.error().category, ErrorCategory::database);
+  EXPECT_NE(recorded.error().message.find("round 1 candidate 2"), std::string::npos)
+      << recorded.error().message;
+  EXPECT_NE(recorded.error().message.find("refused by the test"), std::string::npos)
+      << recorded.error().message;
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM runs"), 0);
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM metrics"), 0);
+  // The store is still usable afterwards: nothing was left open.
+  ASSERT_TRUE(store.record_round(ok_entry(1, 0, 1.8e6)).ok());
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM runs"), 1);
+}
+
+TEST(HistoryStore, AnInPlaceEntryOfRecordRoundsReplacesTheEarlierRowOfItsRoundAndCandidate) {
+  const TempDir dir = make_temp_dir();
+  const auto path = dir.path() / "kprof.db";
+  HistoryStore store = open_store(path);
+  ASSERT_TRUE(store.record_round(ok_entry(3, 0, 2.2e6)).ok());
+  ASSERT_TRUE(store.record_round(ok_entry(3, 1, 2.1e6)).ok());
+  const long long metrics_per_run = query_int(path, "SELECT count(*) FROM metrics") / 2;
+
+  // Candidate 0 re-run, and candidate 1 recorded twice in the same call: the later one stays.
+  const std::vector<RoundEntry> entries = {ok_entry(3, 0, 1.1e6), ok_entry(3, 1, 1.4e6),
+                                           ok_entry(3, 1, 1.2e6)};
+  auto ids = store.record_rounds(entries);
+  ASSERT_TRUE(ids.ok()) << ids.error().message;
+  ASSERT_EQ(ids->size(), 3U);
+
+  auto rows = store.rows();
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 2U);
+  EXPECT_EQ((*rows)[0].ref(), (RoundRef{3, 0}));
+  EXPECT_EQ((*rows)[0].total_duration_ns, 1.1e6);
+  EXPECT_EQ((*rows)[0].attempt, 2);
+  EXPECT_EQ((*rows)[0].id, (*ids)[0]);
+  EXPECT_EQ((*rows)[1].ref(), (RoundRef{3, 1}));
+  EXPECT_EQ((*rows)[1].total_duration_ns, 1.2e6);
+  EXPECT_EQ((*rows)[1].attempt, 3);
+  EXPECT_EQ((*rows)[1].id, (*ids)[2]);
+  // The replaced runs took their kernels, metrics and rooflines with them.
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM metrics"), 2 * metrics_per_run);
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM kernels"), 2);
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM rooflines"), 2);
+}
+
+TEST(HistoryStore, RecordRoundsOfNoEntriesRecordsNothingAndSucceeds) {
+  const TempDir dir = make_temp_dir();
+  const auto path = dir.path() / "kprof.db";
+  HistoryStore store = open_store(path);
+  auto ids = store.record_rounds({});
+  ASSERT_TRUE(ids.ok()) << ids.error().message;
+  EXPECT_TRUE(ids->empty());
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM runs"), 0);
+  // Even on a store that cannot write: no transaction is begun for nothing.
+  auto read_only = HistoryStore::open_read_only(path);
+  ASSERT_TRUE(read_only.ok()) << read_only.error().message;
+  auto none = read_only->record_rounds({});
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_TRUE(none->empty());
 }
 
 /// The body of one child process: opens its own store and records ten rounds as candidate
