@@ -809,10 +809,8 @@ private:
         entry.kept_at = *kept_at;
       }
     }
-    for (const RoundEntry& entry : m_waiting_rows) { // TEMP until record_rounds lands
-      if (auto recorded = store->record_round(entry); !recorded) {
-        return recorded.error().with_context("while recording the Slurm round in the history");
-      }
+    if (auto recorded = store->record_rounds(m_waiting_rows); !recorded) {
+      return recorded.error().with_context("while recording the Slurm round in the history");
     }
     m_recorded_any = true;
     m_waiting_rows.clear();
