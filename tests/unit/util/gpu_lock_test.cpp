@@ -82,6 +82,58 @@ TEST(GpuLock, AcquiresAFreeLockAndCreatesTheLockFile) {
   EXPECT_EQ(fs::status(lock_dir).permissions() & fs::perms::all, fs::perms::all);
 }
 
+/// Sets CUDA_VISIBLE_DEVICES for one test and puts the old value back.
+class VisibleDevices {
+public:
+  explicit VisibleDevices(const char* value) {
+    if (const char* old = std::getenv("CUDA_VISIBLE_DEVICES")) {
+      m_old = old;
+    }
+    if (value != nullptr) {
+      ::setenv("CUDA_VISIBLE_DEVICES", value, 1);
+    } else {
+      ::unsetenv("CUDA_VISIBLE_DEVICES");
+    }
+  }
+  VisibleDevices(const VisibleDevices&) = delete;
+  VisibleDevices& operator=(const VisibleDevices&) = delete;
+  ~VisibleDevices() {
+    if (m_old) {
+      ::setenv("CUDA_VISIBLE_DEVICES", m_old->c_str(), 1);
+    } else {
+      ::unsetenv("CUDA_VISIBLE_DEVICES");
+    }
+  }
+
+private:
+  std::optional<std::string> m_old;
+};
+
+TEST(VisibleDevice, IndexNOfAProcessThatSeesSomeGpusIsItsNthEntry) {
+  {
+    const VisibleDevices slurm_task("3,GPU-5f1c:ab");
+    EXPECT_EQ(kprof::visible_device(0), "3");
+    EXPECT_EQ(kprof::visible_device(1), "GPU-5f1c:ab");
+    EXPECT_EQ(kprof::visible_device(2), "2"); // not listed: the index itself
+  }
+  const VisibleDevices unset(nullptr);
+  EXPECT_EQ(kprof::visible_device(1), "1");
+}
+
+TEST(GpuLock, TheLockFileNamesTheDeviceTheIndexStandsFor) {
+  const kprof::TempDir dir = make_temp_dir();
+  const VisibleDevices slurm_task("5,GPU-5f1c:ab");
+  {
+    auto lock = kprof::GpuLock::acquire(dir.path(), 0, 10s);
+    ASSERT_TRUE(lock.ok()) << lock.error().message;
+    EXPECT_TRUE(fs::exists(dir.path() / "gpu5.lock"));
+  }
+  auto second = kprof::GpuLock::acquire(dir.path(), 1, 10s);
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_TRUE(fs::exists(dir.path() / "gpuGPU-5f1c_ab.lock"));
+  EXPECT_FALSE(fs::exists(dir.path() / "gpu0.lock"));
+}
+
 TEST(GpuLock, AnotherProcessTimesOutWithGpuBusyWhileTheLockIsHeld) {
   const kprof::TempDir dir = make_temp_dir();
   auto lock = kprof::GpuLock::acquire(dir.path(), 0, 10s);
