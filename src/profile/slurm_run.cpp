@@ -96,6 +96,14 @@ Result<std::string> slurm_command(const std::vector<std::string>& argv, bool cle
     while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) {
       said.pop_back();
     }
+    if (said.find("Could not establish a configuration source") != std::string::npos) {
+      return make_error(ErrorCategory::slurm,
+                        fmt::format("{} found no Slurm configuration (no SLURM_CONF, no "
+                                    "/etc/slurm/slurm.conf, no DNS SRV record of a slurmctld): "
+                                    "run kprof where you can submit jobs, or set SLURM_CONF",
+                                    argv.front()),
+                        said);
+    }
     return make_error(ErrorCategory::slurm,
                       fmt::format("{} failed ({}): {}", argv.front(), ran->describe(),
                                   said.empty() ? "no message" : said));

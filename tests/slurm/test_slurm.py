@@ -339,3 +339,13 @@ print(json.dumps({{"plan": [t["candidates"] for t in plan["tasks"]],
     assert said["plan"] == [[0, 1], [2]]
     assert said["kinds"] == ["ProfilerResults", "KernelRuntimeError", "ProfilerResults"]
     assert said["slurm_task"] == 1
+
+
+def test_no_slurm_configuration_is_said_plainly() -> None:
+    if Path("/etc/slurm/slurm.conf").exists():
+        pytest.skip("this machine has /etc/slurm/slurm.conf")
+    env = {key: value for key, value in os.environ.items() if key != "SLURM_CONF"}
+    kernel = CASES / "positional" / "kernel.py"
+    run = subprocess.run([str(KPROF), "batch", str(CASES / "vector" / "problem.py"), str(kernel), "--slurm"], capture_output=True, text=True, env=env)
+    assert run.returncode == 17, run.stderr
+    assert "scontrol found no Slurm configuration (no SLURM_CONF" in run.stderr, run.stderr
