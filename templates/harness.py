@@ -148,6 +148,8 @@ def read_plan(path):
         idle = standby.setdefault("idle_seconds", 600)
         ok = isinstance(idle, (int, float)) and not isinstance(idle, bool) and idle > 0
         require(ok, "standby.idle_seconds", "a positive number")
+        defer = standby.setdefault("defer_inputs", False)
+        require(isinstance(defer, bool), "standby.defer_inputs", "true or false")
     return plan
 
 
@@ -589,6 +591,18 @@ def wait_for_candidates(plan, status_file):
     return True
 
 
+def wait_in_standby(plan, status_file):
+    """Waits for the candidates; None once they came, else the exit code."""
+    try:
+        if not wait_for_candidates(plan, status_file):
+            status_file.set_phase("idle")
+            return EXIT_STANDBY_IDLE
+    except (PlanError, OSError) as exc:
+        log(clean_text(exc))
+        return EXIT_PROBLEM_INVALID
+    return None
+
+
 def fail_problem(status_file, error):
     status_file.status["problem_ok"] = False
     status_file.status["problem_error"] = error
@@ -605,6 +619,14 @@ def run(plan, status_file):
     except (Exception, SystemExit) as exc:
         return fail_problem(status_file, describe_exception(exc))
 
+    # A standby with defer_inputs waits before touching the GPU (kprof starts it beside a
+    # session still profiling on the same GPU); the others have the inputs ready when it comes.
+    defer = plan["standby"] is not None and plan["standby"]["defer_inputs"]
+    if defer:
+        code = wait_in_standby(plan, status_file)
+        if code is not None:
+            return code
+
     status_file.set_phase("inputs")
     started = time.perf_counter()
     try:
@@ -612,17 +634,14 @@ def run(plan, status_file):
     except (Exception, SystemExit) as exc:
         return fail_problem(status_file, describe_exception(exc))
     status["inputs_seconds"] = time.perf_counter() - started
-    status["setup_seconds"] = time.perf_counter() - _STARTED
+    # Setup is the work, not a deferred standby's wait for its candidates.
+    status["setup_seconds"] = time.perf_counter() - _STARTED - status.get("standby_wait_seconds", 0.0)
     status["problem_ok"] = True
 
-    if plan["standby"] is not None:
-        try:
-            if not wait_for_candidates(plan, status_file):
-                status_file.set_phase("idle")
-                return EXIT_STANDBY_IDLE
-        except (PlanError, OSError) as exc:
-            log(clean_text(exc))
-            return EXIT_PROBLEM_INVALID
+    if plan["standby"] is not None and not defer:
+        code = wait_in_standby(plan, status_file)
+        if code is not None:
+            return code
 
     status_file.set_phase("candidates")
     try:

@@ -48,6 +48,9 @@ struct HarnessPlan {
   /// the candidates (standby_message()); `candidates` is then usually empty.
   std::optional<std::filesystem::path> standby_fifo;
   int standby_idle_seconds = 600; ///< a standby waiting this long exits (code 4) unused
+  /// The standby waits before making the inputs (no GPU work until the candidates come): for a
+  /// standby started beside a session that still profiles on the same GPU.
+  bool standby_defer_inputs = false;
 };
 
 /// The line kprof writes into a standby's FIFO: {"candidates": [...], "first_candidate": K}

@@ -31,6 +31,11 @@ struct SessionRequest {
   int gpu = 0;
   bool set_visible_devices = false; ///< set CUDA_VISIBLE_DEVICES=gpu (and a per-GPU TMPDIR)
   std::chrono::seconds timeout{300};
+  /// Start the next harness for this GPU beside this session, with its inputs deferred (no GPU
+  /// work until it takes over): when a candidate poisons the CUDA context, the rest of a batch
+  /// continues in it without waiting for Python, torch and the problem to load. Needs
+  /// NcuSessionSettings::standby_root; ignored with keep_standbys.
+  bool prestart_next = false;
 };
 
 /// Everything one session produced.
@@ -98,10 +103,12 @@ struct NcuSessionSettings {
   /// implies the report file.
   bool source_counters = false;
   bool use_sudo = false;
-  /// Keep a standby per GPU in this directory (empty: none): after each session the next
-  /// harness starts under ncu and waits, so the next session with the same problem and
-  /// settings skips Python's start, torch's import and the inputs. See docs/standby.md.
+  /// Where standbys live (empty: none at all): harnesses started under ncu ahead of time that
+  /// wait for their candidates. See docs/standby.md.
   std::filesystem::path standby_root;
+  /// After each session start the next standby (inputs ready), so the next session with the
+  /// same problem and settings skips Python's start, torch's import and the inputs.
+  bool keep_standbys = false;
   int standby_idle_seconds = 600; ///< an unused standby exits after this long
   /// The per-GPU lock directory (GpuLock): a standby holds its GPU's lock while it starts
   /// (torch's CUDA context, the inputs on the GPU), never while it waits, so it never runs GPU

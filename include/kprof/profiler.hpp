@@ -37,7 +37,10 @@ struct ProfileOptions {
   /// the same problem with the same settings on the same GPU skips Python's start, torch's
   /// import and the inputs. For a long-lived profiler (Python's KernelProfiler, kprof serve).
   bool standby = false;
-  int standby_idle_seconds = 600;                ///< an unused standby exits after this long
+  int standby_idle_seconds = 600; ///< an unused standby exits after this long
+  /// In a batch, start the next harness beside the running session (inputs deferred), so the
+  /// rest continues without a restart's wait when a candidate poisons the CUDA context.
+  bool prestart = true;
   std::optional<std::filesystem::path> ncu;      ///< else $KPROF_NCU, PATH, CUDA dirs
   std::optional<std::filesystem::path> python;   ///< else $KPROF_PYTHON, python3 on PATH
   bool use_sudo = false;                         ///< also on when KPROF_NCU_USE_SUDO=1

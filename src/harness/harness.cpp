@@ -105,7 +105,8 @@ OrderedJson plan_json(const HarnessPlan& plan) {
   json["first_candidate"] = plan.first_candidate;
   if (plan.standby_fifo) {
     json["standby"] = {{"fifo", plan.standby_fifo->string()},
-                       {"idle_seconds", plan.standby_idle_seconds}};
+                       {"idle_seconds", plan.standby_idle_seconds},
+                       {"defer_inputs", plan.standby_defer_inputs}};
   }
   return json;
 }

@@ -194,6 +194,17 @@ constexpr std::array k_specs{
                0,
                k_scope_run,
                true},
+    OptionSpec{"prestart",
+               "--no-prestart",
+               OptionKind::flag,
+               "",
+               "Do not start a batch's next harness beside the running one (it takes the rest over "
+               "at once when a candidate poisons the CUDA context)",
+               {},
+               0,
+               0,
+               k_scope_batch,
+               true},
     OptionSpec{"standby",
                "",
                OptionKind::flag,
@@ -600,6 +611,8 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
       options.check_metrics = value.get<bool>();
     } else if (key == "standby") {
       options.standby = value.get<bool>();
+    } else if (key == "prestart") {
+      options.prestart = value.get<bool>();
     } else if (key == "standby_idle_seconds") {
       options.standby_idle_seconds = static_cast<int>(number);
     } else if (key == "keep_ncu_report") {

@@ -251,11 +251,12 @@ Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   settings.clock_control = options.clock_control;
   settings.keep_ncu_report = options.keep_ncu_report;
   settings.source_counters = options.source;
-  if (options.standby) {
-    settings.standby_root = RoundLayout(options.out_dir).standby_dir();
-    settings.standby_idle_seconds = options.standby_idle_seconds;
-    settings.lock_dir = options.lock_dir.empty() ? GpuLock::default_dir() : options.lock_dir;
-  }
+  // Standbys: kept after every session (options.standby), or pre-started beside a batch's
+  // session (options.prestart).
+  settings.standby_root = RoundLayout(options.out_dir).standby_dir();
+  settings.keep_standbys = options.standby;
+  settings.standby_idle_seconds = options.standby_idle_seconds;
+  settings.lock_dir = options.lock_dir.empty() ? GpuLock::default_dir() : options.lock_dir;
   settings.use_sudo = options.use_sudo;
   auto runner = make_ncu_session_runner(std::move(settings));
   return KernelProfiler(std::move(options), std::move(ncu).value(), std::move(set).value(),
@@ -450,6 +451,9 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
       request.plan.first_candidate = static_cast<int>(position);
       request.plan.status_file = request.work_dir / RoundLayout::k_status;
       request.timeout = m_options.timeout * static_cast<long>(mine.size() - position);
+      // With more than one candidate left, the next process starts beside this session, ready
+      // to take the rest over if a candidate poisons the CUDA context.
+      request.prestart_next = m_options.prestart && mine.size() - position > 1;
       SessionOutcome session;
       std::vector<CandidateVerdict> verdicts;
       int attempt = 0;
@@ -530,6 +534,9 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
     for (auto& thread : threads) {
       thread.join();
     }
+  }
+  if (!m_options.standby) {
+    m_runner->release_standbys(); // the pre-started harnesses nobody needed
   }
   if (round_error) {
     return *round_error;

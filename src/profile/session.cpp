@@ -68,6 +68,7 @@ StandbyKey key_of(const SessionRequest& request) {
 /// A harness started under ncu ahead of time, waiting on its FIFO for the candidates.
 struct Standby {
   StandbyKey key;
+  bool deferred = false; ///< makes its inputs after the hand-over (SessionRequest::prestart_next)
   fs::path dir;
   fs::path fifo;
   fs::path status_file;
@@ -156,6 +157,9 @@ public:
       return run_cold(request);
     }
     std::unique_ptr<Standby> standby = take_standby(request.gpu, key_of(request));
+    if (request.prestart_next && !m_settings.keep_standbys && !cancellation_requested()) {
+      start_standby(request, true);
+    }
     std::optional<SessionOutcome> outcome;
     if (standby) {
       outcome = run_on_standby(*standby, request);
@@ -166,15 +170,15 @@ public:
     }
     standby.reset();
     const bool problem_ok = !outcome->harness || outcome->harness->problem_ok;
-    if (problem_ok && !cancellation_requested()) {
-      start_standby(request);
+    if (m_settings.keep_standbys && problem_ok && !cancellation_requested()) {
+      start_standby(request, false);
     }
     return std::move(*outcome);
   }
 
   void prime(const SessionRequest& request) override {
     if (!m_settings.standby_root.empty()) {
-      start_standby(request);
+      start_standby(request, false);
     }
   }
 
@@ -350,10 +354,12 @@ private:
     return false;
   }
 
-  /// Starts the next standby for requests like `request` (same problem, settings and GPU).
-  void start_standby(const SessionRequest& request) {
+  /// Starts the next standby for requests like `request` (same problem, settings and GPU);
+  /// `deferred`: it makes its inputs only once it takes over, so it needs no GPU lock to start.
+  void start_standby(const SessionRequest& request, bool deferred) {
     auto standby = std::make_unique<Standby>();
     standby->key = key_of(request);
+    standby->deferred = deferred;
     const int number = m_started.fetch_add(1);
     standby->dir = m_settings.standby_root /
                    fmt::format("{}-gpu{}-{}", static_cast<long>(::getpid()), request.gpu, number);
@@ -373,6 +379,7 @@ private:
     plan.status_file = standby->dir / RoundLayout::k_status;
     plan.standby_fifo = standby->fifo;
     plan.standby_idle_seconds = m_settings.standby_idle_seconds;
+    plan.standby_defer_inputs = deferred;
     if (!write_file_atomic(standby->dir / RoundLayout::k_plan, plan_to_json(plan))) {
       return;
     }
@@ -384,11 +391,12 @@ private:
     spec.control = standby->control;
     standby->status_file = plan.status_file;
     standby->done =
-        std::async(std::launch::async,
-                   [spec, gpu = request.gpu, lock_dir = m_settings.lock_dir,
-                    status = plan.status_file, limit = std::chrono::milliseconds(request.timeout)] {
-                     return run_standby(spec, lock_dir, gpu, status, limit);
-                   });
+        std::async(std::launch::async, [spec, deferred, gpu = request.gpu,
+                                        lock_dir = m_settings.lock_dir, status = plan.status_file,
+                                        limit = std::chrono::milliseconds(request.timeout)] {
+          // A deferred standby does no GPU work before the hand-over: no lock.
+          return deferred ? run_process(spec) : run_standby(spec, lock_dir, gpu, status, limit);
+        });
     std::unique_ptr<Standby> replaced; // stops in its destructor, after the mutex is released
     const std::lock_guard<std::mutex> hold(m_mutex);
     replaced = std::exchange(m_standbys[request.gpu], std::move(standby));
@@ -404,6 +412,14 @@ private:
       }
       standby = std::move(found->second);
       m_standbys.erase(found);
+    }
+    // A deferred standby needs no lock to get ready: wait for it (it started with the session
+    // that just ended, so most of its start is behind it).
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+    while (standby->deferred && standby->key == key && !standby->exited() &&
+           !standby_ready(standby->status_file) && !cancellation_requested() &&
+           std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     // Usable only once it waits: the caller holds the GPU's lock, so a standby that has not
     // started yet could not start now.
