@@ -7,20 +7,11 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-out=${OUT:-$root/device-out}
-mkdir -p "$out"
-build="$root/build-device"
-kprof="$build/kprof"
+. "$root/scripts/device-common.sh"
 n=${N:-32}
-summary="$out/summary.md"; : >"$summary"
-note() { echo "$*" | tee -a "$summary"; }
-now() { date +%s.%N; }
-elapsed() { python3 -c "print(f'{$2 - $1:.2f}')"; }
 note "# kprof batch of new candidates on one and two GPUs"
 note "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ); gpus: $(nvidia-smi --query-gpu=index,name --format=csv,noheader | tr '\n' ';')"
-[ -x "$kprof" ] || { cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DKPROF_BUNDLED_HEADERS="$root/.device/include" -DKPROF_ENABLE_TESTS=OFF \
-  -DKPROF_ENABLE_PYTHON=OFF >"$out/cmake.log" 2>&1 && cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1; }
+[ -x "$kprof" ] || build_kprof
 work=$(mktemp -d /tmp/kprof-cold.XXXXXX)
 for setting in 0 0,1 0_again 0,1_again; do
   gpus=${setting%_again}

@@ -8,24 +8,14 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-out=${OUT:-$root/device-out}
-mkdir -p "$out"
-build="$root/build-device"
-kprof="$build/kprof"
+. "$root/scripts/device-common.sh"
 n=${N:-32}
 runs=${RUNS:-2}
-summary="$out/summary.md"; : >"$summary"
-note() { echo "$*" | tee -a "$summary"; }
-now() { date +%s.%N; }
-elapsed() { python3 -c "print(f'{$2 - $1:.2f}')"; }
 note "# kprof batch on one and two GPUs"
 note "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 note "- gpus: $(nvidia-smi --query-gpu=index,name --format=csv,noheader 2>/dev/null | tr '\n' ';')"
 note "- ncu: $(ncu --version 2>/dev/null | grep -o 'Version [^ ]*' || echo missing)"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DKPROF_BUNDLED_HEADERS="$root/.device/include" -DKPROF_ENABLE_TESTS=OFF \
-  -DKPROF_ENABLE_PYTHON=OFF >"$out/cmake.log" 2>&1 \
-  && cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+build_kprof
 work=$(mktemp -d /tmp/kprof-batch.XXXXXX)
 read -r -a variants <<<"${VARIANTS:-0 1 2 3 4 5 6 7 8 9}"
 kernels=()

@@ -6,22 +6,12 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-out=${OUT:-$root/device-out}
-mkdir -p "$out"
-build="$root/build-device"
-kprof="$build/kprof"
+. "$root/scripts/device-common.sh"
 n=${N:-16}
-summary="$out/summary.md"; : >"$summary"
-note() { echo "$*" | tee -a "$summary"; }
-now() { date +%s.%N; }
-elapsed() { python3 -c "print(f'{$2 - $1:.2f}')"; }
 note "# kprof batch: one process over two GPUs against two processes"
 note "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ); nproc $(nproc); cpu.max $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo n/a)"
 note "- gpus: $(nvidia-smi --query-gpu=index,name --format=csv,noheader 2>/dev/null | tr '\n' ';')"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DKPROF_BUNDLED_HEADERS="$root/.device/include" -DKPROF_ENABLE_TESTS=OFF \
-  -DKPROF_ENABLE_PYTHON=OFF >"$out/cmake.log" 2>&1 \
-  && cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+build_kprof
 work=$(mktemp -d /tmp/kprof-overlap.XXXXXX)
 kernels=()
 for i in $(seq 0 $((n - 1))); do
