@@ -26,24 +26,6 @@ constexpr std::size_t k_tail_lines = 40;
 constexpr std::size_t k_max_line_chars = 1000;
 constexpr std::string_view k_error_prefix = "==ERROR==";
 
-/// Splits into lines without their '\n' / "\r\n".
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    const auto eol = text.find('\n');
-    std::string_view line = text.substr(0, eol);
-    if (!line.empty() && line.back() == '\r') {
-      line.remove_suffix(1);
-    }
-    lines.push_back(line);
-    if (eol == std::string_view::npos) {
-      break;
-    }
-    text.remove_prefix(eol + 1);
-  }
-  return lines;
-}
-
 bool contains_ignoring_case(std::string_view text, std::string_view needle) {
   const auto* const it =
       std::search(text.begin(), text.end(), needle.begin(), needle.end(), [](char a, char b) {

@@ -33,29 +33,6 @@ std::optional<int> to_int(std::string_view text) {
   return value;
 }
 
-std::string_view trimmed(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
-
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    const auto end = text.find('\n');
-    lines.push_back(trimmed(text.substr(0, end)));
-    if (end == std::string_view::npos) {
-      break;
-    }
-    text.remove_prefix(end + 1);
-  }
-  return lines;
-}
-
 std::vector<std::string_view> fields_of(std::string_view line, char separator) {
   std::vector<std::string_view> fields;
   while (true) {
@@ -97,7 +74,7 @@ std::vector<int> task_ids(std::string_view text) {
 }
 
 std::string reason_of(std::string_view reason) {
-  reason = trimmed(reason);
+  reason = trim(reason);
   if (reason == "None" || reason == "(null)") {
     return {};
   }
@@ -259,13 +236,14 @@ std::string shell_quote(std::string_view word) {
 
 SlurmLimits parse_scontrol_config(std::string_view text) {
   SlurmLimits limits;
-  for (const std::string_view line : lines_of(text)) {
+  for (const std::string_view raw : split_lines(text)) {
+    const std::string_view line = trim(raw);
     const auto equals = line.find('=');
     if (equals == std::string_view::npos) {
       continue;
     }
-    const std::string_view key = trimmed(line.substr(0, equals));
-    const std::optional<int> value = to_int(trimmed(line.substr(equals + 1)));
+    const std::string_view key = trim(line.substr(0, equals));
+    const std::optional<int> value = to_int(trim(line.substr(equals + 1)));
     if (key == "MaxArraySize") {
       limits.max_array_size = value;
     } else if (key == "MaxJobCount") {
@@ -401,11 +379,14 @@ Result<std::pair<FilesystemKind, std::string>> filesystem_of(const fs::path& pat
 std::vector<SlurmNode> parse_sinfo_nodes(std::string_view text) {
   std::vector<SlurmNode> nodes;
   std::set<std::string, std::less<>> seen;
-  const auto rows = lines_of(text);
+  std::vector<std::string_view> rows;
+  for (const std::string_view raw : split_lines(text)) {
+    rows.push_back(trim(raw));
+  }
   // Without -p, sinfo lists every partition; sbatch submits to the default one (marked '*').
   const bool any_default = std::any_of(rows.begin(), rows.end(), [](std::string_view row) {
     const auto fields = fields_of(row, '|');
-    return fields.size() > 2 && !trimmed(fields[2]).empty() && trimmed(fields[2]).back() == '*';
+    return fields.size() > 2 && !trim(fields[2]).empty() && trim(fields[2]).back() == '*';
   });
   for (const std::string_view line : rows) {
     if (line.empty()) {
@@ -413,11 +394,11 @@ std::vector<SlurmNode> parse_sinfo_nodes(std::string_view text) {
     }
     const auto fields = fields_of(line, '|');
     if (any_default && fields.size() > 2 &&
-        (trimmed(fields[2]).empty() || trimmed(fields[2]).back() != '*')) {
+        (trim(fields[2]).empty() || trim(fields[2]).back() != '*')) {
       continue;
     }
-    SlurmNode node{std::string(trimmed(fields[0])),
-                   std::string(trimmed(fields.size() > 1 ? fields[1] : fields[0]))};
+    SlurmNode node{std::string(trim(fields[0])),
+                   std::string(trim(fields.size() > 1 ? fields[1] : fields[0]))};
     if (seen.insert(node.name).second) {
       nodes.push_back(std::move(node));
     }
@@ -482,17 +463,18 @@ bool SlurmTaskState::ended() const {
 
 std::map<int, SlurmTaskState> parse_squeue(std::string_view text) {
   std::map<int, SlurmTaskState> states;
-  for (const std::string_view line : lines_of(text)) {
+  for (const std::string_view raw : split_lines(text)) {
+    const std::string_view line = trim(raw);
     const auto fields = fields_of(line, '|');
     if (fields.size() < 2) {
       continue;
     }
-    const auto task = task_of(trimmed(fields[0]));
+    const auto task = task_of(trim(fields[0]));
     if (!task) {
       continue;
     }
     SlurmTaskState state;
-    state.state = std::string(trimmed(fields[1]));
+    state.state = std::string(trim(fields[1]));
     state.reason = fields.size() > 2 ? reason_of(fields[2]) : std::string();
     states[*task] = std::move(state);
   }
@@ -501,20 +483,21 @@ std::map<int, SlurmTaskState> parse_squeue(std::string_view text) {
 
 std::map<int, SlurmTaskState> parse_sacct(std::string_view text) {
   std::map<int, SlurmTaskState> states;
-  for (const std::string_view line : lines_of(text)) {
+  for (const std::string_view raw : split_lines(text)) {
+    const std::string_view line = trim(raw);
     const auto fields = fields_of(line, '|');
     if (fields.size() < 2) {
       continue;
     }
-    const auto task = task_of(trimmed(fields[0]));
+    const auto task = task_of(trim(fields[0]));
     if (!task) {
       continue;
     }
     SlurmTaskState state;
-    std::string_view word = trimmed(fields[1]);
+    std::string_view word = trim(fields[1]);
     word = word.substr(0, word.find(' ')); // "CANCELLED by 0"
     state.state = std::string(word);
-    state.exit = fields.size() > 2 ? std::string(trimmed(fields[2])) : std::string();
+    state.exit = fields.size() > 2 ? std::string(trim(fields[2])) : std::string();
     state.reason = fields.size() > 3 ? reason_of(fields[3]) : std::string();
     states[*task] = std::move(state);
   }
@@ -523,7 +506,8 @@ std::map<int, SlurmTaskState> parse_sacct(std::string_view text) {
 
 std::map<int, SlurmTaskState> parse_scontrol_jobs(std::string_view text) {
   std::map<int, SlurmTaskState> states;
-  for (const std::string_view line : lines_of(text)) {
+  for (const std::string_view raw : split_lines(text)) {
+    const std::string_view line = trim(raw);
     std::vector<int> tasks;
     SlurmTaskState state;
     std::string_view rest = line;

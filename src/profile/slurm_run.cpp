@@ -46,19 +46,6 @@ constexpr std::chrono::seconds k_cancel_wait{60};
 constexpr int k_unseen_polls = 3;     ///< polls before a task nobody knows counts as ended
 constexpr int k_squeue_failures = 30; ///< squeue failures in a row before kprof gives up
 
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (!text.empty()) {
-    const auto end = text.find('\n');
-    lines.push_back(trim(text.substr(0, end)));
-    if (end == std::string_view::npos) {
-      break;
-    }
-    text.remove_prefix(end + 1);
-  }
-  return lines;
-}
-
 /// The JSON document in `path`; io error when it cannot be read, malformed_input when it is not
 /// JSON.
 Result<Json> read_json(const fs::path& path) {
@@ -331,7 +318,7 @@ Result<SlurmPlan> plan_slurm_batch(const SlurmBatchRequest& request) {
                                       fmt::format("where user={}", user != nullptr ? user : "root"),
                                       "format=MaxSubmit"});
     if (association) {
-      for (const std::string_view line : lines_of(*association)) {
+      for (const std::string_view line : split_lines(*association)) {
         int value = 0;
         if (std::sscanf(std::string(line).c_str(), "%d", &value) == 1 && value > 0) {
           plan.limits.max_submit_jobs =
@@ -406,9 +393,9 @@ std::string last_line_of(const fs::path& file) {
   auto read = read_file(file);
   const std::string text = read ? *read : std::string();
   std::string last;
-  for (const std::string_view line : lines_of(text)) {
-    if (!line.empty()) {
-      last = std::string(line);
+  for (const std::string_view line : split_lines(text)) {
+    if (!trim(line).empty()) {
+      last = std::string(trim(line));
     }
   }
   return last;
@@ -474,7 +461,7 @@ public:
     if (!out) {
       return std::move(out).error();
     }
-    std::string id(trimmed_line(*out));
+    std::string id(trim(*out));
     id = id.substr(0, id.find(';')); // "1234;cluster"
     if (id.empty() ||
         !std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; })) {
@@ -517,13 +504,6 @@ public:
   }
 
 private:
-  static std::string_view trimmed_line(std::string_view text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\r')) {
-      text.remove_suffix(1);
-    }
-    return text;
-  }
-
   void progress(const std::string& line) const {
     if (m_request.on_progress) {
       m_request.on_progress(line);
@@ -837,7 +817,7 @@ private:
       bool any = false;
       for (const std::string& job : m_jobs) {
         auto out = slurm_command({"squeue", "-h", "-j", job, "-o", "%i"}, true);
-        any = any || (out && !trimmed_line(*out).empty());
+        any = any || (out && !trim(*out).empty());
       }
       if (!any) {
         progress("no task of the job is left in squeue");
