@@ -13,6 +13,14 @@ For each candidate the harness makes `warmup` un-ranged calls (JIT compilation, 
 synchronizes, then makes exactly one call inside the flat NVTX range named in the plan
 ("kprof:cand<i>"), synchronized before the range is popped. ncu profiles only that call.
 
+With "profiled_call_lock": {"path": P, "max_wait_seconds": S} in the plan, the harness holds an
+exclusive flock on P around each profiled call (taken before the range is pushed, let go after it
+is popped). Every harness of the host uses the same file, so profiled calls on different GPUs
+take turns: their replay passes would otherwise contend inside the NVIDIA driver and each run
+twice as long, while a turn lets the other GPUs compile and warm up meanwhile. It is never a
+condition of a correct answer: after S seconds of waiting (or when P cannot be opened) the call
+goes ahead without it, and the candidate's status says so.
+
 Progress goes to the status file (JSON, replaced atomically after every phase change), so a crash
 or a kill leaves the last phase reached. One short line per phase goes to stderr; stdout is left
 to the program under test because ncu mixes it into its own output.
@@ -42,6 +50,7 @@ if sys.path and sys.path[0] and os.path.realpath(sys.path[0]) == os.path.dirname
     del sys.path[0]
 
 import copy  # noqa: E402
+import fcntl  # noqa: E402
 import importlib.machinery  # noqa: E402
 import importlib.util  # noqa: E402
 import inspect  # noqa: E402
@@ -150,6 +159,13 @@ def read_plan(path):
         require(ok, "standby.idle_seconds", "a positive number")
         defer = standby.setdefault("defer_inputs", False)
         require(isinstance(defer, bool), "standby.defer_inputs", "true or false")
+    lock = plan.setdefault("profiled_call_lock", None)
+    if lock is not None:
+        ok = isinstance(lock, dict) and isinstance(lock.get("path"), str) and lock["path"] != ""
+        require(ok, "profiled_call_lock", "null or an object with a non-empty string path")
+        wait = lock.setdefault("max_wait_seconds", 30)
+        ok = isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait >= 0
+        require(ok, "profiled_call_lock.max_wait_seconds", "a non-negative number")
     return plan
 
 
@@ -201,6 +217,8 @@ def new_candidate_status(index, candidate):
         "layer": None,
         "cast": None,
         "cast_reason": None,
+        "call_lock": None,
+        "call_lock_wait_seconds": 0.0,
     }
 
 
@@ -489,15 +507,50 @@ def run_candidate(problem, plan, entry, status_file):
     entry["warmup_seconds"] = time.perf_counter() - started
 
     status_file.set_candidate_phase(entry, "profiled_call")
-    started = time.perf_counter()
-    torch.cuda.nvtx.range_push(entry["range"])
+    lock_fd, entry["call_lock"], entry["call_lock_wait_seconds"] = take_call_lock(plan)
     try:
-        result = kernel_function(*args, **kwargs)
-        torch.cuda.synchronize()
+        started = time.perf_counter()
+        torch.cuda.nvtx.range_push(entry["range"])
+        try:
+            result = kernel_function(*args, **kwargs)
+            torch.cuda.synchronize()
+        finally:
+            torch.cuda.nvtx.range_pop()
+        entry["call_seconds"] = time.perf_counter() - started
     finally:
-        torch.cuda.nvtx.range_pop()
-    entry["call_seconds"] = time.perf_counter() - started
+        if lock_fd is not None:
+            fcntl.flock(lock_fd, fcntl.LOCK_UN)  # also for a copy a fork of the kernel holds
+            os.close(lock_fd)
     del result
+
+
+def take_call_lock(plan):
+    """The host-wide turn for one profiled call (plan "profiled_call_lock"): returns (fd or None,
+    what happened, seconds waited). Polls a non-blocking flock so that the wait stays bounded;
+    a turn not had within max_wait_seconds is skipped, never an error."""
+    lock = plan["profiled_call_lock"]
+    if lock is None:
+        return None, None, 0.0
+    started = time.perf_counter()
+    try:
+        # Read-only suffices for flock, so a lock file another user created still serves.
+        fd = os.open(lock["path"], os.O_RDONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as exc:
+        return None, "not held: cannot open %s: %s" % (lock["path"], exc.strerror), 0.0
+    deadline = started + lock["max_wait_seconds"]
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd, "held", time.perf_counter() - started
+        except BlockingIOError:
+            if time.perf_counter() >= deadline:
+                os.close(fd)
+                waited = time.perf_counter() - started
+                return None, "not held: still taken after %.1f s" % waited, waited
+            time.sleep(0.002)
+        except OSError as exc:
+            os.close(fd)
+            return None, "not held: cannot lock %s: %s" % (lock["path"], exc.strerror), 0.0
 
 
 def context_poisoned(torch, exc):

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "kprof/error.hpp"
 
@@ -13,6 +14,10 @@ namespace kprof {
 /// the index-th entry of this process's $CUDA_VISIBLE_DEVICES when it is set and has one (a Slurm
 /// task given GPUs 3 and 5 sees "3,5": index 1 is "5"), else the index itself.
 std::string visible_device(int index);
+
+/// The file in the lock directory that every harness of the host holds around its profiled call
+/// (HarnessPlan::profiled_call_lock): one GPU's replay passes at a time.
+inline constexpr std::string_view k_profiled_call_lock_file = "profiled-calls.lock";
 
 /// An exclusive flock on `<dir>/gpu<N>.lock`, N the device visible_device() names (a UUID's
 /// characters other than letters, digits and '-' become '_'). The lock dies with the process, so a

@@ -51,6 +51,12 @@ struct HarnessPlan {
   /// The standby waits before making the inputs (no GPU work until the candidates come): for a
   /// standby started beside a session that still profiles on the same GPU.
   bool standby_defer_inputs = false;
+  /// A host-wide lock file the harness holds (flock) around each profiled call, so that the
+  /// profiled calls of harnesses on different GPUs take turns instead of contending in the
+  /// driver (docs/harness.md). Never a condition of an answer: after
+  /// profiled_call_lock_max_wait_seconds the call goes ahead without it.
+  std::optional<std::filesystem::path> profiled_call_lock;
+  double profiled_call_lock_max_wait_seconds = 30;
 };
 
 /// The line kprof writes into a standby's FIFO: {"candidates": [...], "first_candidate": K}
@@ -98,6 +104,9 @@ struct HarnessCandidateStatus {
   bool cuda_context_poisoned = false; ///< the error was sticky (illegal address, device assert)
   double warmup_seconds = 0;
   double call_seconds = 0; ///< the profiled call and its synchronize (ncu replay included)
+  /// The profiled-call lock: "held", "not held: <why>", or empty (the plan named none).
+  std::string call_lock;
+  double call_lock_wait_seconds = 0; ///< spent waiting for it, before the range was pushed
   /// "positional" (*inputs, *init_inputs) or "layer_weights" (inputs[0], weight, bias, settings
   /// from Model layer `layer`); empty before the kernel was imported.
   std::string call_style;

@@ -108,6 +108,10 @@ OrderedJson plan_json(const HarnessPlan& plan) {
                        {"idle_seconds", plan.standby_idle_seconds},
                        {"defer_inputs", plan.standby_defer_inputs}};
   }
+  if (plan.profiled_call_lock) {
+    json["profiled_call_lock"] = {{"path", plan.profiled_call_lock->string()},
+                                  {"max_wait_seconds", plan.profiled_call_lock_max_wait_seconds}};
+  }
   return json;
 }
 
@@ -229,6 +233,8 @@ Result<HarnessCandidateStatus> candidate_status(const Json& json, std::string wh
   status.cuda_context_poisoned = object.flag("cuda_context_poisoned");
   status.warmup_seconds = object.seconds("warmup_seconds");
   status.call_seconds = object.seconds("call_seconds");
+  status.call_lock = object.text("call_lock");
+  status.call_lock_wait_seconds = object.seconds("call_lock_wait_seconds");
   status.call_style = object.text("call_style");
   status.layer = object.text("layer");
   const std::string cast = object.text("cast");

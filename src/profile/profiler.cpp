@@ -159,6 +159,8 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
       if (s.range == plan.candidates[position].range) {
         facts.warmup_seconds = s.warmup_seconds;
         facts.call_seconds = s.call_seconds;
+        facts.call_lock = s.call_lock;
+        facts.call_lock_wait_seconds = s.call_lock_wait_seconds;
         facts.cast_applied = s.cast_applied;
         facts.cast_reason = s.cast_reason;
       }
@@ -340,6 +342,9 @@ SessionRequest KernelProfiler::session_request(const fs::path& problem, int gpu,
   request.plan.inputs = m_options.inputs;
   request.plan.cast = m_options.cast;
   request.plan.seed = m_options.seed;
+  request.plan.profiled_call_lock =
+      (m_options.lock_dir.empty() ? GpuLock::default_dir() : m_options.lock_dir) /
+      k_profiled_call_lock_file;
   request.gpu = gpu;
   request.set_visible_devices = set_visible;
   request.timeout = m_options.timeout;

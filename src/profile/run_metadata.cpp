@@ -82,6 +82,10 @@ Json CandidateMetadata::to_json() const {
     if (session->call_seconds) {
       out["call_seconds"] = *session->call_seconds;
     }
+    if (!session->call_lock.empty()) {
+      out["call_lock"] = session->call_lock;
+      out["call_lock_wait_seconds"] = session->call_lock_wait_seconds;
+    }
     if (session->cast_applied) {
       out["cast_applied"] = std::string(kprof::to_string(*session->cast_applied));
       out["cast_reason"] = session->cast_reason;

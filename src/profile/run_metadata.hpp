@@ -51,6 +51,10 @@ struct SessionFacts {
   std::string gpu_name;
   std::optional<double> warmup_seconds; ///< the candidate's own, when the harness reported it
   std::optional<double> call_seconds;
+  /// The host-wide profiled-call lock, when the harness reported one: "held" or "not held: ...",
+  /// and how long the candidate waited for it.
+  std::string call_lock;
+  double call_lock_wait_seconds = 0;
   /// The session ran on a standby (session_wall_seconds then counts from the hand-over).
   bool standby = false;
   /// The candidate's own cast, when the harness reported it: what it applied (the run's "cast"

@@ -186,6 +186,12 @@ TEST_F(KprofProfile, WritesTheWholeRoundLayoutAndReportsBothKernels) {
   EXPECT_EQ(report["metadata"]["metric_check"].get<std::string>().rfind("ok:", 0), 0U)
       << report["metadata"]["metric_check"];
   EXPECT_EQ(report["metadata"]["gpu_lock_wait_seconds"].is_number(), true);
+  // The harness held the host's profiled-call lock, in the lock directory, around its call.
+  EXPECT_EQ(report["metadata"]["call_lock"], "held");
+  EXPECT_EQ(report["metadata"]["call_lock_wait_seconds"].is_number(), true);
+  EXPECT_TRUE(fs::exists(dir() / "locks" / "profiled-calls.lock"));
+  EXPECT_EQ(read_json(out() / "round000" / "plan.json")["profiled_call_lock"]["path"],
+            (dir() / "locks" / "profiled-calls.lock").string());
   const auto& argv = report["metadata"]["ncu_argv"];
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--clock-control"), argv.end());
   EXPECT_NE(std::find(argv.begin(), argv.end(), "regex:kprof:cand[0-9]+/"), argv.end());

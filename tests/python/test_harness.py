@@ -39,6 +39,12 @@ class HarnessRun:
 def run_harness(tmp_path, problem, kernels, real_torch=False, **settings):
     """Copies the harness into tmp_path (as kprof does into its run directory), writes the plan
     and runs it; `problem` and `kernels` are paths, `settings` override plan fields."""
+    script, plan_path = write_plan(tmp_path, problem, kernels, **settings)
+    return run_plan(tmp_path, script, plan_path, real_torch)
+
+
+def write_plan(tmp_path, problem, kernels, **settings):
+    """The harness copied into tmp_path/run and its plan beside it: (script, plan path)."""
     run_dir = tmp_path / "run"
     run_dir.mkdir(exist_ok=True)
     script = run_dir / "harness.py"
@@ -57,7 +63,7 @@ def run_harness(tmp_path, problem, kernels, real_torch=False, **settings):
     plan.update(settings)
     plan_path = run_dir / "plan.json"
     plan_path.write_text(json.dumps(plan), encoding="utf-8")
-    return run_plan(tmp_path, script, plan_path, real_torch)
+    return script, plan_path
 
 
 def run_plan(tmp_path, script, plan_path, real_torch=False, prefix=()):
@@ -502,6 +508,107 @@ def test_plan_with_a_bad_field_exits_2_without_running_anything(tmp_path, field,
 
 
 # ---------------------------------------------------------------------------------------------
+# The profiled-call lock: one profiled call of the host at a time, never a condition of an answer.
+
+
+def call_lock_plan(path, max_wait_seconds=30):
+    return {"path": str(path), "max_wait_seconds": max_wait_seconds}
+
+
+def test_the_call_lock_is_held_around_the_profiled_call_and_free_during_warmup(tmp_path, monkeypatch):
+    lock, probe = tmp_path / "profiled-calls.lock", tmp_path / "probe.log"
+    monkeypatch.setenv("KPROF_TEST_CALL_LOCK", str(lock))
+    monkeypatch.setenv("KPROF_TEST_PROBE_LOG", str(probe))
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "call_lock_probe/kernel.py"] * 2,
+                      profiled_call_lock=call_lock_plan(lock))
+
+    assert run.code == 0, run.stderr
+    # per candidate: 3 warm-up calls with the lock free, then the profiled call with it held
+    assert probe.read_text(encoding="utf-8").split() == (["free"] * 3 + ["taken"]) * 2
+    for index in (0, 1):
+        assert run.candidate(index)["call_lock"] == "held"
+        assert run.candidate(index)["call_lock_wait_seconds"] >= 0
+    # taken before the range is pushed: the ranged call itself is unchanged
+    assert run.events[-5:] == profiled_events("kprof:cand1", ["launch add_kernel"])
+
+
+def test_without_a_call_lock_in_the_plan_the_status_says_none(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"])
+
+    assert run.code == 0, run.stderr
+    assert run.candidate(0)["call_lock"] is None
+    assert run.candidate(0)["call_lock_wait_seconds"] == 0
+
+
+def hold_lock(path):
+    import fcntl
+    fd = os.open(str(path), os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def test_a_call_lock_held_elsewhere_past_the_wait_is_skipped_and_the_call_still_profiled(tmp_path):
+    lock = tmp_path / "profiled-calls.lock"
+    fd = hold_lock(lock)
+    try:
+        run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                          profiled_call_lock=call_lock_plan(lock, max_wait_seconds=0.3))
+    finally:
+        os.close(fd)
+
+    assert run.code == 0, run.stderr
+    cand = run.candidate(0)
+    assert cand["ok"] is True
+    assert cand["call_lock"].startswith("not held: still taken after")
+    assert cand["call_lock_wait_seconds"] >= 0.3
+    assert run.events[-5:] == profiled_events("kprof:cand0", ["launch add_kernel"])
+
+
+def test_a_call_lock_let_go_while_waiting_is_taken(tmp_path):
+    import time
+    lock = tmp_path / "profiled-calls.lock"
+    fd = hold_lock(lock)
+    script, plan_path = write_plan(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                                   profiled_call_lock=call_lock_plan(lock))
+    env = dict(os.environ, PYTHONPATH=str(FAKE_TORCH), KPROF_FAKE_TORCH_LOG=str(tmp_path / "events.log"))
+    process = subprocess.Popen([sys.executable, str(script), str(plan_path)], cwd=str(tmp_path), env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # The phase is written before the harness asks for the lock; hold it a while longer.
+        assert wait_for_candidate_phase(plan_path.parent / "status.json", "profiled_call", process)
+        time.sleep(0.3)
+        os.close(fd)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    cand = json.loads((plan_path.parent / "status.json").read_text(encoding="utf-8"))["candidates"][0]
+    assert cand["call_lock"] == "held"
+    assert cand["call_lock_wait_seconds"] >= 0.3
+
+
+def test_a_call_lock_that_cannot_be_opened_is_skipped_with_the_reason(tmp_path):
+    lock = tmp_path / "no such directory" / "profiled-calls.lock"
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                      profiled_call_lock=call_lock_plan(lock))
+
+    assert run.code == 0, run.stderr
+    assert run.candidate(0)["ok"] is True
+    assert run.candidate(0)["call_lock"].startswith("not held: cannot open")
+    assert "No such file or directory" in run.candidate(0)["call_lock"]
+
+
+@pytest.mark.parametrize("lock", [{"path": ""}, {"path": "x", "max_wait_seconds": -1},
+                                  {"path": "x", "max_wait_seconds": True}, "x"])
+def test_call_lock_plan_fields_are_checked(tmp_path, lock):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                      profiled_call_lock=lock)
+    assert run.code == 2
+    assert "profiled_call_lock" in run.stderr
+    assert run.events == []
+
+
+# ---------------------------------------------------------------------------------------------
 # On a GPU machine: the same harness with the real torch and triton (and ncu when present).
 
 
@@ -596,20 +703,31 @@ def start_standby(tmp_path, problem, idle_seconds=60):
     return process, fifo, run_dir, log
 
 
-def wait_for_phase(status_path, phase, process, seconds=60):
+def wait_for_status(status_path, predicate, process, seconds=60):
+    """Whether the status JSON satisfied `predicate` while `process` ran (within `seconds`)."""
     import time
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if status_path.exists():
             try:
-                if json.loads(status_path.read_text(encoding="utf-8"))["phase"] == phase:
+                if predicate(json.loads(status_path.read_text(encoding="utf-8"))):
                     return True
             except ValueError:
                 pass  # replaced while read
         if process.poll() is not None:
             return False
-        time.sleep(0.02)
+        time.sleep(0.01)
     return False
+
+
+def wait_for_phase(status_path, phase, process, seconds=60):
+    return wait_for_status(status_path, lambda status: status["phase"] == phase, process, seconds)
+
+
+def wait_for_candidate_phase(status_path, phase, process, seconds=60):
+    """Whether the first candidate of the status reached `phase` while `process` ran."""
+    return wait_for_status(status_path, lambda status: bool(status["candidates"])
+                           and status["candidates"][0]["phase"] == phase, process, seconds)
 
 
 def test_standby_prepares_inputs_then_runs_the_candidates_written_into_its_fifo(tmp_path):

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kprof/files.hpp"
+#include "kprof/gpu_lock.hpp"
 #include "kprof/process.hpp"
 
 namespace kprof {
@@ -50,7 +51,8 @@ Json healthy_status() {
       {"index": 0, "range": "kprof:cand0", "kernel": "/k/a/kernel.py", "phase": "done", "ok": true,
        "error": null, "cuda_context_poisoned": false, "warmup_seconds": 1.5, "call_seconds": 0.25,
        "call_style": "positional", "layer": null, "cast": "bf16",
-       "cast_reason": "kernel_function's source mentions 'bfloat16'"},
+       "cast_reason": "kernel_function's source mentions 'bfloat16'", "call_lock": "held",
+       "call_lock_wait_seconds": 0.125},
       {"index": 1, "range": "kprof:cand1", "kernel": "/k/b/kernel.py", "phase": "warmup", "ok": false,
        "error": {"category": "kernel_raised", "type": "ValueError", "message": "bad shape",
                  "traceback": "Traceback (most recent call last):\n  ...\nValueError: bad shape"},
@@ -148,6 +150,16 @@ TEST(HarnessPlanJson, WritesEveryFieldInAStableOrder) {
   EXPECT_EQ(json["candidates"][1]["range"], "kprof:cand1");
 }
 
+TEST(HarnessPlanJson, WritesTheProfiledCallLockOnlyWhenThePlanNamesOne) {
+  HarnessPlan plan = sample_plan();
+  EXPECT_FALSE(nlohmann::json::parse(plan_to_json(plan)).contains("profiled_call_lock"));
+  plan.profiled_call_lock = "/tmp/kprof-locks/profiled-calls.lock";
+  plan.profiled_call_lock_max_wait_seconds = 12.5;
+  const auto json = nlohmann::ordered_json::parse(plan_to_json(plan));
+  EXPECT_EQ(json.back(), (nlohmann::ordered_json{{"path", "/tmp/kprof-locks/profiled-calls.lock"},
+                                                 {"max_wait_seconds", 12.5}}));
+}
+
 TEST(HarnessPlanJson, CarriesPathsWithQuotesNewlinesAndNonAsciiAsEscapedData) {
   const HarnessPlan plan = sample_plan();
   const std::string text = plan_to_json(plan);
@@ -231,6 +243,10 @@ TEST(ParseHarnessStatus, ReadsEveryFieldOfAFinishedRun) {
   EXPECT_EQ(first.layer, "");
   EXPECT_EQ(first.cast_applied, CastDtype::bf16);
   EXPECT_EQ(first.cast_reason, "kernel_function's source mentions 'bfloat16'");
+  EXPECT_EQ(first.call_lock, "held");
+  EXPECT_DOUBLE_EQ(first.call_lock_wait_seconds, 0.125);
+  EXPECT_EQ(status->candidates[1].call_lock, ""); // a status without the lock fields
+  EXPECT_DOUBLE_EQ(status->candidates[1].call_lock_wait_seconds, 0);
   EXPECT_EQ(status->candidates[1].call_style, "layer_weights");
   EXPECT_EQ(status->candidates[1].layer, "conv1");
   EXPECT_FALSE(status->candidates[1].cast_applied.has_value());
@@ -474,6 +490,7 @@ TEST(WrittenHarness, RunsUnderTheFakeTorchAndItsStatusParses) {
                      {cases / "positional" / "kernel.py", candidate_range(4)}};
   plan.status_file = dir.path() / "status.json";
   plan.inputs = InputsOn::cpu;
+  plan.profiled_call_lock = dir.path() / std::string(k_profiled_call_lock_file);
   ASSERT_TRUE(write_harness(dir.path() / "harness.py", dir.path() / "plan.json", plan).ok());
 
   ProcessSpec spec;
@@ -493,6 +510,7 @@ TEST(WrittenHarness, RunsUnderTheFakeTorchAndItsStatusParses) {
   EXPECT_EQ(status->gpu_name, "Fake GPU");
   ASSERT_EQ(status->candidates.size(), 5U);
   EXPECT_TRUE(status->candidates[0].ok);
+  EXPECT_EQ(status->candidates[0].call_lock, "held");
   EXPECT_EQ(status->candidates[0].cast_applied, CastDtype::none);
   EXPECT_EQ(status->candidates[0].cast_reason,
             "asked for cast none: inputs as the problem made them");
