@@ -16,22 +16,15 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-out=${OUT:-$root/device-out}
-mkdir -p "$out"
+# shellcheck source=scripts/device-common.sh
+. "$root/scripts/device-common.sh"
 w=$(mktemp -d /tmp/kprof-src.XXXXXX)
 cap="$w/capture"
 mkdir -p "$cap"
-summary="$out/summary.md"; : >"$summary"
-note() { echo "$*" | tee -a "$summary"; }
-now() { date +%s.%N; }
-elapsed() { python3 -c "print(f'{$2 - $1:.2f}')"; }
 export TRITON_CACHE_DIR="$w/triton-cache"
 
 note "# per-line capture run"
-note "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-note "- gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tr '\n' ';')"
-note "- ncu: $(ncu --version | grep -o 'Version [^ ]*')"
-note "- python: $(python3 -c 'import sys, torch, triton; print(sys.version.split()[0], torch.__version__, triton.__version__)' 2>&1 | tail -1)"
+note_environment
 
 metrics=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,dram__bytes_write.sum,sm__cycles_active.avg,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct
 

@@ -1,6 +1,9 @@
 # Sourced by the scripts/device-*.sh measurement scripts after they set `root`: the output folder
-# ($OUT, else device-out/), summary.md with note(), timing helpers, and build_kprof, which builds
-# the kprof binary (CLI only) into build-device/ with the headers carried in .device/include.
+# ($OUT, else device-out/), summary.md with note(), timing helpers, note_environment (date, GPUs,
+# driver, ncu, Python, torch, triton), and build_kprof, which builds kprof into $build
+# (build-device/ unless the script sets `build` after sourcing this) with the header-only
+# dependencies carried in .device/include: the CLI only, or with `build_kprof python` the Python
+# module too, for the device's python3.
 # shellcheck shell=bash
 out=${OUT:-$root/device-out}
 mkdir -p "$out"
@@ -10,9 +13,21 @@ summary="$out/summary.md"; : >"$summary"
 note() { echo "$*" | tee -a "$summary"; }
 now() { date +%s.%N; }
 elapsed() { python3 -c "print(f'{$2 - $1:.2f}')"; }
-build_kprof() {
+note_environment() {
+  note "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  note "- gpu: $(nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader 2>/dev/null | tr '\n' ';')"
+  note "- ncu: $(ncu --version 2>/dev/null | grep -o 'Version [^ ]*' || echo missing)"
+  note "- python: $(python3 -c 'import sys, torch, triton; print(sys.version.split()[0], "torch", torch.__version__, "triton", triton.__version__)' 2>&1 | tail -1)"
+}
+build_kprof() { # [python]: also the Python module. Logs in $out/cmake.log and $out/build.log.
+  local python=OFF pybind_dir=""
+  if [ "${1:-}" = python ]; then
+    python=ON
+    pybind_dir=$(python3 -m pybind11 --cmakedir 2>/dev/null || true)
+  fi
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DKPROF_BUNDLED_HEADERS="$root/.device/include" -DKPROF_ENABLE_TESTS=OFF \
-    -DKPROF_ENABLE_PYTHON=OFF >"$out/cmake.log" 2>&1 \
+    -DKPROF_ENABLE_PYTHON="$python" -DPython3_EXECUTABLE="$(command -v python3)" \
+    ${pybind_dir:+-Dpybind11_DIR="$pybind_dir"} >"$out/cmake.log" 2>&1 \
     && cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 }

@@ -15,8 +15,8 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-out=${OUT:-$root/device-out}
-mkdir -p "$out"
+# shellcheck source=scripts/device-common.sh
+. "$root/scripts/device-common.sh"
 work=$(mktemp -d /tmp/kprof-e2e.XXXXXX)
 logs="$work/logs"
 mkdir -p "$logs"
@@ -24,21 +24,14 @@ steps=${STEPS:-"build doctor cases failures batch python"}
 clock=${KPROF_CLOCK:-none}
 warm_runs=${WARM_RUNS:-3}
 batch_runs=${BATCH_RUNS:-2}
-summary="$out/summary.md"; : >"$summary"
-build="$work/build"
+build="$work/build" # its own build, with a fallback without the Python module (below)
 kprof="$build/kprof"
 
-note() { echo "$*" | tee -a "$summary"; }
-now() { date +%s.%N; }
-elapsed() { python3 -c "print(f'{$2 - $1:.2f}')"; }
 want() { [[ " $steps " == *" $1 "* ]]; }
 
 note "# kprof device end-to-end run"
 note ""
-note "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-note "- gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | tr '\n' ';')"
-note "- ncu: $(ncu --version 2>/dev/null | grep -o 'Version [^ ]*' || echo missing)"
-note "- python: $(python3 -c 'import sys, torch, triton; print(sys.version.split()[0], "torch", torch.__version__, "triton", triton.__version__)' 2>&1 | tail -1)"
+note_environment
 note "- clock control: $clock"
 note ""
 

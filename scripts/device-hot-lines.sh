@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Hot lines on a real GPU (issue 9, docs/hot-lines.md), from the repository root of the GPU
-# machine. Builds kprof into build-device/ (kept between calls) with the header-only
-# dependencies in .device/include, then:
+# machine. Builds kprof and its Python module into build-device/ (scripts/device-common.sh), then:
 #   1. the four examples with --source: the hot lines of each kernel, wall time with and
 #      without --source (the same warm Triton cache);
 #   2. softmax with --metrics deep (implies --source): hot lines, the fp32 roofline inputs;
@@ -13,34 +12,18 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-out=${OUT:-$root/device-out}
-mkdir -p "$out"
+# shellcheck source=scripts/device-common.sh
+. "$root/scripts/device-common.sh"
 work=$(mktemp -d /tmp/kprof-hot.XXXXXX)
 clock=${KPROF_CLOCK:-none}
-build="$root/build-device"
-kprof="$build/kprof"
-summary="$out/summary.md"; : >"$summary"
-note() { echo "$*" | tee -a "$summary"; }
-now() { date +%s.%N; }
-elapsed() { python3 -c "print(f'{$2 - $1:.2f}')"; }
 
 note "# kprof hot lines on the GPU"
-note "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-note "- gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | tr '\n' ';')"
-note "- ncu: $(ncu --version 2>/dev/null | grep -o 'Version [^ ]*' || echo missing)"
-note "- python: $(python3 -c 'import sys, torch, triton; print(sys.version.split()[0], "torch", torch.__version__, "triton", triton.__version__)' 2>&1 | tail -1)"
+note_environment
 note "- clock control: $clock"
 
 t0=$(now)
-pybind_dir=$(python3 -m pybind11 --cmakedir 2>/dev/null || true)
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DKPROF_BUNDLED_HEADERS="$root/.device/include" -DKPROF_ENABLE_TESTS=OFF \
-  -DKPROF_ENABLE_PYTHON=ON -DPython3_EXECUTABLE="$(command -v python3)" \
-  ${pybind_dir:+-Dpybind11_DIR="$pybind_dir"} >"$out/cmake.log" 2>&1 \
-  && cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1
-rc=$?
-note "- build: rc=$rc in $(elapsed "$t0" "$(now)") s"
-[ -x "$kprof" ] || { tail -30 "$out/build.log"; exit 1; }
+build_kprof python
+note "- build: in $(elapsed "$t0" "$(now)") s"
 
 # Prints the hot lines of a report (or of each candidate of a batch document).
 show() {

@@ -7,10 +7,8 @@
 # Needs a machine with two GPUs. Results in $OUT/summary.md.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-$root/device-out}
-mkdir -p "$out"
-summary="$out/summary.md"; : >"$summary"
-note() { echo "$*" | tee -a "$summary"; }
+# shellcheck source=scripts/device-common.sh
+. "$root/scripts/device-common.sh"
 work=$(mktemp -d /tmp/kprof-lock.XXXXXX)
 ncu_bin=$(command -v ncu)
 note "# What serializes two ncu processes"

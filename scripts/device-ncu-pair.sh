@@ -6,10 +6,8 @@
 # once, and with --cache-control none. Needs two GPUs. Results in $OUT/summary.md.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-$root/device-out}
-mkdir -p "$out"
-summary="$out/summary.md"; : >"$summary"
-note() { echo "$*" | tee -a "$summary"; }
+# shellcheck source=scripts/device-common.sh
+. "$root/scripts/device-common.sh"
 work=$(mktemp -d /tmp/kprof-pair.XXXXXX)
 note "# Two ncu processes on two GPUs, by metric count"
 note "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ); ncu $(ncu --version | grep -o 'Version [^ ]*')"

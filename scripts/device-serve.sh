@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kprof serve and --cast auto on a GPU machine (docs/standby.md, docs/harness.md). Builds kprof
-# into build-device/ like scripts/device-hot-lines.sh, then:
+# and its Python module into build-device/ (scripts/device-common.sh), then:
 #   1. kprof serve examples/softmax/problem.py in the background; kprof profile twice against it
 #      (expect "answered by kprof serve" and the standby in the report), once with other options
 #      (expect a refusal and a cold run), then the server stops on SIGINT and leaves nothing;
@@ -9,24 +9,11 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-out=${OUT:-$root/device-out}
-mkdir -p "$out"
-build="$root/build-device"
-kprof="$build/kprof"
-summary="$out/summary.md"; : >"$summary"
-note() { echo "$*" | tee -a "$summary"; }
-now() { date +%s.%N; }
-elapsed() { python3 -c "print(f'{$2 - $1:.2f}')"; }
+# shellcheck source=scripts/device-common.sh
+. "$root/scripts/device-common.sh"
 note "# kprof serve and --cast auto on the GPU"
-note "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-note "- gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | tr '\n' ';')"
-note "- ncu: $(ncu --version 2>/dev/null | grep -o 'Version [^ ]*' || echo missing)"
-pybind_dir=$(python3 -m pybind11 --cmakedir 2>/dev/null || true)
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DKPROF_BUNDLED_HEADERS="$root/.device/include" -DKPROF_ENABLE_TESTS=OFF \
-  -DKPROF_ENABLE_PYTHON=ON -DPython3_EXECUTABLE="$(command -v python3)" \
-  ${pybind_dir:+-Dpybind11_DIR="$pybind_dir"} >"$out/cmake.log" 2>&1 \
-  && cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+note_environment
+build_kprof python
 work=$(mktemp -d /tmp/kprof-serve.XXXXXX)
 dir="$work/out"
 k=examples/softmax/kernel.py; p=examples/softmax/problem.py
