@@ -91,16 +91,16 @@ Result<void> validate_options(const ProfileOptions& options) {
   return {};
 }
 
-/// Makes the paths absolute (ncu runs in the round's directory) and applies the environment.
+/// Makes the paths absolute (ncu and the harness run in the round's directory), resolves the lock
+/// directory's default, and applies the environment.
 void normalize_options(ProfileOptions& options) {
   if (options.metrics == "deep") {
     options.source = true; // the deep set is everything ncu can say, per line too
   }
   std::error_code ec;
   options.out_dir = fs::absolute(options.out_dir, ec);
-  if (!options.lock_dir.empty()) {
-    options.lock_dir = fs::absolute(options.lock_dir, ec);
-  }
+  options.lock_dir =
+      fs::absolute(options.lock_dir.empty() ? GpuLock::default_dir() : options.lock_dir, ec);
   if (options.logs_dir) {
     options.logs_dir = fs::absolute(*options.logs_dir, ec);
   }
@@ -258,7 +258,7 @@ Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   settings.standby_root = RoundLayout(options.out_dir).standby_dir();
   settings.keep_standbys = options.standby;
   settings.standby_idle_seconds = options.standby_idle_seconds;
-  settings.lock_dir = options.lock_dir.empty() ? GpuLock::default_dir() : options.lock_dir;
+  settings.lock_dir = options.lock_dir;
   settings.use_sudo = options.use_sudo;
   auto runner = make_ncu_session_runner(std::move(settings));
   return KernelProfiler(std::move(options), std::move(ncu).value(), std::move(set).value(),
@@ -342,9 +342,7 @@ SessionRequest KernelProfiler::session_request(const fs::path& problem, int gpu,
   request.plan.inputs = m_options.inputs;
   request.plan.cast = m_options.cast;
   request.plan.seed = m_options.seed;
-  request.plan.profiled_call_lock =
-      (m_options.lock_dir.empty() ? GpuLock::default_dir() : m_options.lock_dir) /
-      k_profiled_call_lock_file;
+  request.plan.profiled_call_lock = m_options.lock_dir / k_profiled_call_lock_file;
   request.gpu = gpu;
   request.set_visible_devices = set_visible;
   request.timeout = m_options.timeout;
@@ -426,9 +424,7 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
     if (mine.empty()) {
       return;
     }
-    const fs::path lock_dir =
-        m_options.lock_dir.empty() ? GpuLock::default_dir() : m_options.lock_dir;
-    auto lock = GpuLock::acquire(lock_dir, gpu, m_options.lock_wait);
+    auto lock = GpuLock::acquire(m_options.lock_dir, gpu, m_options.lock_wait);
     if (!lock) {
       const std::lock_guard<std::mutex> hold(progress_mutex);
       round_error = lock.error();

@@ -1,11 +1,13 @@
 // The round logic of KernelProfiler with a fake SessionRunner: which sessions run, what is
 // retried, and what a round leaves on disk and in the history.
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 
 #include <gtest/gtest.h>
 
 #include "kprof/files.hpp"
+#include "kprof/gpu_lock.hpp"
 #include "kprof/history.hpp"
 #include "kprof/profiler.hpp"
 #include "kprof/round_layout.hpp"
@@ -162,6 +164,27 @@ TEST_F(ProfilerWithFakeRunner, AFreshProcessContinuesAfterACandidatePoisonsTheCo
   EXPECT_TRUE(fs::exists(layout.round_dir(1) / "cand0" / RoundLayout::k_error));
   EXPECT_TRUE(fs::exists(layout.kernelagent_file(1, 1)));
   EXPECT_FALSE(fs::exists(layout.kernelagent_file(1, 0)));
+}
+
+TEST_F(ProfilerWithFakeRunner, EveryHarnessIsToldTheHostsProfiledCallLockAsAnAbsolutePath) {
+  // A relative $KPROF_LOCK_DIR must name the same file for kprof (its GPU lock) and for the
+  // harness, which runs in the round's directory.
+  const fs::path cwd = fs::current_path();
+  fs::current_path(path());
+  ::setenv("KPROF_LOCK_DIR", "relative-locks", 1);
+  auto runner = std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{profiles_ok({0})});
+  ProfileOptions o = options();
+  o.lock_dir.clear();
+  KernelProfiler profiler = make(runner, o);
+  auto round = profiler.profile(path() / "kernel0.py", path() / "problem.py", 0);
+  ::unsetenv("KPROF_LOCK_DIR");
+  fs::current_path(cwd);
+  ASSERT_TRUE(round.ok()) << round.error().message;
+  const auto requests = runner->requests();
+  ASSERT_EQ(requests.size(), 1U);
+  EXPECT_EQ(requests[0].plan.profiled_call_lock,
+            path() / "relative-locks" / std::string(k_profiled_call_lock_file));
+  EXPECT_EQ(profiler.options().lock_dir, path() / "relative-locks");
 }
 
 } // namespace
