@@ -33,6 +33,15 @@ std::optional<int> to_int(std::string_view text) {
   return value;
 }
 
+/// The lines of `text`, each trimmed.
+std::vector<std::string_view> trimmed_lines(std::string_view text) {
+  std::vector<std::string_view> lines = split_lines(text);
+  for (std::string_view& line : lines) {
+    line = trim(line);
+  }
+  return lines;
+}
+
 std::vector<std::string_view> fields_of(std::string_view line, char separator) {
   std::vector<std::string_view> fields;
   while (true) {
@@ -236,8 +245,7 @@ std::string shell_quote(std::string_view word) {
 
 SlurmLimits parse_scontrol_config(std::string_view text) {
   SlurmLimits limits;
-  for (const std::string_view raw : split_lines(text)) {
-    const std::string_view line = trim(raw);
+  for (const std::string_view line : trimmed_lines(text)) {
     const auto equals = line.find('=');
     if (equals == std::string_view::npos) {
       continue;
@@ -379,10 +387,7 @@ Result<std::pair<FilesystemKind, std::string>> filesystem_of(const fs::path& pat
 std::vector<SlurmNode> parse_sinfo_nodes(std::string_view text) {
   std::vector<SlurmNode> nodes;
   std::set<std::string, std::less<>> seen;
-  std::vector<std::string_view> rows;
-  for (const std::string_view raw : split_lines(text)) {
-    rows.push_back(trim(raw));
-  }
+  const std::vector<std::string_view> rows = trimmed_lines(text);
   // Without -p, sinfo lists every partition; sbatch submits to the default one (marked '*').
   const bool any_default = std::any_of(rows.begin(), rows.end(), [](std::string_view row) {
     const auto fields = fields_of(row, '|');
@@ -463,8 +468,7 @@ bool SlurmTaskState::ended() const {
 
 std::map<int, SlurmTaskState> parse_squeue(std::string_view text) {
   std::map<int, SlurmTaskState> states;
-  for (const std::string_view raw : split_lines(text)) {
-    const std::string_view line = trim(raw);
+  for (const std::string_view line : trimmed_lines(text)) {
     const auto fields = fields_of(line, '|');
     if (fields.size() < 2) {
       continue;
@@ -483,8 +487,7 @@ std::map<int, SlurmTaskState> parse_squeue(std::string_view text) {
 
 std::map<int, SlurmTaskState> parse_sacct(std::string_view text) {
   std::map<int, SlurmTaskState> states;
-  for (const std::string_view raw : split_lines(text)) {
-    const std::string_view line = trim(raw);
+  for (const std::string_view line : trimmed_lines(text)) {
     const auto fields = fields_of(line, '|');
     if (fields.size() < 2) {
       continue;
@@ -506,8 +509,7 @@ std::map<int, SlurmTaskState> parse_sacct(std::string_view text) {
 
 std::map<int, SlurmTaskState> parse_scontrol_jobs(std::string_view text) {
   std::map<int, SlurmTaskState> states;
-  for (const std::string_view raw : split_lines(text)) {
-    const std::string_view line = trim(raw);
+  for (const std::string_view line : trimmed_lines(text)) {
     std::vector<int> tasks;
     SlurmTaskState state;
     std::string_view rest = line;

@@ -394,8 +394,8 @@ std::string last_line_of(const fs::path& file) {
   const std::string text = read ? *read : std::string();
   std::string last;
   for (const std::string_view line : split_lines(text)) {
-    if (!trim(line).empty()) {
-      last = std::string(trim(line));
+    if (const std::string_view words = trim(line); !words.empty()) {
+      last = std::string(words);
     }
   }
   return last;
