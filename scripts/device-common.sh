@@ -1,6 +1,7 @@
 # Sourced by the scripts/device-*.sh measurement scripts after they set `root`: the output folder
 # ($OUT, else device-out/), summary.md with note(), timing helpers, note_environment (date, GPUs,
-# driver, ncu, Python, torch, triton), and build_kprof, which builds kprof into $build
+# driver, ncu, Python, torch, triton), default_metrics (kprof's default set, comma-separated, for
+# plain ncu runs; needs the built kprof), and build_kprof, which builds kprof into $build
 # (build-device/ unless the script sets `build` after sourcing this) with the header-only
 # dependencies carried in .device/include: the CLI only, or with `build_kprof python` the Python
 # module too, for the device's python3.
@@ -30,4 +31,8 @@ build_kprof() { # [python]: also the Python module. Logs in $out/cmake.log and $
     -DKPROF_ENABLE_PYTHON="$python" -DPython3_EXECUTABLE="$(command -v python3)" \
     ${pybind_dir:+-Dpybind11_DIR="$pybind_dir"} >"$out/cmake.log" 2>&1 \
     && cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+}
+default_metrics() {
+  "$kprof" metrics --set default --format json \
+    | python3 -c "import json, sys; print(','.join(m['name'] for m in json.load(sys.stdin)['metrics']))"
 }

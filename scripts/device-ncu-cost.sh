@@ -12,24 +12,7 @@ work=$(mktemp -d /tmp/kprof-cost.XXXXXX)
 note "# What one profiled kernel costs, by metric count and memory size"
 note_environment
 [ -x "$kprof" ] || build_kprof
-default=$("$kprof" metrics --set default --format json | python3 -c "import json,sys; print(','.join(m['name'] for m in json.load(sys.stdin)['metrics']))")
-cat >"$work/w.py" <<'PY'
-import resource, sys, time, torch
-n, bits = int(sys.argv[1]), int(sys.argv[2])
-x = torch.randn(1 << bits, device="cuda")
-torch.cuda.synchronize()
-rusage = lambda: resource.getrusage(resource.RUSAGE_THREAD)
-torch.cuda.nvtx.range_push("work")
-r0, t0 = rusage(), time.time()
-for _ in range(n):
-    y = x * 2.0
-    torch.cuda.synchronize()
-t1, r1 = time.time(), rusage()
-torch.cuda.nvtx.range_pop()
-per = lambda a, b: (b - a) / n * 1000
-print(f"LOOP {per(t0, t1):.1f} ms per kernel: user {per(r0.ru_utime, r1.ru_utime):.1f} ms, "
-      f"system {per(r0.ru_stime, r1.ru_stime):.1f} ms")
-PY
+default=$(default_metrics)
 note ""
 note "| floats | bytes written | metrics | per kernel |"
 note "|---|---|---|---|"
@@ -37,7 +20,7 @@ for bits in ${BITS:-16 20 24 27}; do
   for name in one default; do
     if [ "$name" = one ]; then metrics=gpu__time_duration.sum; else metrics=$default; fi
     line=$(TMPDIR="$work" ncu --clock-control none --nvtx --nvtx-include work/ --metrics "$metrics" \
-      --csv --page raw python3 "$work/w.py" "${N:-12}" "$bits" 2>&1 | grep -o 'LOOP.*' | head -1)
+      --csv --page raw python3 "$root/scripts/device-ncu-workload.py" "${N:-12}" "$bits" 2>&1 | grep -o 'LOOP.*' | head -1)
     note "| 2^$bits | $(( 4 << bits )) | $name | ${line#LOOP } |"
   done
 done

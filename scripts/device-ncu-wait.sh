@@ -17,36 +17,15 @@ note "# Where a profiled process waits while the other GPU profiles"
 note "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ); ncu $(ncu --version | grep -o 'Version [^ ]*')"
 note "- gpus: $(nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | tr '\n' ';')"
 note "- driver parameters: $(grep -i -E 'prof|Admin' /proc/driver/nvidia/params 2>/dev/null | tr '\n' ';')"
-cat >"$work/w.py" <<'PY'
-import pathlib, resource, sys, time, torch
-n, marks = int(sys.argv[1]), pathlib.Path(sys.argv[2])
-rusage = lambda: resource.getrusage(resource.RUSAGE_THREAD)
-x = torch.randn(1 << 24, device="cuda")
-torch.cuda.synchronize()
-torch.cuda.nvtx.range_push("work")
-(marks / "started").touch()
-r0, t0 = rusage(), time.time()
-for _ in range(n):
-    y = x * 2.0
-    torch.cuda.synchronize()
-t1, r1 = time.time(), rusage()
-torch.cuda.nvtx.range_pop()
-(marks / "ended").touch()
-per = lambda a, b: (b - a) / n * 1000
-print(f"LOOP {per(t0, t1):.1f} ms per kernel [{t0:.2f}, {t1:.2f}]; main thread CPU per kernel: "
-      f"user {per(r0.ru_utime, r1.ru_utime):.1f} ms, system {per(r0.ru_stime, r1.ru_stime):.1f} ms, "
-      f"{(r1.ru_nvcsw - r0.ru_nvcsw) / n:.0f} voluntary and {(r1.ru_nivcsw - r0.ru_nivcsw) / n:.0f} "
-      "involuntary switches")
-PY
 [ -x "$kprof" ] || build_kprof
-metrics=$("$kprof" metrics --set default --format json | python3 -c "import json,sys; print(','.join(m['name'] for m in json.load(sys.stdin)['metrics']))")
+metrics=$(default_metrics)
 note "- kprof's default set: $(echo "$metrics" | tr ',' '\n' | wc -l) metrics"
 start() { # tag gpu env...   (background ncu; its pid in $work/TAG.pid)
   local tag=$1 gpu=$2; shift 2
   mkdir -p "$work/$tag/tmp" "$work/$tag/marks"
   env CUDA_VISIBLE_DEVICES="$gpu" TMPDIR="$work/$tag/tmp" "$@" ncu --clock-control none --nvtx \
     --nvtx-include work/ --metrics "$metrics" --csv --page raw \
-    python3 "$work/w.py" "${N:-40}" "$work/$tag/marks" >"$work/$tag/out" 2>&1 &
+    python3 "$root/scripts/device-ncu-workload.py" "${N:-40}" 24 "$work/$tag/marks" >"$work/$tag/out" 2>&1 &
   echo $! >"$work/$tag.pid"
 }
 procs_of() { # tag: LABEL:PID for every process of that run (ncu's script, ncu, python)
@@ -100,7 +79,8 @@ for c in $cases; do
     together) run_case together b0:0 b1:1 ;;
     beside-plain) # GPU 1 runs the same loop without ncu (for about as long) while GPU 0 profiles
       mkdir -p "$work/p1"
-      CUDA_VISIBLE_DEVICES=1 python3 "$work/w.py" 1000000 "$work/p1" >"$work/p1/out" 2>&1 &
+      CUDA_VISIBLE_DEVICES=1 python3 "$root/scripts/device-ncu-workload.py" 1000000 24 "$work/p1" \
+        >"$work/p1/out" 2>&1 &
       plain=$!
       run_case beside-plain e0:0
       kill "$plain" 2>/dev/null; wait "$plain" 2>/dev/null ;;
