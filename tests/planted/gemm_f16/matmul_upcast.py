@@ -1,0 +1,28 @@
+# Planted defect: tensor cores unused. float16 inputs converted to float32 before an IEEE fp32
+# tl.dot: the product runs on the FMA pipes.
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def matmul_upcast_ieee_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                              BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :]).to(tl.float32)
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :]).to(tl.float32)
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
+
+
+def kernel_function(a, b):
+    M, K = a.shape
+    N = b.shape[1]
+    c = torch.empty(M, N, device=a.device, dtype=torch.float16)
+    matmul_upcast_ieee_kernel[(M // 128, N // 128)](a, b, c, M, N, K, BM=128, BN=128, BK=32,
+                                                    num_warps=8, num_stages=3)
+    return c

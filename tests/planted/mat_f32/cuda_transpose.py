@@ -1,0 +1,11 @@
+# Planted defect: shared-memory bank conflicts. A tiled transpose through an unpadded 32x32 tile.
+# CUDA C++ built with load_inline and -lineinfo: tests/planted/cuda/planted.cu.
+import os
+import sys
+
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cuda"))
+import planted_cuda  # noqa: E402
+
+
+def kernel_function(x):
+    return planted_cuda.module().transpose_smem(x)

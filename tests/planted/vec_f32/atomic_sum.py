@@ -1,0 +1,21 @@
+# Planted defect: atomic contention. Every element is added to the one result with its own
+# atomic (2^22 atomics on one address).
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def atomic_sum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    tl.atomic_add(out_ptr + offs * 0, x, mask=mask)
+
+
+def kernel_function(x):
+    n = x.numel() // 16
+    out = torch.zeros(1, device=x.device, dtype=torch.float32)
+    atomic_sum_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
+    return out

@@ -1,0 +1,11 @@
+# Planted defect: uncoalesced access. y[i] = 2 * x[i * 8]: one 4-byte float used per 32-byte sector.
+# CUDA C++ built with load_inline and -lineinfo: tests/planted/cuda/planted.cu.
+import os
+import sys
+
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cuda"))
+import planted_cuda  # noqa: E402
+
+
+def kernel_function(x):
+    return planted_cuda.module().strided_read(x, x.numel() // 8)
