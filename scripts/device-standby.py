@@ -22,6 +22,7 @@ clock = os.environ.get("KPROF_CLOCK", "none")
 think = float(os.environ.get("THINK", "8"))
 cases = os.environ.get("CASES", "vadd twostage softmax matmul").split()
 modes = [m == "standby" for m in os.environ.get("MODES", "cold standby").split()]
+source = os.environ.get("SOURCE", "0") == "1"
 
 
 def candidates(case):
@@ -40,7 +41,7 @@ for standby in modes:
     for case in cases:
         problem = root / "examples" / case / "problem.py"
         out = work / ("standby" if standby else "cold") / case
-        with kprof.KernelProfiler(out, clock_control=clock, standby=standby) as profiler:
+        with kprof.KernelProfiler(out, clock_control=clock, standby=standby, source=source) as profiler:
             times, used = [], []
             for round_num, kernel in enumerate(candidates(case)):
                 if round_num > 0:
@@ -49,6 +50,10 @@ for standby in modes:
                 results = profiler.profile_kernel(kernel, problem, round_num)
                 times.append(time.perf_counter() - started)
                 used.append(None if results is None else results.report["metadata"].get("standby"))
+                if results is not None and os.environ.get("PHASES") == "1":
+                    meta = results.report["metadata"]
+                    print(f"  {case} cand{round_num}: " + ", ".join(
+                        f"{k}={meta[k]}" for k in sorted(meta) if k.endswith("_seconds")), flush=True)
         median = statistics.median(times[1:])
         rows.append((case, standby, times, used, median))
         print(f"{case} standby={standby}: " + ", ".join(f"{t:.2f}" for t in times)

@@ -5,11 +5,14 @@
 // command line. Nothing is ever spliced into Python source.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kprof/error.hpp"
@@ -51,6 +54,11 @@ struct HarnessPlan {
   /// The standby waits before making the inputs (no GPU work until the candidates come): for a
   /// standby started beside a session that still profiles on the same GPU.
   bool standby_defer_inputs = false;
+  /// The standby profiles a tiny kernel of its own in the range k_primer_range while it waits, so
+  /// that the first-kernel cost of its ncu session (about 1.1 s on the H200) is paid before the
+  /// candidates come. Its rows belong to no candidate and reach no report. Not with defer_inputs
+  /// (no GPU work before the hand-over).
+  bool standby_primer = false;
   /// A host-wide lock file the harness holds (flock) around each profiled call, so that the
   /// profiled calls of harnesses on different GPUs take turns instead of contending in the
   /// driver (docs/harness.md). Never a condition of an answer: after
@@ -65,7 +73,10 @@ std::string standby_message(const HarnessPlan& plan);
 
 /// NVTX range name of candidate `index`: "kprof:cand<index>".
 std::string candidate_range(int index);
-/// ncu's --nvtx-include for a plan: "regex:kprof:cand[0-9]+/" (flat ranges; nested do not work).
+/// The NVTX range of a standby's primer kernel (HarnessPlan::standby_primer).
+inline constexpr std::string_view k_primer_range = "kprof:primer";
+/// ncu's --nvtx-include for a plan: the candidates' ranges and the primer's,
+/// "regex:kprof:(cand[0-9]+|primer)/" (flat ranges; nested do not work).
 std::string nvtx_include_for_ranges();
 
 /// The harness script (templates/harness.py).
@@ -85,7 +96,20 @@ inline constexpr int k_harness_exit_ok = 0;               ///< every candidate o
 inline constexpr int k_harness_exit_candidate_failed = 1; ///< some candidate failed (see status)
 inline constexpr int k_harness_exit_problem_invalid = 2;  ///< problem.py invalid or plan unreadable
 inline constexpr int k_harness_exit_cuda_poisoned = 3;    ///< restart from the next candidate
+inline constexpr int k_harness_exit_standby_idle = 4;     ///< a standby waited for nothing
 inline constexpr int k_harness_exit_internal = 70;        ///< a bug in the harness script
+/// Every harness exit code with the name the harness script gives it (EXIT_<NAME>); a test
+/// compares this list with templates/harness.py.
+inline constexpr std::array<std::pair<std::string_view, int>, 6> k_harness_exit_codes{{
+    {"OK", k_harness_exit_ok},
+    {"CANDIDATE_FAILED", k_harness_exit_candidate_failed},
+    {"PROBLEM_INVALID", k_harness_exit_problem_invalid},
+    {"CUDA_POISONED", k_harness_exit_cuda_poisoned},
+    {"STANDBY_IDLE", k_harness_exit_standby_idle},
+    {"INTERNAL", k_harness_exit_internal},
+}};
+/// The status file's phase words ("start", "import_problem", ...), in the order a run passes them.
+std::span<const std::string_view> harness_status_phases();
 
 /// How far one candidate got, as the harness reported it.
 enum class HarnessPhase { not_started, import_kernel, warmup, profiled_call, done };
@@ -133,6 +157,10 @@ struct HarnessStatus {
   std::vector<HarnessCandidateStatus> candidates;
   double setup_seconds = 0; ///< script start (torch import included) to inputs ready
   double inputs_seconds = 0;
+  /// A standby's primer (HarnessPlan::standby_primer): "ran", "failed: <why>", or empty when none
+  /// ran; and how long it took (0 when none ran).
+  std::string primer;
+  double primer_seconds = 0;
   std::string python_version;
   std::string torch_version;
   std::string triton_version; ///< empty when triton is absent

@@ -55,6 +55,8 @@ struct SessionOutcome {
   /// Why the source page is missing although asked for (export failed, unreadable page).
   /// Never decides a candidate's status: its numbers stand without hot lines.
   std::optional<Error> source_error;
+  double source_export_seconds = 0; ///< exporting and reading the source page
+
   /// The session ran on a standby: a harness started under ncu ahead of time that had the
   /// problem imported and the inputs on the GPU when the candidates arrived.
   bool standby = false;

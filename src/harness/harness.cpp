@@ -52,8 +52,8 @@ constexpr std::array<std::pair<HarnessPhase, std::string_view>, 5> k_phase_words
     {HarnessPhase::done, "done"},
 }};
 
-constexpr std::array<std::string_view, 7> k_status_phases{
-    "start", "import_problem", "inputs", "standby", "idle", "candidates", "done"};
+constexpr std::array<std::string_view, 8> k_status_phases{
+    "start", "import_problem", "inputs", "primer", "standby", "idle", "candidates", "done"};
 
 template <class Enum, std::size_t N>
 std::string_view word_of(const std::array<std::pair<Enum, std::string_view>, N>& words,
@@ -106,7 +106,8 @@ OrderedJson plan_json(const HarnessPlan& plan) {
   if (plan.standby_fifo) {
     json["standby"] = {{"fifo", plan.standby_fifo->string()},
                        {"idle_seconds", plan.standby_idle_seconds},
-                       {"defer_inputs", plan.standby_defer_inputs}};
+                       {"defer_inputs", plan.standby_defer_inputs},
+                       {"primer", plan.standby_primer}};
   }
   if (plan.profiled_call_lock) {
     json["profiled_call_lock"] = {{"path", plan.profiled_call_lock->string()},
@@ -294,6 +295,10 @@ Result<InputsOn> parse_inputs_on(std::string_view word) {
                                                       word, valid_words(k_inputs_words)));
 }
 
+std::span<const std::string_view> harness_status_phases() {
+  return k_status_phases;
+}
+
 std::string_view to_string(CastDtype dtype) {
   return word_of(k_cast_words, dtype);
 }
@@ -324,7 +329,7 @@ std::string candidate_range(int index) {
 }
 
 std::string nvtx_include_for_ranges() {
-  return "regex:kprof:cand[0-9]+/";
+  return "regex:kprof:(cand[0-9]+|primer)/";
 }
 
 std::string_view harness_script() {
@@ -375,6 +380,8 @@ Result<HarnessStatus> parse_harness_status(std::string_view json_text) {
   status.inputs_fallback = object.text("inputs_fallback");
   status.setup_seconds = object.seconds("setup_seconds");
   status.inputs_seconds = object.seconds("inputs_seconds");
+  status.primer = object.text("primer");
+  status.primer_seconds = object.seconds("primer_seconds");
   status.python_version = object.text("python_version");
   status.torch_version = object.text("torch_version");
   status.triton_version = object.text("triton_version");

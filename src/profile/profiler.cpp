@@ -24,6 +24,7 @@
 #include "kprof/files.hpp"
 #include "kprof/gpu_lock.hpp"
 #include "kprof/judge.hpp"
+#include "kprof/metric_check.hpp"
 #include "kprof/process.hpp"
 #include "kprof/round_layout.hpp"
 #include "kprof/version.hpp"
@@ -144,6 +145,7 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
   facts.ncu_exit = session.started ? session.process.describe() : "not started";
   facts.session_wall_seconds = session.process.wall.count();
   facts.standby = session.standby;
+  facts.source_export_seconds = session.source_export_seconds;
   std::error_code ec;
   facts.session_dir = fs::relative(session_dir, round_dir, ec).string();
   if (session.harness) {
@@ -151,6 +153,8 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
     facts.has_harness = true;
     facts.harness_setup_seconds = status.setup_seconds;
     facts.harness_inputs_seconds = status.inputs_seconds;
+    facts.primer = status.primer;
+    facts.primer_seconds = status.primer_seconds;
     facts.python_version = status.python_version;
     facts.torch_version = status.torch_version;
     facts.triton_version = status.triton_version;
@@ -290,33 +294,53 @@ Result<void> KernelProfiler::check_metrics_once() {
     m_metrics_checked = true;
     return {};
   }
-  auto listing = query_metrics(m_ncu, "", RoundLayout(m_options.out_dir).cache_dir());
-  if (!listing) {
-    // The listing needs a visible GPU; without it we cannot check names up front. The run
-    // itself will then fail with a classified error, so this is not fatal; it is recorded.
-    m_metric_check = "skipped: " + listing.error().message;
-    m_metrics_checked = true;
-    return {};
+  // The verdict for this ncu, driver, GPUs and set is kept across processes (about 1.3 s of
+  // `ncu --query-metrics` saved per cold profile); without a readable driver nothing is kept.
+  const auto device =
+      read_device_identity(env_var("KPROF_NVIDIA_PROC").value_or(std::string(k_nvidia_proc_dir)));
+  const MetricCheckCache cache(MetricCheckCache::default_dir());
+  std::optional<MetricVerdict> verdict;
+  if (device) {
+    verdict = cache.find(m_ncu.version, *device, m_metric_set);
   }
-  auto unknown = unknown_metrics(m_metric_set, *listing);
-  if (!unknown) {
-    m_metric_check = "skipped: " + unknown.error().message;
-    m_metrics_checked = true;
-    return {};
+  const bool cached = verdict.has_value();
+  if (!verdict) {
+    auto listing = query_metrics(m_ncu, "", RoundLayout(m_options.out_dir).cache_dir());
+    if (!listing) {
+      // The listing needs a visible GPU; without it we cannot check names up front. The run
+      // itself will then fail with a classified error, so this is not fatal; it is recorded.
+      m_metric_check = "skipped: " + listing.error().message;
+      m_metrics_checked = true;
+      return {};
+    }
+    auto unknown = unknown_metrics(m_metric_set, *listing);
+    if (!unknown) {
+      m_metric_check = "skipped: " + unknown.error().message;
+      m_metrics_checked = true;
+      return {};
+    }
+    verdict = MetricVerdict{std::move(unknown).value(), utc_timestamp()};
+    if (device) {
+      (void)cache.store(m_ncu.version, *device, m_metric_set, *verdict);
+    }
   }
-  if (!unknown->empty()) {
+  if (!verdict->unknown.empty()) {
     std::string names;
-    for (const auto& name : *unknown) {
+    for (const auto& name : verdict->unknown) {
       names += (names.empty() ? "" : ", ") + name;
     }
     return make_error(ErrorCategory::unknown_metric,
                       fmt::format("{} metric name(s) unknown to this GPU (ncu {}): {}",
-                                  unknown->size(), m_ncu.version, names),
+                                  verdict->unknown.size(), m_ncu.version, names),
                       "ncu drops unknown metric names silently; kprof refuses them up front. "
                       "List valid names with `ncu --query-metrics`.");
   }
-  m_metric_check = fmt::format("ok: all {} metric names known to the device (ncu --query-metrics)",
-                               m_metric_set.metrics.size());
+  m_metric_check =
+      cached ? fmt::format("ok: all {} metric names known to the device (ncu --query-metrics "
+                           "of {}, cached for this ncu, driver and GPU)",
+                           m_metric_set.metrics.size(), verdict->checked_at)
+             : fmt::format("ok: all {} metric names known to the device (ncu --query-metrics)",
+                           m_metric_set.metrics.size());
   m_metrics_checked = true;
   return {};
 }

@@ -71,10 +71,17 @@ Json CandidateMetadata::to_json() const {
     if (session->has_harness) {
       out["harness_setup_seconds"] = session->harness_setup_seconds;
       out["harness_inputs_seconds"] = session->harness_inputs_seconds;
+      if (!session->primer.empty()) {
+        out["primer"] = session->primer;
+        out["primer_seconds"] = session->primer_seconds;
+      }
       out["python_version"] = session->python_version;
       out["torch_version"] = session->torch_version;
       out["triton_version"] = session->triton_version;
       out["gpu_name"] = session->gpu_name;
+    }
+    if (session->source_export_seconds > 0) {
+      out["source_export_seconds"] = session->source_export_seconds;
     }
     if (session->warmup_seconds) {
       out["warmup_seconds"] = *session->warmup_seconds;

@@ -45,6 +45,10 @@ struct SessionFacts {
   bool has_harness = false; ///< the harness wrote its status: the fields below are set
   double harness_setup_seconds = 0;
   double harness_inputs_seconds = 0;
+  std::string primer;        ///< the standby's primer: "ran", "failed: ...", empty when none ran
+  double primer_seconds = 0; ///< spent before the hand-over, so not in the answer's time
+  /// Exporting and reading the source page after the session (source counters on), 0 otherwise.
+  double source_export_seconds = 0;
   std::string python_version;
   std::string torch_version;
   std::string triton_version;

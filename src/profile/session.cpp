@@ -380,6 +380,7 @@ private:
     plan.standby_fifo = standby->fifo;
     plan.standby_idle_seconds = m_settings.standby_idle_seconds;
     plan.standby_defer_inputs = deferred;
+    plan.standby_primer = !deferred;
     if (!write_file_atomic(standby->dir / RoundLayout::k_plan, plan_to_json(plan))) {
       return;
     }
@@ -444,6 +445,11 @@ private:
 
   /// Exports the report's source page into work_dir/source.csv and reads it.
   void export_source(const fs::path& work_dir, SessionOutcome& outcome) const {
+    const auto started = std::chrono::steady_clock::now();
+    const auto timed = [&] {
+      outcome.source_export_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    };
     const fs::path report = work_dir / (std::string(RoundLayout::k_ncu_report_base) + ".ncu-rep");
     auto text = export_source_page(m_settings.ncu, report);
     if (!text) {
@@ -461,6 +467,7 @@ private:
       return;
     }
     outcome.source_page = std::move(page).value();
+    timed();
   }
 
   NcuSessionSettings m_settings;

@@ -170,6 +170,39 @@ protected:
   fs::path m_twostage;
 };
 
+TEST_F(KprofProfile, ChecksTheMetricNamesOncePerNcuDriverAndGpuNotOncePerOutputDirectory) {
+  const std::vector<std::pair<std::string, std::string>> env = {
+      {"KPROF_NVIDIA_PROC", std::string(KPROF_FIXTURES_DIR) + "/nvidia-proc/h200"}};
+  const std::string kernel = example("twostage/kernel.py");
+  const std::string problem = example("twostage/problem.py");
+  const auto profile_into = [&](const fs::path& out_dir, const auto& with_env) {
+    return run_with_env({"profile", kernel, problem, "--ncu", standin("ncu"), "--python",
+                         "/usr/bin/python3", "--out", out_dir.string(), "--format", "json"},
+                        with_env);
+  };
+  KprofRun first = profile_into(out(), env);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::string first_check =
+      read_json(out() / "round000" / "report.json")["metadata"]["metric_check"];
+  EXPECT_EQ(first_check.find("cached"), std::string::npos) << first_check;
+  // Another output directory, so the listing cached beside the first round is not there.
+  KprofRun second = profile_into(dir() / "elsewhere", env);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const std::string second_check =
+      read_json(dir() / "elsewhere" / "round000" / "report.json")["metadata"]["metric_check"];
+  EXPECT_EQ(second_check.rfind("ok:", 0), 0U) << second_check;
+  EXPECT_NE(second_check.find("cached for this ncu, driver and GPU"), std::string::npos)
+      << second_check;
+  // Without a readable driver nothing is kept or reused.
+  const std::vector<std::pair<std::string, std::string>> no_driver = {
+      {"KPROF_NVIDIA_PROC", (dir() / "no-driver").string()}};
+  KprofRun third = profile_into(dir() / "third", no_driver);
+  ASSERT_EQ(third.exit_code, 0) << third.err;
+  const std::string third_check =
+      read_json(dir() / "third" / "round000" / "report.json")["metadata"]["metric_check"];
+  EXPECT_EQ(third_check.find("cached"), std::string::npos) << third_check;
+}
+
 TEST_F(KprofProfile, WritesTheWholeRoundLayoutAndReportsBothKernels) {
   KprofRun run = profile({example("twostage/kernel.py"), example("twostage/problem.py")});
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -194,7 +227,7 @@ TEST_F(KprofProfile, WritesTheWholeRoundLayoutAndReportsBothKernels) {
             (dir() / "locks" / "profiled-calls.lock").string());
   const auto& argv = report["metadata"]["ncu_argv"];
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--clock-control"), argv.end());
-  EXPECT_NE(std::find(argv.begin(), argv.end(), "regex:kprof:cand[0-9]+/"), argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "regex:kprof:(cand[0-9]+|primer)/"), argv.end());
   json ka = read_json(out() / "round000_ncu_metrics.json");
   EXPECT_EQ(ka["metrics"]["scale_kernel"]["gpu__time_duration.sum"], 9856);
   EXPECT_EQ(ka["metadata"]["round_num"], 0);

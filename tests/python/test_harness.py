@@ -666,7 +666,7 @@ def test_real_ncu_profiles_exactly_the_launches_of_each_ranged_call(tmp_path):
     example = EXAMPLES / "twostage"
     run_harness(tmp_path, example / "problem.py", [example / "kernel.py"] * 2, real_torch=True, warmup=0)
     log = tmp_path / "ncu.csv"
-    ncu = ["ncu", "--clock-control", "none", "--nvtx", "--nvtx-include", "regex:kprof:cand[0-9]+/",
+    ncu = ["ncu", "--clock-control", "none", "--nvtx", "--nvtx-include", "regex:kprof:(cand[0-9]+|primer)/",
            "--csv", "--page", "raw", "--metrics", "gpu__time_duration.sum", "--log-file", str(log)]
 
     run = run_plan(tmp_path, tmp_path / "run" / "harness.py", tmp_path / "run" / "plan.json", True, ncu)
@@ -681,7 +681,7 @@ def test_real_ncu_profiles_exactly_the_launches_of_each_ranged_call(tmp_path):
                         (["kprof", "cand1"], "partial_sum_kernel"), (["kprof", "cand1"], "scale_kernel")]
 
 
-def start_standby(tmp_path, problem, idle_seconds=60):
+def start_standby(tmp_path, problem, idle_seconds=60, primer=False, fake_torch=FAKE_TORCH):
     """Starts the harness with a standby plan (no candidates, a FIFO); returns (process, fifo,
     run_dir, events log)."""
     run_dir = tmp_path / "run"
@@ -693,11 +693,11 @@ def start_standby(tmp_path, problem, idle_seconds=60):
     plan = {"version": 1, "problem": str(problem), "candidates": [],
             "status_file": str(run_dir / "status.json"), "warmup": 1, "inputs": "gpu", "cast": "none",
             "seed": 0, "first_candidate": 0,
-            "standby": {"fifo": str(fifo), "idle_seconds": idle_seconds}}
+            "standby": {"fifo": str(fifo), "idle_seconds": idle_seconds, "primer": primer}}
     plan_path = run_dir / "plan.json"
     plan_path.write_text(json.dumps(plan), encoding="utf-8")
     log = tmp_path / "events.log"
-    env = dict(os.environ, PYTHONPATH=str(FAKE_TORCH), KPROF_FAKE_TORCH_LOG=str(log))
+    env = dict(os.environ, PYTHONPATH=str(fake_torch), KPROF_FAKE_TORCH_LOG=str(log))
     process = subprocess.Popen([sys.executable, str(script), str(plan_path)], cwd=str(tmp_path), env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return process, fifo, run_dir, log
@@ -751,6 +751,56 @@ def test_standby_prepares_inputs_then_runs_the_candidates_written_into_its_fifo(
     assert status["candidates"][0]["ok"] is True
     events = log.read_text(encoding="utf-8").splitlines()
     assert events == ["sync", "launch add_kernel"] + profiled_events("kprof:cand1", ["launch add_kernel"])
+
+
+def test_standby_profiles_its_primer_in_a_range_of_its_own_before_it_waits(tmp_path):
+    process, fifo, run_dir, log = start_standby(tmp_path, CASES / "vector/problem.py", primer=True)
+    try:
+        assert wait_for_phase(run_dir / "status.json", "standby", process), process.stderr.read()
+        # One kernel of the harness's own, synchronized inside the primer's range, before waiting.
+        assert log.read_text(encoding="utf-8").splitlines() == ["sync", "sync", "push kprof:primer",
+                                                                "launch fill", "sync", "pop"]
+        status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+        assert status["primer"] == "ran" and status["primer_seconds"] >= 0
+        message = {"candidates": [{"kernel": str(CASES / "positional/kernel.py"), "range": "kprof:cand0"}],
+                   "first_candidate": 0}
+        with open(fifo, "w", encoding="utf-8") as f:
+            f.write(json.dumps(message) + "\n")
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+    assert status["candidates"][0]["ok"] is True and status["primer"] == "ran"
+
+
+def test_a_failing_primer_is_recorded_and_changes_nothing_else(tmp_path):
+    # A copy of the fake torch whose fill_ raises.
+    broken = tmp_path / "broken_torch"
+    shutil.copytree(FAKE_TORCH, broken)
+    init = broken / "torch" / "__init__.py"
+    init.write_text(init.read_text(encoding="utf-8").replace(
+        "    def fill_(self, value):\n", "    def fill_(self, value):\n        raise RuntimeError('no fill here')\n"),
+        encoding="utf-8")
+    process, fifo, run_dir, log = start_standby(tmp_path, CASES / "vector/problem.py", primer=True,
+                                                fake_torch=broken)
+    try:
+        assert wait_for_phase(run_dir / "status.json", "standby", process), process.stderr.read()
+        status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+        assert status["primer"] == "failed: no fill here"
+        # The range was closed again: nothing is left open for the candidates.
+        events = log.read_text(encoding="utf-8").splitlines()
+        assert events.count("push kprof:primer") == events.count("pop") == 1
+        message = {"candidates": [{"kernel": str(CASES / "positional/kernel.py"), "range": "kprof:cand0"}],
+                   "first_candidate": 0}
+        with open(fifo, "w", encoding="utf-8") as f:
+            f.write(json.dumps(message) + "\n")
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+    assert status["candidates"][0]["ok"] is True
 
 
 def test_standby_left_waiting_exits_with_code_4_without_running_anything(tmp_path):

@@ -118,12 +118,14 @@ TEST(CandidateRange, NamesEachCandidateKprofCandIndex) {
   EXPECT_EQ(candidate_range(12), "kprof:cand12");
 }
 
-TEST(NvtxInclude, MatchesEveryCandidateRangeAndNothingElse) {
+TEST(NvtxInclude, MatchesEveryCandidateRangeAndThePrimersAndNothingElse) {
   const std::string include = nvtx_include_for_ranges();
-  ASSERT_EQ(include, "regex:kprof:cand[0-9]+/");
+  ASSERT_EQ(include, "regex:kprof:(cand[0-9]+|primer)/");
   const std::regex pattern(include.substr(6, include.size() - 7));
   EXPECT_TRUE(std::regex_match(candidate_range(0), pattern));
   EXPECT_TRUE(std::regex_match(candidate_range(137), pattern));
+  EXPECT_TRUE(std::regex_match(std::string(k_primer_range), pattern));
+  EXPECT_FALSE(std::regex_match(std::string("kprof:primer2"), pattern));
   EXPECT_FALSE(std::regex_match(std::string("kprof"), pattern));
   EXPECT_FALSE(std::regex_match(std::string("kprof:cand"), pattern));
 }

@@ -177,6 +177,11 @@ class Tensor:
     def clone(self):
         return Tensor(self._shape, self._dtype, self._device)
 
+    def fill_(self, value):
+        if self.is_cuda:
+            _fake_log("launch fill")
+        return self
+
     def __repr__(self):
         return "FakeTensor(shape=%s, dtype=%r, device=%r)" % (tuple(self._shape), self._dtype, self._device)
 

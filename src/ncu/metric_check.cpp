@@ -1,0 +1,215 @@
+// The metric check's cache (include/kprof/metric_check.hpp).
+//
+// The cache is an input another user may have written (a shared HOME, a planted directory), so a
+// verdict is read only from a regular file that this user owns and nobody else can write, opened
+// without following symlinks, and only when the key stored inside it is the one asked for (the
+// file name is a hash of the key; a collision or a stale file reads as absent). A wrong or
+// unreadable cache costs one `ncu --query-metrics`, never a wrong answer.
+#include "kprof/metric_check.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <system_error>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kprof/files.hpp"
+#include "kprof/json_file.hpp"
+#include "kprof/strings.hpp"
+#include "util/unique_fd.hpp"
+
+namespace kprof {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int k_cache_version = 1;
+constexpr std::size_t k_max_verdict_bytes = std::size_t{1} << 20U;
+
+/// "Model:   NVIDIA H200" -> "NVIDIA H200"; empty when `text` has no such line.
+std::string field_of(std::string_view text, std::string_view name) {
+  for (std::string_view line : split_lines(text)) {
+    line = trim(line);
+    if (line.size() > name.size() && line.substr(0, name.size()) == name &&
+        line[name.size()] == ':') {
+      return std::string(trim(line.substr(name.size() + 1)));
+    }
+  }
+  return {};
+}
+
+/// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun ..." -> "580.159.04".
+std::string driver_version_of(std::string_view text) {
+  const auto lines = split_lines(text);
+  if (lines.empty()) {
+    return {};
+  }
+  const std::string_view first = lines.front();
+  const auto module = first.find("Kernel Module");
+  std::string_view rest = module == std::string_view::npos
+                              ? first
+                              : first.substr(module + std::string_view("Kernel Module").size());
+  rest = trim(rest);
+  const auto end = rest.find_first_of(" \t");
+  std::string_view version = rest.substr(0, end);
+  const bool looks_like_version =
+      !version.empty() && std::all_of(version.begin(), version.end(),
+                                      [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+  return looks_like_version ? std::string(version) : std::string();
+}
+
+std::vector<std::string> sorted_names(const MetricSet& set) {
+  std::vector<std::string> names;
+  names.reserve(set.metrics.size());
+  for (const MetricSpec& metric : set.metrics) {
+    names.push_back(metric.name);
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+Json key_of(const std::string& ncu_version, const DeviceIdentity& device, const MetricSet& set) {
+  return Json{{"ncu", ncu_version},
+              {"driver", device.driver},
+              {"gpus", device.gpus},
+              {"metrics", sorted_names(set)}};
+}
+
+/// FNV-1a, 64 bits: a file name for a key (the key itself is checked inside the file).
+std::string hash_of(std::string_view text) {
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+/// The file's bytes when it is a regular file of this user that nobody else may write.
+std::optional<std::string> read_own_file(const fs::path& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (!fd) {
+    return std::nullopt;
+  }
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid() ||
+      (info.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
+      static_cast<std::size_t>(info.st_size) > k_max_verdict_bytes) {
+    return std::nullopt;
+  }
+  std::string data(static_cast<std::size_t>(info.st_size), '\0');
+  std::size_t got = 0;
+  while (got < data.size()) {
+    const ssize_t n = ::read(fd.get(), data.data() + got, data.size() - got);
+    if (n <= 0) {
+      return std::nullopt;
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  return data;
+}
+
+/// `dir` exists as a directory of this user that nobody else may write (made 0700 if missing).
+bool own_private_dir(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  struct stat info {};
+  if (::lstat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != ::geteuid()) {
+    return false;
+  }
+  if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    return ::chmod(dir.c_str(), S_IRWXU) == 0;
+  }
+  return true;
+}
+
+} // namespace
+
+std::optional<DeviceIdentity> read_device_identity(const fs::path& proc_root) {
+  auto version = read_file(proc_root / "version");
+  if (!version) {
+    return std::nullopt;
+  }
+  DeviceIdentity device;
+  device.driver = driver_version_of(*version);
+  if (device.driver.empty()) {
+    return std::nullopt;
+  }
+  std::error_code ec;
+  std::vector<fs::path> gpu_dirs;
+  for (fs::directory_iterator it(proc_root / "gpus", ec), end; !ec && it != end; it.increment(ec)) {
+    gpu_dirs.push_back(it->path());
+  }
+  std::sort(gpu_dirs.begin(), gpu_dirs.end()); // bus IDs: the driver's order
+  for (const fs::path& gpu : gpu_dirs) {
+    if (auto information = read_file(gpu / "information")) {
+      if (std::string model = field_of(*information, "Model"); !model.empty()) {
+        device.gpus.push_back(std::move(model));
+      }
+    }
+  }
+  if (device.gpus.empty()) {
+    return std::nullopt;
+  }
+  return device;
+}
+
+fs::path MetricCheckCache::default_dir() {
+  if (auto xdg = env_var("XDG_CACHE_HOME")) {
+    return fs::path(*xdg) / "kprof" / "metric-check";
+  }
+  if (auto home = env_var("HOME")) {
+    return fs::path(*home) / ".cache" / "kprof" / "metric-check";
+  }
+  return {};
+}
+
+std::optional<MetricVerdict> MetricCheckCache::find(const std::string& ncu_version,
+                                                    const DeviceIdentity& device,
+                                                    const MetricSet& set) const {
+  if (m_dir.empty() || ncu_version.empty()) {
+    return std::nullopt;
+  }
+  const Json key = key_of(ncu_version, device, set);
+  auto text = read_own_file(m_dir / (hash_of(key.dump()) + ".json"));
+  if (!text) {
+    return std::nullopt;
+  }
+  const Json stored = Json::parse(*text, nullptr, false);
+  if (!stored.is_object() || stored.value("version", 0) != k_cache_version ||
+      !stored.contains("key") || stored["key"] != key || !stored.contains("unknown") ||
+      !stored["unknown"].is_array()) {
+    return std::nullopt;
+  }
+  MetricVerdict verdict;
+  for (const Json& name : stored["unknown"]) {
+    if (!name.is_string()) {
+      return std::nullopt;
+    }
+    verdict.unknown.push_back(name.get<std::string>());
+  }
+  if (stored.contains("checked_at") && stored["checked_at"].is_string()) {
+    verdict.checked_at = stored["checked_at"].get<std::string>();
+  }
+  return verdict;
+}
+
+bool MetricCheckCache::store(const std::string& ncu_version, const DeviceIdentity& device,
+                             const MetricSet& set, const MetricVerdict& verdict) const {
+  if (m_dir.empty() || ncu_version.empty() || !own_private_dir(m_dir)) {
+    return false;
+  }
+  const Json key = key_of(ncu_version, device, set);
+  const Json stored{{"version", k_cache_version},
+                    {"key", key},
+                    {"unknown", verdict.unknown},
+                    {"checked_at", verdict.checked_at}};
+  return write_json_atomic(m_dir / (hash_of(key.dump()) + ".json"), stored).ok();
+}
+
+} // namespace kprof

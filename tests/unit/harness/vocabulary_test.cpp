@@ -1,0 +1,95 @@
+// The words and numbers the harness script (templates/harness.py) shares with the C++ side: its
+// exit codes, its status and candidate phases and its cast words. Each side keeps its own copy
+// (the script runs without kprof), so this test reads both and fails when one drifts.
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "kprof/harness.hpp"
+
+namespace kprof {
+namespace {
+
+/// Every first group of `pattern` in the harness script, in order, without repeats.
+std::vector<std::string> script_words(const std::string& pattern) {
+  const std::string script(harness_script());
+  const std::regex expression(pattern);
+  std::vector<std::string> words;
+  for (auto it = std::sregex_iterator(script.begin(), script.end(), expression);
+       it != std::sregex_iterator(); ++it) {
+    if (std::find(words.begin(), words.end(), (*it)[1].str()) == words.end()) {
+      words.push_back((*it)[1].str());
+    }
+  }
+  return words;
+}
+
+TEST(HarnessVocabulary, TheScriptsExitCodesAreTheOnesKprofKnows) {
+  const std::string script(harness_script());
+  const std::regex line(R"re(\nEXIT_([A-Z_]+) = (\d+)(?=\n))re");
+  std::set<std::pair<std::string, int>> in_script;
+  for (auto it = std::sregex_iterator(script.begin(), script.end(), line);
+       it != std::sregex_iterator(); ++it) {
+    in_script.emplace((*it)[1].str(), std::stoi((*it)[2].str()));
+  }
+  std::set<std::pair<std::string, int>> in_kprof;
+  for (const auto& [name, code] : k_harness_exit_codes) {
+    in_kprof.emplace(std::string(name), code);
+  }
+  EXPECT_EQ(in_script, in_kprof);
+}
+
+TEST(HarnessVocabulary, EveryStatusPhaseTheScriptWritesIsOneKprofReads) {
+  std::vector<std::string> written = script_words(R"re(set_phase\("([a-z_]+)"\))re");
+  written.insert(written.begin(), "start"); // new_status()
+  const auto known = harness_status_phases();
+  for (const std::string& phase : written) {
+    EXPECT_NE(std::find(known.begin(), known.end(), phase), known.end()) << phase;
+  }
+  // ...and kprof knows no phase the script never writes.
+  for (const std::string_view phase : known) {
+    EXPECT_NE(std::find(written.begin(), written.end(), std::string(phase)), written.end())
+        << phase;
+  }
+}
+
+TEST(HarnessVocabulary, EveryCandidatePhaseTheScriptWritesParses) {
+  std::vector<std::string> written =
+      script_words(R"re(set_candidate_phase\(entry, "([a-z_]+)"\))re");
+  written.insert(written.begin(), "not_started"); // new_candidate_status()
+  ASSERT_GE(written.size(), 5U);
+  for (const std::string& phase : written) {
+    auto parsed = parse_harness_phase(phase);
+    ASSERT_TRUE(parsed.ok()) << phase;
+    EXPECT_EQ(to_string(*parsed), phase);
+  }
+}
+
+TEST(HarnessVocabulary, TheScriptTakesExactlyKprofsCastWords) {
+  // CAST_DTYPES = {"bf16": "bfloat16", ...}: its keys, and the two words read_plan adds.
+  const std::string script(harness_script());
+  std::smatch table;
+  ASSERT_TRUE(std::regex_search(script, table, std::regex(R"re(\nCAST_DTYPES = \{([^}]*)\})re")));
+  const std::string body = table[1].str();
+  const std::regex key(R"re("([a-z0-9]+)":)re");
+  std::set<std::string> words{"none", "auto"};
+  for (auto it = std::sregex_iterator(body.begin(), body.end(), key); it != std::sregex_iterator();
+       ++it) {
+    words.insert((*it)[1].str());
+  }
+  EXPECT_NE(script.find(R"re(plan["cast"] in ("none", "auto") or plan["cast"] in CAST_DTYPES)re"),
+            std::string::npos);
+  std::set<std::string> kprof_words;
+  for (const CastDtype dtype : {CastDtype::none, CastDtype::auto_detect, CastDtype::bf16,
+                                CastDtype::fp16, CastDtype::fp32}) {
+    kprof_words.insert(std::string(to_string(dtype)));
+  }
+  EXPECT_EQ(words, kprof_words);
+}
+
+} // namespace
+} // namespace kprof
