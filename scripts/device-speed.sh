@@ -36,12 +36,41 @@ PY
   ;;
 esac
 
+case " $steps " in *" exit "*)
+  # Does ncu keep the rows of a program that ends with os._exit (no interpreter teardown), and
+  # how much sooner does the session end?
+  for how in sys_exit os_exit; do
+    cat >"$work/exit_$how.py" <<PY
+import os, sys, time, torch
+x = torch.ones(1 << 24, device="cuda")
+for _ in range(3): x.mul_(1.0001)
+torch.cuda.synchronize()
+torch.cuda.nvtx.range_push("kprof:cand0"); x.mul_(2); torch.cuda.synchronize(); torch.cuda.nvtx.range_pop()
+sys.stdout.flush(); sys.stderr.flush()
+print("done at", time.time(), file=sys.stderr)
+if "$how" == "os_exit":
+    os._exit(0)
+sys.exit(0)
+PY
+    for i in 1 2 3; do
+      started=$(now)
+      ncu --clock-control none --nvtx --nvtx-include 'regex:kprof:(cand[0-9]+|primer)/' --csv --page raw \
+        --metrics "$(default_metrics)" python3 "$work/exit_$how.py" >"$work/exit_$how.csv" 2>"$work/exit_$how.err"
+      ended=$(now)
+      done_at=$(grep -o 'done at [0-9.]*' "$work/exit_$how.err" | awk '{print $3}')
+      note "- exit $how run $i: ncu wall $(elapsed "$started" "$ended") s, after the program's last line $(elapsed "${done_at:-$ended}" "$ended") s, rows $(grep -c 'kprof:cand0' "$work/exit_$how.csv")"
+    done
+  done
+  ;;
+esac
+
 case " $steps " in *" cold "*)
   note ""
   note "## cold kprof profile (fresh --out each; pass 2 has the metric check cached)"
   note "| case | pass | seconds | exit | metric check | setup / inputs / warmup / call (s) |"
   note "|---|---|---|---|---|---|"
   for pass in 1 2; do
+    mkdir -p "$work/cold$pass"
     for c in $cases; do
       o="$work/cold$pass/$c"
       started=$(now)

@@ -42,24 +42,32 @@ std::string field_of(std::string_view text, std::string_view name) {
   return {};
 }
 
-/// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun ..." -> "580.159.04".
+/// The first word of the first line that looks like a driver version ("580.159.04"): the line
+/// reads "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..." for the proprietary
+/// module and "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release
+/// Build ..." for the open one (recorded on the H200). Empty when there is none.
 std::string driver_version_of(std::string_view text) {
   const auto lines = split_lines(text);
   if (lines.empty()) {
     return {};
   }
-  const std::string_view first = lines.front();
-  const auto module = first.find("Kernel Module");
-  std::string_view rest = module == std::string_view::npos
-                              ? first
-                              : first.substr(module + std::string_view("Kernel Module").size());
-  rest = trim(rest);
-  const auto end = rest.find_first_of(" \t");
-  std::string_view version = rest.substr(0, end);
-  const bool looks_like_version =
-      !version.empty() && std::all_of(version.begin(), version.end(),
-                                      [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
-  return looks_like_version ? std::string(version) : std::string();
+  std::string_view rest = lines.front();
+  while (!rest.empty()) {
+    const auto start = rest.find_first_not_of(" \t");
+    if (start == std::string_view::npos) {
+      break;
+    }
+    rest.remove_prefix(start);
+    const auto end = rest.find_first_of(" \t");
+    const std::string_view word = rest.substr(0, end);
+    const bool digits_and_dots = std::all_of(
+        word.begin(), word.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+    if (digits_and_dots && word.find('.') != std::string_view::npos && word.front() != '.') {
+      return std::string(word);
+    }
+    rest.remove_prefix(word.size());
+  }
+  return {};
 }
 
 std::vector<std::string> sorted_names(const MetricSet& set) {

@@ -61,6 +61,23 @@ TEST(DeviceIdentity, ReadsTheDriverVersionAndEachGpuModelFromARecordedProcDirect
   EXPECT_EQ(device->gpus[0], "NVIDIA H200");
 }
 
+TEST(DeviceIdentity, ReadsTheVersionFromTheProprietaryModulesLineToo) {
+  auto dir = TempDir::create("kprof-nvidia-proc");
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(
+      write_file_atomic(dir->path() / "version",
+                        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 "
+                        "22:23:56 UTC 2024\n")
+          .ok());
+  ASSERT_TRUE(write_file_atomic(dir->path() / "gpus" / "0000:19:00.0" / "information",
+                                "Model: \t\t NVIDIA H100 80GB HBM3\n")
+                  .ok());
+  const auto device = read_device_identity(dir->path());
+  ASSERT_TRUE(device.has_value());
+  EXPECT_EQ(device->driver, "550.54.15");
+  EXPECT_EQ(device->gpus, std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
+}
+
 TEST(DeviceIdentity, IsAbsentWithoutTheNvidiaDriver) {
   EXPECT_FALSE(read_device_identity("/nonexistent/driver/nvidia").has_value());
 }
