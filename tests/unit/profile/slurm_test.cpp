@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cmath>
 #include <filesystem>
 
 #include "kprof/options.hpp"
@@ -232,6 +233,71 @@ TEST(OptionWords, ParseBackToTheSameOptions) {
   EXPECT_EQ(parsed->options.warmup, direct->options.warmup);
   EXPECT_EQ(parsed->options.cast, direct->options.cast);
   EXPECT_EQ(parsed->options.select.select, direct->options.select.select);
+}
+
+TEST(OptionWords, GiveAttemptsAsTheRetriesAfterTheFirst) {
+  auto words = option_words(Json{{"attempts", 4}, {"timeout", 60}});
+  ASSERT_TRUE(words.ok()) << words.error().message;
+  EXPECT_EQ(*words, (std::vector<std::string>{"--timeout", "60", "--retries", "3"}));
+  auto parsed = parse_run_options(Json{{"attempts", 4}}, OptionContext{});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->options.retries, 3);
+  OptionContext python;
+  python.spelled = {{"attempts", "max_retries"}};
+  auto both = parse_run_options(Json{{"retries", 1}, {"attempts", 2}}, python);
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.error().message,
+            "give retries or max_retries, not both (the attempts are the retries + 1)");
+}
+
+TEST(OptionValues, NaNInfinitiesAndBigNumbersAreOutOfTheRangeNotOfTheType) {
+  OptionContext context;
+  context.spelled = {{"timeout", "ncu_timeout_seconds"}};
+  const std::vector<std::pair<Json, std::string>> cases = {
+      {Json{{"seed", std::nan("")}},
+       "seed must be a whole number from 0 to 18446744073709551615, got 'nan'"},
+      {Json{{"warmup", -HUGE_VAL}}, "warmup must be a whole number from 0 to 10000, got '-inf'"},
+      {Json{{"timeout", big_whole_number("1000000000000000000000000000000")}},
+       "ncu_timeout_seconds must be a whole number from 1 to 604800, got "
+       "'1000000000000000000000000000000'"},
+      {Json{{"gpus", Json::array({0, big_whole_number("18446744073709551616")})}},
+       "gpus must be a whole number from 0 to 1023, got '18446744073709551616'"},
+  };
+  for (const auto& [values, message] : cases) {
+    ASSERT_TRUE(check_option_types(values, context).ok()) << message;
+    auto parsed = parse_run_options(values, context);
+    ASSERT_FALSE(parsed.ok()) << message;
+    EXPECT_EQ(parsed.error().category, ErrorCategory::usage);
+    EXPECT_EQ(parsed.error().message, message);
+  }
+  EXPECT_EQ(check_option_types(Json{{"warmup", 2.5}}, context).error().message,
+            "warmup must be an integer, not a number with a fraction");
+}
+
+TEST(OptionValues, AWrongElementOfAListIsNamedByItsIndex) {
+  OptionContext context;
+  context.spelled = {{"gpus", "gpu"}};
+  auto gpus = check_option_types(Json{{"gpus", Json::array({0, "a"})}}, context);
+  ASSERT_FALSE(gpus.ok());
+  EXPECT_EQ(gpus.error().message, "gpu[1] must be an integer, not a string");
+  auto kernels = check_option_types(Json{{"kernels", Json::array({"add", 3})}}, context);
+  ASSERT_FALSE(kernels.ok());
+  EXPECT_EQ(kernels.error().message, "kernels[1] must be a string, not an integer");
+}
+
+TEST(OptionValues, APathWithANulByteIsRefusedNotCut) {
+  OptionContext context;
+  context.spelled = {{"out_dir", "artifacts_dir"}};
+  for (const std::string key : {"out_dir", "logs_dir", "ncu", "python"}) {
+    auto parsed = parse_run_options(Json{{key, std::string("/tmp/runs\0/etc", 14)}}, context);
+    ASSERT_FALSE(parsed.ok()) << key;
+    EXPECT_EQ(parsed.error().category, ErrorCategory::usage);
+    EXPECT_EQ(parsed.error().message,
+              (key == "out_dir" ? "artifacts_dir" : key) +
+                  " holds a NUL byte after '/tmp/runs': no file name can hold one, and the "
+                  "system would end the name there");
+  }
+  EXPECT_TRUE(check_path_text("/tmp/runs", "x").ok());
 }
 
 } // namespace
