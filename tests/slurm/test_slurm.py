@@ -507,3 +507,19 @@ def test_a_newline_in_the_problem_path_does_not_end_a_comment_of_the_job_script(
     assert "p\\x0atouch INJECTED/problem.py in 1 array task(s)" in header[0]
     assert f"'{problem_dir / 'problem.py'}'" in script  # the command's word, newline and all
 
+
+def test_python_max_retries_reaches_the_tasks_as_their_retries(fake_slurm: Dict[str, str]) -> None:
+    base = Path(fake_slurm["KPROF_SLURM_TEST_BASE"])
+    kernels = candidates(base, [good()])
+    script = f"""
+import json, kprof
+for given in ({{}}, {{"max_retries": 4}}):
+    plan = kprof.profile_batch({str(CASES / 'vector' / 'problem.py')!r}, {kernels!r}, 1, out_dir={str(base / 'out')!r},
+                               slurm={{"dry_run": True, "kprof": {str(KPROF)!r}}}, **given)
+    words = plan["script_text"].split()
+    print(json.dumps(words[words.index("--retries") + 1]))
+"""
+    run = subprocess.run([sys.executable or "/usr/bin/python3", "-c", script], capture_output=True, text=True, env=fake_slurm)
+    assert run.returncode == 0, run.stderr
+    # KernelAgent's max_retries counts attempts (default 2), as without Slurm.
+    assert [json.loads(line) for line in run.stdout.split()] == ["1", "3"]
