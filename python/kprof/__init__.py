@@ -654,8 +654,9 @@ def profile_batch(
     slurm: Union[None, bool, Mapping[str, Any]] = None,
     **options: Any,
 ) -> Any:
-    """KernelProfiler(out_dir, gpu=gpus, **options).profile_batch(...): candidates spread over
-    ``gpus`` (default GPU 0). ``max_retries`` and every KernelProfiler option are accepted.
+    """KernelProfiler(out_dir, gpus=gpus, **options).profile_batch(...): candidates spread over
+    ``gpus`` (default GPU 0). ``max_retries`` (attempts, default 2, with Slurm too) and every
+    KernelProfiler option are accepted.
 
     ``slurm`` runs the batch as a Slurm job array instead (``kprof batch --slurm``,
     docs/slurm.md): True, or a mapping with ``tasks``, ``gpus_per_task``, ``options`` (sbatch
