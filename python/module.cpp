@@ -2,10 +2,15 @@
 //
 // Design notes.
 // - Thin on purpose: each binding forwards to libkprof in a line or two. Options arrive as one
-//   JSON object parsed by the library's option table (kprof/options.hpp), exactly as the CLI's
-//   words are. KernelAgent's names live in the Python layer.
-// - JSON crosses the boundary as text (json.loads / json.dumps on the Python side): exact for
-//   every value nlohmann can hold, and no hand-written converters to keep in sync.
+//   mapping, made JSON here (json_of) and parsed by the library's option table
+//   (kprof/options.hpp), exactly as the CLI's words are: the per-call round_num and max_retries
+//   too. KernelAgent's names live in the Python layer.
+// - Documents cross the boundary as JSON text (json.loads / json.dumps on the Python side):
+//   exact for every value nlohmann can hold. Options do not, because JSON text cannot hold what
+//   the option table must refuse by name: NaN, infinities, ints beyond 64 bits.
+// - Integers that are not options (render's round_digits, a diff's top_metrics, a convergence
+//   window) arrive as Python ints and are converted by native_int, which refuses one that the
+//   C++ type cannot hold under the parameter's name; the library checks the rest.
 // - Expected failures (Result errors) become a C++ `Failure`, and one exception translator turns
 //   it into the kprof.KprofError subclass of its category (kprof/_errors.py). Nothing else here
 //   knows the Python exception classes.
@@ -17,6 +22,7 @@
 #include <algorithm>
 #include <exception>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -90,6 +96,129 @@ Json parse_report(const std::string& text) {
   Json doc = parse_json(text, "the report");
   unwrap(validate_report(doc));
   return doc;
+}
+
+/// A Python value as JSON for the option table: None, bool, int, float, str (the OS's bytes, as
+/// os.fsencode makes them: a path that is not UTF-8 crosses unchanged), bytes, list, tuple and
+/// dict. An int beyond 64 bits becomes a big_whole_number() and NaN and infinities stay numbers,
+/// so that the table refuses them by the option's range. Anything else is a TypeError naming
+/// `what` (the caller's keyword, "gpu[1]" for an element).
+Json json_of(const py::handle& value, const std::string& what) {
+  if (value.is_none()) {
+    return nullptr;
+  }
+  if (PyBool_Check(value.ptr())) {
+    return value.ptr() == Py_True;
+  }
+  if (PyLong_Check(value.ptr())) {
+    int overflow = 0;
+    const long long number = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+    if (overflow == 0) {
+      return static_cast<std::int64_t>(number);
+    }
+    if (overflow > 0) {
+      const unsigned long long unsigned_number = PyLong_AsUnsignedLongLong(value.ptr());
+      if (PyErr_Occurred() == nullptr) {
+        return static_cast<std::uint64_t>(unsigned_number);
+      }
+      PyErr_Clear();
+    }
+    return big_whole_number(py::str(value).cast<std::string>());
+  }
+  if (PyFloat_Check(value.ptr())) {
+    return PyFloat_AS_DOUBLE(value.ptr());
+  }
+  if (PyUnicode_Check(value.ptr())) {
+    PyObject* bytes = PyUnicode_EncodeFSDefault(value.ptr());
+    if (bytes == nullptr) {
+      throw py::error_already_set(); // a surrogate that names no byte: UnicodeEncodeError
+    }
+    return py::reinterpret_steal<py::bytes>(bytes).cast<std::string>();
+  }
+  if (PyBytes_Check(value.ptr())) {
+    return value.cast<std::string>();
+  }
+  if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) {
+    Json items = Json::array();
+    std::size_t index = 0;
+    for (const py::handle item : value) {
+      items.push_back(json_of(item, fmt::format("{}[{}]", what, index++)));
+    }
+    return items;
+  }
+  if (PyDict_Check(value.ptr())) {
+    Json object = Json::object();
+    for (const auto& [key, item] : value.cast<py::dict>()) {
+      if (!PyUnicode_Check(key.ptr())) {
+        throw py::type_error(
+            fmt::format("the keys of {} must be str, not {}", what, Py_TYPE(key.ptr())->tp_name));
+      }
+      const auto name = key.cast<std::string>();
+      object[name] = json_of(item, fmt::format("{}['{}']", what, name));
+    }
+    return object;
+  }
+  throw py::type_error(fmt::format("{} cannot be {}", what, Py_TYPE(value.ptr())->tp_name));
+}
+
+/// Options given by keyword (the option table's keys; `spelled`: the caller's keyword of each)
+/// as the JSON object the table parses, with the context that names them as the caller did.
+/// A value of the wrong type is a TypeError naming the keyword.
+std::pair<Json, OptionContext> option_json(const py::dict& values,
+                                           const std::map<std::string, std::string>& spelled) {
+  OptionContext context;
+  context.spelled.insert(spelled.begin(), spelled.end());
+  Json parsed = Json::object();
+  for (const auto& [key, value] : values) {
+    const auto name = key.cast<std::string>();
+    const auto found = spelled.find(name);
+    parsed[name] = json_of(value, found != spelled.end() ? found->second : name);
+  }
+  if (auto typed = check_option_types(parsed, context); !typed) {
+    throw py::type_error(typed.error().message);
+  }
+  return {std::move(parsed), std::move(context)};
+}
+
+/// The round and the retries of one profiling call: {"round": round_num, "attempts":
+/// max_retries} through the option table, so both are checked and named as the options are.
+RunRequest call_options(const py::dict& values, const std::map<std::string, std::string>& spelled) {
+  const auto [parsed, context] = option_json(values, spelled);
+  return unwrap(parse_run_options(parsed, context));
+}
+
+/// A Python int as the native parameter type T: usage error naming `name` and T's range when T
+/// cannot hold it (pybind11's own conversion would answer with its signatures instead).
+template <class T>
+T native_int(const py::int_& value, std::string_view name) {
+  int overflow = 0;
+  const long long number = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (overflow == 0 && std::in_range<T>(number)) {
+    return static_cast<T>(number);
+  }
+  if (overflow > 0) {
+    const unsigned long long unsigned_number = PyLong_AsUnsignedLongLong(value.ptr());
+    if (PyErr_Occurred() == nullptr && std::in_range<T>(unsigned_number)) {
+      return static_cast<T>(unsigned_number);
+    }
+    PyErr_Clear();
+  }
+  throw Failure(make_error(ErrorCategory::usage,
+                           fmt::format("{} must be a whole number from {} to {}, got '{}'", name,
+                                       std::numeric_limits<T>::min(), std::numeric_limits<T>::max(),
+                                       py::repr(value).cast<std::string>())));
+}
+
+/// A Python number as a double; an int too large for one is an infinity, which the library
+/// refuses by its range.
+double native_number(const py::object& value) {
+  const double number = PyFloat_AsDouble(value.ptr());
+  if (PyErr_Occurred() != nullptr) { // OverflowError: an int beyond a double's range
+    PyErr_Clear();
+    return value > py::int_(0) ? std::numeric_limits<double>::infinity()
+                               : -std::numeric_limits<double>::infinity();
+  }
+  return number;
 }
 
 Json error_json(const std::optional<Error>& error) {
@@ -166,12 +295,12 @@ std::string build_report_from_file(const std::string& path, const std::string& s
   return json_text(build_report(capture, analysis, set, run), -1);
 }
 
-std::string render_report(const std::string& doc, const std::string& format, int round_digits,
-                          bool compact, std::size_t max_rules) {
+std::string render_report(const std::string& doc, const std::string& format,
+                          const py::int_& round_digits, bool compact, const py::int_& max_rules) {
   RenderOptions options;
-  options.round_digits = round_digits;
+  options.round_digits = native_int<int>(round_digits, "round_digits");
   options.compact = compact;
-  options.max_rules = max_rules;
+  options.max_rules = native_int<std::size_t>(max_rules, "max_rules");
   return render(unwrap(parse_format(format)), parse_report(doc), options);
 }
 
@@ -206,29 +335,33 @@ public:
     unwrap(resolve_metric_set(m_options.metrics));
   }
 
-  std::string profile(const std::string& kernel, const std::string& problem, int round,
-                      int retries) {
+  /// `call` holds the round and the attempts (call_options).
+  std::string profile(const std::string& kernel, const std::string& problem, const py::dict& call,
+                      const std::map<std::string, std::string>& spelled) {
+    const RunRequest request = call_options(call, spelled);
     Result<RoundResult> result = [&]() -> Result<RoundResult> {
       const py::gil_scoped_release release;
-      Result<KernelProfiler> profiler = instance(retries);
+      Result<KernelProfiler> profiler = instance(request.options.retries);
       if (!profiler.ok()) {
         return std::move(profiler).error();
       }
-      return profiler->profile(kernel, problem, round);
+      return profiler->profile(kernel, problem, request.round);
     }();
     return round_json(unwrap(std::move(result)));
   }
 
   std::string profile_batch(const std::string& problem, const std::vector<std::string>& kernels,
-                            int round, int retries) {
+                            const py::dict& call,
+                            const std::map<std::string, std::string>& spelled) {
+    const RunRequest request = call_options(call, spelled);
     const std::vector<fs::path> paths(kernels.begin(), kernels.end());
     Result<RoundResult> result = [&]() -> Result<RoundResult> {
       const py::gil_scoped_release release;
-      Result<KernelProfiler> profiler = instance(retries);
+      Result<KernelProfiler> profiler = instance(request.options.retries);
       if (!profiler.ok()) {
         return std::move(profiler).error();
       }
-      return profiler->profile_batch(problem, paths, round);
+      return profiler->profile_batch(problem, paths, request.round);
     }();
     return round_json(unwrap(std::move(result)));
   }
@@ -295,19 +428,14 @@ std::function<void(const std::string&)> progress_callback(const py::object& on_p
   };
 }
 
-/// ProfileOptions from Python's keyword arguments: `values` is a JSON object keyed by option
-/// names (kprof/options.hpp), `spelled` the keyword each option had in the caller's words, so
-/// messages name what the caller wrote. A value of the wrong JSON type is a TypeError.
-ProfileOptions make_profile_options(const std::string& values,
+/// ProfileOptions from Python's keyword arguments: `values` is keyed by option names
+/// (kprof/options.hpp), `spelled` the keyword each option had in the caller's words, so
+/// messages name what the caller wrote. A value of the wrong type is a TypeError.
+ProfileOptions make_profile_options(const py::dict& values,
                                     const std::map<std::string, std::string>& spelled,
                                     const py::object& on_progress) {
-  OptionContext context;
-  context.spelled.insert(spelled.begin(), spelled.end());
+  auto [parsed, context] = option_json(values, spelled);
   context.visible_gpus = visible_gpu_count();
-  const Json parsed = parse_json(values, "the options");
-  if (auto typed = check_option_types(parsed, context); !typed) {
-    throw py::type_error(typed.error().message);
-  }
   ProfileOptions options = unwrap(parse_run_options(parsed, context)).options;
   options.on_progress = progress_callback(on_progress);
   return options;
@@ -315,24 +443,29 @@ ProfileOptions make_profile_options(const std::string& values,
 
 /// `kprof batch --slurm` for profile_batch(slurm=...): the round (round_json), or with dry_run
 /// the plan document with its script_text. `values` and `spelled` as for make_profile_options;
-/// `slurm` the settings object (parse_slurm_settings). GPU indices are not checked against this
-/// machine: the tasks run elsewhere.
-std::string slurm_batch(const std::string& values,
-                        const std::map<std::string, std::string>& spelled,
+/// `slurm` the settings mapping (parse_slurm_settings); `kprof_on_path` the kprof the tasks run
+/// when the settings name none. GPU indices are not checked against this machine: the tasks
+/// run elsewhere.
+std::string slurm_batch(const py::dict& values, const std::map<std::string, std::string>& spelled,
                         const std::string& problem, const std::vector<std::string>& kernels,
-                        const std::string& slurm, const py::object& on_progress) {
-  OptionContext context;
-  context.spelled.insert(spelled.begin(), spelled.end());
-  const Json parsed = parse_json(values, "the options");
-  if (auto typed = check_option_types(parsed, context); !typed) {
-    throw py::type_error(typed.error().message);
-  }
+                        const py::dict& slurm, const std::optional<std::string>& kprof_on_path,
+                        const py::object& on_progress) {
+  auto [parsed, context] = option_json(values, spelled);
   SlurmBatchRequest request;
   request.run = unwrap(parse_run_options(parsed, context));
   request.option_values = parsed;
   request.problem = problem;
   request.kernels.assign(kernels.begin(), kernels.end());
-  request.slurm = unwrap(parse_slurm_settings(parse_json(slurm, "the slurm settings")));
+  request.slurm = unwrap(parse_slurm_settings(json_of(slurm, "slurm")));
+  if (request.slurm.kprof.empty()) {
+    // Without a path the library runs its own executable, which here is Python.
+    if (!kprof_on_path) {
+      throw Failure(make_error(ErrorCategory::usage,
+                               "slurm needs the kprof executable for its tasks: pass "
+                               "slurm={'kprof': PATH} or put kprof on PATH"));
+    }
+    request.slurm.kprof = *kprof_on_path;
+  }
   request.on_progress = progress_callback(on_progress);
   if (request.slurm.dry_run) {
     const SlurmPlan plan = unwrap(plan_slurm_batch(request));
@@ -349,10 +482,12 @@ std::string slurm_batch(const std::string& values,
 
 /// KernelAgent's metrics text of `rows` (a JSON list of row objects) or of a report document.
 std::string metrics_text(const std::string& rows_or_report, bool is_report,
-                         std::optional<int> round_digits, bool compact,
+                         const std::optional<py::int_>& round_digits, bool compact,
                          std::optional<std::vector<std::string>> keep_columns,
                          const std::string& key_by) {
-  KernelAgentTextOptions options{round_digits, compact, std::move(keep_columns), key_by};
+  KernelAgentTextOptions options{
+      round_digits ? std::optional(native_int<int>(*round_digits, "round_digits")) : std::nullopt,
+      compact, std::move(keep_columns), key_by};
   const Json parsed = parse_json(rows_or_report, is_report ? "the report" : "the rows");
   return unwrap(
       kernelagent_metrics_text(is_report ? unwrap(kernelagent_rows(parsed)) : parsed, options));
@@ -373,20 +508,20 @@ public:
   }
 
   [[nodiscard]] std::string diff(const std::string& a, const std::string& b,
-                                 std::size_t top_metrics) const {
+                                 const py::int_& top_metrics) const {
     DiffOptions options;
-    options.top_metrics = top_metrics;
+    options.top_metrics = native_int<std::size_t>(top_metrics, "top_metrics");
     const Json left = unwrap(m_store.document(unwrap(parse_round_ref(a))));
     const Json right = unwrap(m_store.document(unwrap(parse_round_ref(b))));
     return json_text(unwrap(diff_reports(left, right, options)), -1);
   }
 
-  [[nodiscard]] std::string converged(double sol_threshold, int window,
-                                      double min_improvement) const {
+  [[nodiscard]] std::string converged(const py::object& sol_threshold, const py::int_& window,
+                                      const py::object& min_improvement) const {
     ConvergenceOptions options;
-    options.sol_threshold_pct = sol_threshold;
-    options.window = window;
-    options.min_improvement = min_improvement;
+    options.sol_threshold_pct = native_number(sol_threshold);
+    options.window = native_int<int>(window, "window");
+    options.min_improvement = native_number(min_improvement);
     return json_text(to_json(unwrap(kprof::converged(unwrap(m_store.rows()), options))), -1);
   }
 
@@ -396,9 +531,10 @@ private:
   HistoryStore m_store;
 };
 
-std::string diff_documents(const std::string& a, const std::string& b, std::size_t top_metrics) {
+std::string diff_documents(const std::string& a, const std::string& b,
+                           const py::int_& top_metrics) {
   DiffOptions options;
-  options.top_metrics = top_metrics;
+  options.top_metrics = native_int<std::size_t>(top_metrics, "top_metrics");
   return json_text(
       unwrap(diff_reports(parse_json(a, "report a"), parse_json(b, "report b"), options)), -1);
 }
@@ -468,20 +604,26 @@ PYBIND11_MODULE(_kprof, m) {
         py::arg("select"));
   m.def("build_report", &build_report_from_file, py::arg("path"), py::arg("select"),
         py::arg("metrics"), py::arg("kernels"));
-  m.def("render", &render_report, py::arg("doc"), py::arg("format"), py::arg("round_digits") = 3,
-        py::arg("compact") = false, py::arg("max_rules") = 5);
+  m.def("render", &render_report, py::arg("doc"), py::arg("format"),
+        py::arg("round_digits") = py::int_(3), py::arg("compact") = false,
+        py::arg("max_rules") = py::int_(5));
   m.def("kernelagent_json", [](const std::string& doc) {
     return json_text(kernelagent_round_json(parse_json(doc, "the report")), 2);
   });
   m.def("load_report",
         [](const std::string& path) { return json_text(unwrap(load_report(path)), -1); });
-  m.def("diff_reports", &diff_documents, py::arg("a"), py::arg("b"), py::arg("top_metrics") = 8);
+  m.def("diff_reports", &diff_documents, py::arg("a"), py::arg("b"),
+        py::arg("top_metrics") = py::int_(8));
+  m.def(
+      "check_path",
+      [](const std::string& path, const std::string& name) { unwrap(check_path_text(path, name)); },
+      py::arg("path"), py::arg("name"));
   m.def("render_diff", &render_diff_text, py::arg("diff"), py::arg("format"));
   py::class_<ProfileOptions>(m, "ProfileOptions");
   m.def("profile_options", &make_profile_options, py::arg("values"), py::arg("spelled"),
         py::arg("on_progress"));
   m.def("slurm_batch", &slurm_batch, py::arg("values"), py::arg("spelled"), py::arg("problem"),
-        py::arg("kernels"), py::arg("slurm"), py::arg("on_progress"));
+        py::arg("kernels"), py::arg("slurm"), py::arg("kprof_on_path"), py::arg("on_progress"));
   m.def("metrics_text", &metrics_text, py::arg("rows_or_report"), py::arg("is_report"),
         py::arg("round_digits"), py::arg("compact"), py::arg("keep_columns"), py::arg("key_by"));
   m.def("kernelagent_rows", [](const std::string& doc) {
@@ -498,7 +640,7 @@ PYBIND11_MODULE(_kprof, m) {
       .def(py::init<const std::string&>())
       .def("rows", &History::rows, py::arg("format") = "json")
       .def("document", &History::document)
-      .def("diff", &History::diff, py::arg("a"), py::arg("b"), py::arg("top_metrics") = 8)
+      .def("diff", &History::diff, py::arg("a"), py::arg("b"), py::arg("top_metrics") = py::int_(8))
       .def("converged", &History::converged)
       .def_property_readonly("path", &History::path);
 }

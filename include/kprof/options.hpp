@@ -80,23 +80,45 @@ struct RunRequest {
   int round = 0;
 };
 
+/// A whole number too large for a JSON number (a Python int beyond 64 bits), carried as its
+/// decimal digits ("-" first when negative) so that messages show it as given. Every integer
+/// option, and every integer Slurm setting, reads one as out of its range. python/module.cpp
+/// makes them; a JSON text never holds one.
+Json big_whole_number(std::string_view digits);
+
+/// The digits of a big_whole_number(); nullopt for any other value.
+std::optional<std::string> big_whole_number_digits(const Json& value);
+
+/// `value` as a message shows it: a string in JSON quotes, a number as written (nan, inf), the
+/// digits of a big_whole_number(), anything else as JSON.
+std::string option_value_text(const Json& value);
+
+/// usage error naming `name` when `text`, a path the caller gave, holds a NUL byte: no file
+/// name can, and the system would end the name there, at another file. Every path kprof takes
+/// passes here: the path options in parse_run_options(), Python's path arguments (kprof._path).
+Result<void> check_path_text(std::string_view text, std::string_view name);
+
 /// Checks only the JSON types of `values` (an object of option key -> value): usage error
 /// naming the option for an unknown key ("unknown option 'x' (valid: ...)") or a value of the
-/// wrong type ("timeout must be an integer, not a string"). Python turns the latter into
-/// TypeError; parse_run_options() calls it first.
+/// wrong type ("timeout must be an integer, not a string"; the element of a list by its index,
+/// "gpus[1] must be an integer, not a string"). Python turns the latter into TypeError;
+/// parse_run_options() calls it first. NaN, infinities and big_whole_number()s pass for an
+/// integer option: they are numbers, out of every range, and parse_run_options() says so.
 Result<void> check_option_types(const Json& values, const OptionContext& context);
 
 /// `values` as a RunRequest: defaults for absent keys, integers within their range (digits
 /// when context.cli_names), words among their valid words, the metric set
-/// resolvable, GPU indices below context.visible_gpus. Usage errors name the option and the
-/// valid words or range in plain numbers. on_progress is left empty.
+/// resolvable, GPU indices below context.visible_gpus, paths without a NUL byte, `attempts`
+/// (Python's max_retries) as retries + 1 and never beside `retries`. Usage errors name the
+/// option and the valid words or range in plain numbers. on_progress is left empty.
 Result<RunRequest> parse_run_options(const Json& values, const OptionContext& context);
 
 /// The command-line words that give `values` (option key -> value, as parse_run_options()
 /// takes them: JSON-typed or the CLI's strings) to `kprof profile`/`batch`, in table order:
 /// "--timeout 60", a flag's word when it is on ("--no-history" when record_history is false),
-/// one "--kernel K" per name, "--gpus 0,1". Options without a CLI word are left out, and so is
-/// a null path. usage error as check_option_types() gives it.
+/// one "--kernel K" per name, "--gpus 0,1". `attempts` becomes "--retries N-1"; other options
+/// without a CLI word are left out, and so is a null path. usage error as check_option_types()
+/// gives it.
 Result<std::vector<std::string>> option_words(const Json& values);
 
 /// The visible GPU count without CUDA: the entries of `cuda_visible_devices` when set (an empty

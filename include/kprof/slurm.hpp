@@ -41,9 +41,22 @@ struct SlurmSettings {
 
 /// Slurm settings from a JSON object {tasks, gpus_per_task, options (a string or a list of
 /// words), requeue, dry_run, poll_seconds, kprof}: absent keys keep their defaults. usage error
-/// naming the key for an unknown key, a wrong type or a value out of range (the CLI and Python
-/// both come through here).
+/// naming the key for an unknown key (with the known ones), a wrong type or a value out of range
+/// (gpus_per_task from 1: a task without a GPU cannot profile; NaN and big_whole_number()s are
+/// out of every range), and naming the word for sbatch options kprof will not pass on: a word
+/// that is not an option ("rm", "gpu" of "-p gpu": give "--partition=gpu" or "-pgpu"), one with
+/// a control character or a character only a shell reads (; $ ` < > \ ' " !), and --array or
+/// --wrap, which would change what is submitted. The CLI and Python both come through here,
+/// before anything is written.
 Result<SlurmSettings> parse_slurm_settings(const Json& values);
+
+/// The job script's "#SBATCH --output=..." line (with its newline) for the task logs,
+/// DIR/task-%a/slurm-%A_%a.out: '%' in `dir` doubled (Slurm's filename patterns), the word in
+/// double quotes when it holds anything beyond [A-Za-z0-9@%+=:,./_-] (sbatch reads #SBATCH lines
+/// itself: quotes group, a backslash escapes, '#' starts a comment), a '"' escaped. usage error
+/// for a directory no #SBATCH line can name: a control character (the line would end there) or
+/// a backslash (Slurm would then leave %A and %a unreplaced).
+Result<std::string> sbatch_output_line(const std::filesystem::path& dir);
 
 /// `text` split into words as a POSIX shell splits a command line without expansions: blanks
 /// separate words, single quotes keep everything, double quotes keep everything but \" \\ \$ \`,

@@ -87,11 +87,14 @@ _LOGGER = logging.getLogger("kprof")
 
 
 def _path(value: Any, what: str = "path") -> str:
-    """A str path from str or os.PathLike (bytes paths are decoded as the OS does)."""
+    """A str path from str or os.PathLike (bytes paths are decoded as the OS does), checked by
+    the library as every path it is given (a NUL byte is a UsageError naming ``what``)."""
     try:
-        return os.fsdecode(os.fspath(value))
+        path = os.fsdecode(os.fspath(value))
     except TypeError:
         raise TypeError(f"{what} must be a str or os.PathLike, not {type(value).__name__}") from None
+    _kprof.check_path(os.fsencode(path), what)
+    return path
 
 
 def _native_path(value: Any, what: str = "path") -> bytes:
@@ -307,6 +310,8 @@ _KERNELAGENT_OPTIONS = {
     "ncu_timeout_seconds": "timeout",
     "python_executable": "python",
     "gpu": "gpus",
+    "round_num": "round",
+    "max_retries": "attempts",  # KernelAgent counts attempts, kprof's retries the extra ones
 }
 
 
@@ -321,9 +326,10 @@ def _option_value(value: Any) -> Any:
     return value
 
 
-def _option_values(kernelagent: Mapping[str, Any], options: Mapping[str, Any]) -> "tuple[str, Dict[str, str]]":
-    """The options as the JSON object the native parser reads, and the keyword each option was
-    given by (so messages name it). None means "not given"."""
+def _option_values(kernelagent: Mapping[str, Any], options: Mapping[str, Any]) -> "tuple[Dict[str, Any], Dict[str, str]]":
+    """The options keyed by the option table's names, for the native parser (which checks them
+    all, NaN and ints beyond 64 bits included), and the keyword each option was given by (so
+    messages name it). None means "not given"."""
     values: Dict[str, Any] = {}
     spelled: Dict[str, str] = {}
     for keyword, value in [*kernelagent.items(), *options.items()]:
@@ -332,16 +338,14 @@ def _option_values(kernelagent: Mapping[str, Any], options: Mapping[str, Any]) -
         name = _KERNELAGENT_OPTIONS.get(keyword, keyword)
         values[name] = _option_value(value)
         spelled[name] = keyword
-    try:
-        text = json.dumps(values)
-    except (TypeError, ValueError):
-        for keyword, value in values.items():
-            try:
-                json.dumps(value, allow_nan=False)
-            except (TypeError, ValueError):
-                raise TypeError(f"{spelled[keyword]} cannot be {type(value).__name__}") from None
-        raise
-    return text, spelled
+    return values, spelled
+
+
+def _call_options(round_num: Any, max_retries: Any) -> "tuple[Dict[str, Any], Dict[str, str]]":
+    """One profiling call's round and attempts, checked by the option table like the others
+    (None included: it is not an int)."""
+    given = {"round_num": round_num, "max_retries": max_retries}
+    return {_KERNELAGENT_OPTIONS[k]: v for k, v in given.items()}, {_KERNELAGENT_OPTIONS[k]: k for k in given}
 
 
 class ProfilerResults:
@@ -578,13 +582,6 @@ class KernelProfiler:
                 return None
         return self._ncu_version
 
-    @staticmethod
-    def _retries(max_retries: int) -> int:
-        # KernelAgent's max_retries counts attempts; kprof's retries counts extra attempts.
-        if _int(max_retries, "max_retries") < 1:
-            raise UsageError(f"max_retries is the number of attempts (1 or more), got {max_retries}")
-        return max_retries - 1
-
     def _outcome(self, round_num: int, candidate: Dict[str, Any], batch: bool) -> Outcome:
         return _candidate_outcome(round_num, candidate, batch)
 
@@ -600,8 +597,7 @@ class KernelProfiler:
         text = self._native.profile(
             _native_path(kernel_file, "kernel_file"),
             _native_path(problem_file, "problem_file"),
-            _int(round_num, "round_num"),
-            self._retries(max_retries),
+            *_call_options(round_num, max_retries),
         )
         outcome = self._outcome(round_num, json.loads(text)["candidates"][0], batch=False)
         if isinstance(outcome, KprofError):
@@ -639,9 +635,8 @@ class KernelProfiler:
             kernel_files = [kernel_files]  # one file, never its characters
         text = self._native.profile_batch(
             _native_path(problem_file, "problem_file"),
-            [_native_path(kernel, "kernel_files") for kernel in kernel_files],
-            _int(round_num, "round_num"),
-            self._retries(max_retries),
+            [_native_path(kernel, f"kernel_files[{i}]") for i, kernel in enumerate(kernel_files)],
+            *_call_options(round_num, max_retries),
         )
         outcomes = [
             self._outcome(round_num, candidate, batch=True)
@@ -659,8 +654,9 @@ def profile_batch(
     slurm: Union[None, bool, Mapping[str, Any]] = None,
     **options: Any,
 ) -> Any:
-    """KernelProfiler(out_dir, gpu=gpus, **options).profile_batch(...): candidates spread over
-    ``gpus`` (default GPU 0). ``max_retries`` and every KernelProfiler option are accepted.
+    """KernelProfiler(out_dir, gpus=gpus, **options).profile_batch(...): candidates spread over
+    ``gpus`` (default GPU 0). ``max_retries`` (attempts, default 2, with Slurm too) and every
+    KernelProfiler option are accepted.
 
     ``slurm`` runs the batch as a Slurm job array instead (``kprof batch --slurm``,
     docs/slurm.md): True, or a mapping with ``tasks``, ``gpus_per_task``, ``options`` (sbatch
@@ -668,31 +664,29 @@ def profile_batch(
     ``kprof`` (the kprof executable the tasks run; default ``kprof`` on PATH). Returns the
     outcomes as without Slurm, or with ``dry_run`` the plan (a dict with ``tasks`` and
     ``script_text``); nothing is submitted then."""
+    out_dir = _path(out_dir, "out_dir")
+    max_retries = options.pop("max_retries", None)
     if slurm is None or slurm is False:
-        max_retries = options.pop("max_retries", 2)
-        profiler = KernelProfiler(out_dir, gpu=gpus, **options)
-        return profiler.profile_batch(problem_file, kernel_files, round_num, max_retries)
+        profiler = KernelProfiler(out_dir, gpus=gpus, **options)  # messages name gpus
+        return profiler.profile_batch(problem_file, kernel_files, round_num, 2 if max_retries is None else max_retries)
     if gpus is not None:
         raise UsageError("gpus picks GPUs of this machine; with slurm, Slurm gives each task its GPUs (gpus_per_task)")
     if not isinstance(slurm, (bool, Mapping)):
         raise TypeError(f"slurm must be True or a mapping, not {type(slurm).__name__}")
-    settings: Dict[str, Any] = {} if slurm is True else dict(slurm)
-    if "kprof" not in settings:
-        found = shutil.which("kprof")
-        if found is None:
-            raise UsageError("slurm needs the kprof executable for its tasks: pass slurm={'kprof': PATH} or put kprof on PATH")
-        settings["kprof"] = found
+    settings = {} if slurm is True else {str(key): _option_value(value) for key, value in dict(slurm).items()}
     if isinstance(kernel_files, (str, bytes, os.PathLike)):
         kernel_files = [kernel_files]  # one file, never its characters
-    if "max_retries" in options:
-        options["retries"] = options.pop("max_retries")
-    values, spelled = _option_values({"out_dir": os.path.abspath(_path(out_dir, "out_dir")), "round": round_num}, options)
+    if max_retries is None and "retries" not in options:
+        max_retries = 2  # two attempts, as without Slurm
+    run = {"out_dir": os.path.abspath(out_dir), "round_num": round_num, "max_retries": max_retries}
+    values, spelled = _option_values(run, options)
     text = _kprof.slurm_batch(
         values,
         spelled,
         _native_path(problem_file, "problem_file"),
-        [_native_path(kernel, "kernel_files") for kernel in kernel_files],
-        _dumps(settings, "slurm"),
+        [_native_path(kernel, f"kernel_files[{i}]") for i, kernel in enumerate(kernel_files)],
+        settings,
+        shutil.which("kprof"),  # the tasks' kprof unless settings name one (not this Python)
         lambda line: _LOGGER.info("kprof: %s", line),
     )
     result = json.loads(text)
@@ -723,12 +717,12 @@ def diff(a: Any, b: Any, top_metrics: int = 8) -> Diff:
     """Compares report a (before) with report b (after); each a report dict, ProfilerResults
     or the path of a report.json."""
 
-    def document(side: Any) -> str:
+    def document(side: Any, what: str) -> str:
         if isinstance(side, (str, os.PathLike)):
-            return str(_kprof.load_report(_native_path(side)))
+            return str(_kprof.load_report(_native_path(side, what)))
         return _dumps(_report_of(side), "the report")
 
-    return Diff(json.loads(_kprof.diff_reports(document(a), document(b), _int(top_metrics, "top_metrics"))))
+    return Diff(json.loads(_kprof.diff_reports(document(a, "a"), document(b, "b"), _int(top_metrics, "top_metrics"))))
 
 
 class Convergence:
@@ -810,5 +804,5 @@ class History:
         for value, what in ((sol_threshold, "sol_threshold"), (min_improvement, "min_improvement")):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise TypeError(f"{what} must be a number, not {type(value).__name__}")
-        text = self._native.converged(float(sol_threshold), _int(window, "window"), float(min_improvement))
+        text = self._native.converged(sol_threshold, _int(window, "window"), min_improvement)
         return Convergence(json.loads(text))

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <system_error>
 
@@ -26,6 +27,9 @@ constexpr std::array<std::string_view, 5> k_cast_words{"none", "auto", "bf16", "
 constexpr std::array<std::string_view, 2> k_clock_words{"base", "none"};
 
 constexpr std::uint64_t k_max_u64 = std::numeric_limits<std::uint64_t>::max();
+
+/// The binary subtype that marks a big_whole_number() (any byte; JSON text never has binary).
+constexpr std::uint8_t k_big_whole_number_subtype = 0x6b;
 
 // Help order: what and where, how ncu runs, what the harness does, which kernels are kept.
 constexpr std::array k_specs{
@@ -119,6 +123,16 @@ constexpr std::array k_specs{
                {},
                0,
                100,
+               k_scope_run},
+    OptionSpec{"attempts",
+               "",
+               OptionKind::integer,
+               "",
+               "Attempts in all, the first included: retries + 1 (Python's max_retries, counted "
+               "as KernelAgent counts it)",
+               {},
+               1,
+               101,
                k_scope_run},
     OptionSpec{"warmup",
                "--warmup",
@@ -248,11 +262,11 @@ std::string_view json_type_name(const Json& value) {
   if (value.is_boolean()) {
     return "a boolean";
   }
-  if (value.is_number_integer() || value.is_number_unsigned()) {
+  if (value.is_number_integer() || value.is_number_unsigned() || big_whole_number_digits(value)) {
     return "an integer";
   }
   if (value.is_number()) {
-    return "a number with a fraction";
+    return std::isfinite(value.get<double>()) ? "a number with a fraction" : "a number";
   }
   if (value.is_string()) {
     return "a string";
@@ -268,6 +282,19 @@ std::string_view json_type_name(const Json& value) {
 
 bool is_whole(const Json& value) {
   return value.is_number_integer() || value.is_number_unsigned();
+}
+
+/// A value an integer option reads as a number: a whole JSON number, or one that is out of every
+/// range (NaN, an infinity, a big_whole_number()), which integer_value() refuses by the range.
+bool is_number_for_integer(const Json& value) {
+  return is_whole(value) || big_whole_number_digits(value) ||
+         (value.is_number_float() && !std::isfinite(value.get<double>()));
+}
+
+/// Paths, checked for NUL bytes: the path options and the output directory (text for its
+/// default's sake).
+bool is_path_option(const OptionSpec& spec) {
+  return spec.kind == OptionKind::path || spec.name == "out_dir";
 }
 
 /// What a value of `kind` must be, for "X must be ..., not ...".
@@ -290,30 +317,46 @@ std::string_view expected_type(OptionKind kind) {
   return "a string";
 }
 
+/// Whether `value` has the JSON type of `kind` (a list's elements are checked by check_type).
 bool has_type(OptionKind kind, const Json& value, bool from_cli) {
   switch (kind) {
   case OptionKind::flag:
     return value.is_boolean();
   case OptionKind::integer:
-    return is_whole(value) || (from_cli && value.is_string());
+    return is_number_for_integer(value) || (from_cli && value.is_string());
   case OptionKind::text:
   case OptionKind::word:
     return value.is_string();
   case OptionKind::path:
     return value.is_string() || value.is_null();
   case OptionKind::names:
-    if (value.is_string()) {
-      return true;
-    }
-    return value.is_array() && std::all_of(value.begin(), value.end(),
-                                           [](const Json& item) { return item.is_string(); });
   case OptionKind::gpu_indices:
-    if (value.is_string()) {
-      return true;
-    }
-    return value.is_array() && std::all_of(value.begin(), value.end(), is_whole);
+    return value.is_string() || value.is_array();
   }
   return false;
+}
+
+/// usage error when `value` has not the JSON type of `spec`, naming the option, or the element
+/// of a list by its index ("gpus[1] must be an integer, not a string").
+Result<void> check_type(const OptionSpec& spec, const Json& value, const OptionContext& context) {
+  const auto wrong = [&](const std::string& what, std::string_view expected, const Json& got) {
+    return make_error(ErrorCategory::usage,
+                      fmt::format("{} must be {}, not {}", what, expected, json_type_name(got)));
+  };
+  if (!has_type(spec.kind, value, context.cli_names)) {
+    return wrong(context.name_of(spec), expected_type(spec.kind), value);
+  }
+  if (value.is_array()) {
+    const bool names = spec.kind == OptionKind::names;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      const Json& item = value[i];
+      if (names ? !item.is_string() : !is_number_for_integer(item)) {
+        return wrong(fmt::format("{}[{}]", context.name_of(spec), i),
+                     names ? "a string" : "an integer", item);
+      }
+    }
+  }
+  return {};
 }
 
 Error range_error(const std::string& name, const OptionSpec& spec, std::string_view got) {
@@ -327,6 +370,12 @@ Error range_error(const std::string& name, const OptionSpec& spec, std::string_v
 Result<std::uint64_t> integer_value(const OptionSpec& spec, const Json& value,
                                     const OptionContext& context) {
   const std::string name = context.name_of(spec);
+  if (auto digits = big_whole_number_digits(value)) {
+    return range_error(name, spec, *digits);
+  }
+  if (value.is_number_float()) {
+    return range_error(name, spec, option_value_text(value)); // NaN or an infinity
+  }
   std::uint64_t number = 0;
   if (value.is_number_unsigned()) {
     number = value.get<std::uint64_t>();
@@ -430,6 +479,41 @@ std::span<const OptionSpec> option_specs() {
   return k_specs;
 }
 
+Json big_whole_number(std::string_view digits) {
+  return Json::binary(std::vector<std::uint8_t>(digits.begin(), digits.end()),
+                      k_big_whole_number_subtype);
+}
+
+std::optional<std::string> big_whole_number_digits(const Json& value) {
+  if (!value.is_binary() || !value.get_binary().has_subtype() ||
+      value.get_binary().subtype() != k_big_whole_number_subtype) {
+    return std::nullopt;
+  }
+  const auto& bytes = value.get_binary();
+  return std::string(bytes.begin(), bytes.end());
+}
+
+std::string option_value_text(const Json& value) {
+  if (auto digits = big_whole_number_digits(value)) {
+    return *digits;
+  }
+  if (value.is_number_float()) {
+    return fmt::format("{}", value.get<double>());
+  }
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+Result<void> check_path_text(std::string_view text, std::string_view name) {
+  const auto nul = text.find('\0');
+  if (nul == std::string_view::npos) {
+    return {};
+  }
+  return make_error(ErrorCategory::usage,
+                    fmt::format("{} holds a NUL byte after '{}': no file name can hold one, and "
+                                "the system would end the name there",
+                                name, text.substr(0, nul)));
+}
+
 const OptionSpec* find_option_spec(std::string_view name) {
   for (const OptionSpec& spec : k_specs) {
     if (spec.name == name) {
@@ -464,10 +548,8 @@ Result<void> check_option_types(const Json& values, const OptionContext& context
       return make_error(ErrorCategory::usage,
                         fmt::format("unknown option '{}' (valid: {})", key, valid));
     }
-    if (!has_type(spec->kind, value, context.cli_names)) {
-      return make_error(ErrorCategory::usage,
-                        fmt::format("{} must be {}, not {}", context.name_of(*spec),
-                                    expected_type(spec->kind), json_type_name(value)));
+    if (auto typed = check_type(*spec, value, context); !typed) {
+      return typed;
     }
   }
   return {};
@@ -482,10 +564,15 @@ Result<std::vector<std::string>> option_words(const Json& values) {
   };
   std::vector<std::string> words;
   for (const OptionSpec& spec : k_specs) {
-    if (spec.cli.empty() || !values.contains(spec.name)) {
+    if ((spec.cli.empty() && spec.name != "attempts") || !values.contains(spec.name)) {
       continue;
     }
     const Json& value = values[std::string(spec.name)];
+    if (spec.name == "attempts" && is_whole(value)) {
+      words.emplace_back("--retries"); // the CLI counts the retries only
+      words.push_back(std::to_string(value.get<std::int64_t>() - 1));
+      continue;
+    }
     const std::string word(spec.cli);
     switch (spec.kind) {
     case OptionKind::flag:
@@ -552,6 +639,10 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
         return std::move(parsed).error();
       }
       word = std::move(parsed).value();
+    } else if (is_path_option(spec) && value.is_string()) {
+      if (auto path = check_path_text(value.get<std::string>(), name); !path) {
+        return std::move(path).error();
+      }
     }
     if (key == "round") {
       request.round = static_cast<int>(number);
@@ -576,6 +667,13 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
       options.timeout = std::chrono::seconds(static_cast<std::int64_t>(number));
     } else if (key == "retries") {
       options.retries = static_cast<int>(number);
+    } else if (key == "attempts") {
+      if (values.contains("retries")) {
+        return make_error(ErrorCategory::usage,
+                          fmt::format("give {} or {}, not both (the attempts are the retries + 1)",
+                                      context.name_of(*find_option_spec("retries")), name));
+      }
+      options.retries = static_cast<int>(number) - 1;
     } else if (key == "warmup") {
       options.warmup = static_cast<int>(number);
     } else if (key == "inputs") {

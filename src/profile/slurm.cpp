@@ -23,6 +23,53 @@ Error settings_error(std::string_view key, std::string_view what) {
   return make_error(ErrorCategory::usage, fmt::format("slurm {} {}", key, what));
 }
 
+/// Characters that only a shell reads. The sbatch options reach sbatch as words (an argv),
+/// never through a shell, so one of these would be passed on as it is, which is never what was
+/// meant. '&', '|', '(', ')', '[', ']', '*' and '?' stay allowed: Slurm's own syntax uses them
+/// (--constraint, --nodelist, --dependency).
+constexpr std::string_view k_shell_characters = ";$`<>\\'\"!";
+
+bool is_control(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  return byte < 0x20 || byte == 0x7f;
+}
+
+/// usage error for a word that kprof must not pass to sbatch: not an option, something only a
+/// shell reads, or an option that would change what is submitted (--array, --wrap).
+Result<void> check_sbatch_word(const std::string& word) {
+  const auto refuse = [&](std::string_view why) -> Error {
+    return make_error(ErrorCategory::usage, fmt::format("slurm options: '{}' {}", word, why));
+  };
+  if (word.size() < 2 || word.front() != '-' || word == "--") {
+    return refuse("is not an sbatch option; each word must be one, so give a value with '=' or "
+                  "attached (--partition=gpu, -pgpu)");
+  }
+  for (const char c : word) {
+    if (is_control(c)) {
+      return refuse("holds a control character (a newline?), which no sbatch option takes");
+    }
+    if (k_shell_characters.find(c) != std::string_view::npos) {
+      return refuse(fmt::format("holds '{}', which only a shell reads: kprof passes the options "
+                                "to sbatch as words, never through a shell",
+                                c));
+    }
+  }
+  // The long option's name, which sbatch also takes abbreviated ("--arr=0-3"), or the letter.
+  const bool is_long = word[1] == '-';
+  const std::string_view name = is_long ? std::string_view(word).substr(2, word.find('=') - 2)
+                                        : std::string_view(word).substr(1, 1);
+  const auto names = [&](std::string_view option, std::string_view letter) {
+    return is_long ? name.size() >= 2 && option.substr(0, name.size()) == name : name == letter;
+  };
+  if (names("array", "a")) {
+    return refuse("sets the job array, which kprof makes itself (one task per shard: tasks)");
+  }
+  if (names("wrap", "")) {
+    return refuse("replaces the job's script, which kprof writes itself");
+  }
+  return {};
+}
+
 std::optional<int> to_int(std::string_view text) {
   int value = 0;
   const char* end = text.data() + text.size();
@@ -105,13 +152,14 @@ Result<SlurmSettings> parse_slurm_settings(const Json& values) {
       if (!value.is_number_integer() || value.get<std::int64_t>() < min ||
           value.get<std::int64_t>() > max) {
         return settings_error(key, fmt::format("must be a whole number from {} to {}, not {}", min,
-                                               max, value.dump()));
+                                               max, option_value_text(value)));
       }
       return static_cast<int>(value.get<std::int64_t>());
     };
     const auto flag = [&]() -> Result<bool> {
       if (!value.is_boolean()) {
-        return settings_error(key, fmt::format("must be true or false, not {}", value.dump()));
+        return settings_error(
+            key, fmt::format("must be true or false, not {}", option_value_text(value)));
       }
       return value.get<bool>();
     };
@@ -122,7 +170,7 @@ Result<SlurmSettings> parse_slurm_settings(const Json& values) {
       }
       settings.tasks = *tasks;
     } else if (key == "gpus_per_task") {
-      auto gpus = whole(0, 64);
+      auto gpus = whole(1, 64); // a task without a GPU cannot profile
       if (!gpus) {
         return std::move(gpus).error();
       }
@@ -140,6 +188,11 @@ Result<SlurmSettings> parse_slurm_settings(const Json& values) {
       } else {
         return settings_error(key, "must be a string of sbatch options or a list of words");
       }
+      for (const std::string& word : settings.sbatch_options) {
+        if (auto checked = check_sbatch_word(word); !checked) {
+          return std::move(checked).error();
+        }
+      }
     } else if (key == "requeue") {
       auto on = flag();
       if (!on) {
@@ -153,15 +206,19 @@ Result<SlurmSettings> parse_slurm_settings(const Json& values) {
       }
       settings.dry_run = *on;
     } else if (key == "poll_seconds") {
-      if (!value.is_number() || value.get<double>() < 0.05 || value.get<double>() > 600) {
+      if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0.05 ||
+          value.get<double>() > 600) {
         return settings_error(key, fmt::format("must be a number of seconds from 0.05 to 600, "
                                                "not {}",
-                                               value.dump()));
+                                               option_value_text(value)));
       }
       settings.poll = std::chrono::milliseconds(std::llround(value.get<double>() * 1000.0));
     } else if (key == "kprof") {
       if (!value.is_string() || value.get<std::string>().empty()) {
         return settings_error(key, "must be the path of a kprof executable");
+      }
+      if (auto path = check_path_text(value.get<std::string>(), "slurm kprof"); !path) {
+        return std::move(path).error();
       }
       settings.kprof = value.get<std::string>();
     } else {
@@ -221,6 +278,39 @@ Result<std::vector<std::string>> split_shell_words(std::string_view text) {
     words.push_back(std::move(word));
   }
   return words;
+}
+
+Result<std::string> sbatch_output_line(const fs::path& dir) {
+  const std::string text = dir.string();
+  for (const char c : text) {
+    if (is_control(c) || c == '\\') {
+      return make_error(
+          ErrorCategory::usage,
+          fmt::format("the output directory {} holds {}, which the job script's #SBATCH "
+                      "--output line cannot name{}: choose another --out",
+                      shell_quote(text), c == '\\' ? "a backslash" : "a control character",
+                      c == '\\' ? " (Slurm would leave %A and %a in it unreplaced)" : ""));
+    }
+  }
+  std::string pattern;
+  for (const char c : text) {
+    pattern += c == '%' ? std::string("%%") : std::string(1, c); // a filename pattern's '%'
+  }
+  pattern += "/task-%a/slurm-%A_%a.out";
+  const bool plain = std::all_of(pattern.begin(), pattern.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("@%+=:,./_-").find(c) != std::string_view::npos;
+  });
+  if (!plain) {
+    // sbatch reads an #SBATCH line itself: quotes group, a backslash escapes, '#' outside
+    // quotes starts a comment. Inside double quotes only '"' needs its backslash.
+    std::string quoted = "\"";
+    for (const char c : pattern) {
+      quoted += c == '"' ? std::string("\\\"") : std::string(1, c);
+    }
+    pattern = quoted + "\"";
+  }
+  return fmt::format("#SBATCH --output={}\n", pattern);
 }
 
 std::string shell_quote(std::string_view word) {

@@ -106,13 +106,10 @@ std::string this_host() {
   return name.data();
 }
 
-/// The partition named in the sbatch options (-p X, -pX, --partition=X, --partition X).
+/// The partition named in the sbatch options (-pX, --partition=X; parse_slurm_settings refuses
+/// a value in a word of its own).
 std::optional<std::string> partition_of(const std::vector<std::string>& options) {
-  for (std::size_t i = 0; i < options.size(); ++i) {
-    const std::string& word = options[i];
-    if ((word == "-p" || word == "--partition") && i + 1 < options.size()) {
-      return options[i + 1];
-    }
+  for (const std::string& word : options) {
     if (word.rfind("--partition=", 0) == 0) {
       return word.substr(std::string_view("--partition=").size());
     }
@@ -136,15 +133,27 @@ std::string compact_utc() {
   return stamp;
 }
 
+/// `text` for a comment line of the script: a newline in a path must not end the comment and
+/// start a command.
+std::string comment_text(std::string_view text) {
+  std::string safe;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    safe += byte < 0x20 || byte == 0x7f ? fmt::format("\\x{:02x}", byte) : std::string(1, c);
+  }
+  return safe;
+}
+
 std::string script_text(const SlurmPlan& plan, const std::vector<std::string>& task_words,
-                        const std::filesystem::path& kprof, std::string_view options_line) {
+                        const std::filesystem::path& kprof, std::string_view options_line,
+                        std::string_view output_line) {
   const std::string round_name = RoundLayout::round_name(plan.round);
   const int tasks = static_cast<int>(plan.shards.shards.size());
   std::string text;
   text += "#!/bin/bash\n";
   text += fmt::format("# kprof batch --slurm: {} of {}, {} candidates of {} in {} array task(s).\n",
-                      round_name, plan.dir.parent_path().parent_path().string(),
-                      plan.kernels.size(), plan.problem.string(), tasks);
+                      round_name, comment_text(plan.dir.parent_path().parent_path().string()),
+                      plan.kernels.size(), comment_text(plan.problem.string()), tasks);
   text += fmt::format("# Written by kprof {} on {}. Task K profiles the kernels listed\n",
                       k_version, utc_timestamp());
   text += "# (NUL-separated) in task-K/kernels into task-K/, with `kprof batch --no-history`.\n";
@@ -159,7 +168,7 @@ std::string script_text(const SlurmPlan& plan, const std::vector<std::string>& t
   if (plan.gpus_per_task > 0) {
     text += fmt::format("#SBATCH --gres=gpu:{}\n", plan.gpus_per_task);
   }
-  text += fmt::format("#SBATCH --output={}/task-%a/slurm-%A_%a.out\n", plan.dir.string());
+  text += output_line;
   text += "set -u\n";
   text += fmt::format("dir={}\n", shell_quote(plan.dir.string()));
   text += "task=\"$dir/task-$SLURM_ARRAY_TASK_ID\"\n";
@@ -279,6 +288,14 @@ Result<SlurmPlan> plan_slurm_batch(const SlurmBatchRequest& request) {
   plan.gpus_per_task = settings.gpus_per_task;
   std::error_code ec;
   const fs::path out_dir = fs::absolute(request.run.options.out_dir, ec);
+  plan.dir =
+      out_dir / "slurm" /
+      fmt::format("{}-{}-{}", RoundLayout::round_name(plan.round), compact_utc(), ::getpid());
+  plan.script = plan.dir / k_script;
+  auto output_line = sbatch_output_line(plan.dir);
+  if (!output_line) {
+    return std::move(output_line).error();
+  }
   fs::path kprof = settings.kprof;
   if (kprof.empty()) {
     kprof = fs::read_symlink("/proc/self/exe", ec);
@@ -353,15 +370,11 @@ Result<SlurmPlan> plan_slurm_batch(const SlurmBatchRequest& request) {
     return shared.error();
   }
 
-  plan.dir =
-      out_dir / "slurm" /
-      fmt::format("{}-{}-{}", RoundLayout::round_name(plan.round), compact_utc(), ::getpid());
-  plan.script = plan.dir / k_script;
   std::string options_line;
   for (const std::string& option : settings.sbatch_options) {
     options_line += (options_line.empty() ? "" : " ") + shell_quote(option);
   }
-  plan.script_text = script_text(plan, *words, kprof, options_line);
+  plan.script_text = script_text(plan, *words, kprof, options_line, *output_line);
   plan.sbatch_argv = {"sbatch", "--parsable"};
   plan.sbatch_argv.insert(plan.sbatch_argv.end(), settings.sbatch_options.begin(),
                           settings.sbatch_options.end());

@@ -674,6 +674,103 @@ def test_a_wrong_python_type_is_a_type_error_naming_the_parameter(tmp_path, call
     assert not isinstance(caught.value, kprof.KprofError)
 
 
+U64 = "18446744073709551615"
+INT = "from -2147483648 to 2147483647"
+NUL = "holds a NUL byte"
+
+
+def profiler(directory, **options):
+    return kprof.KernelProfiler(directory / "artifacts", **options)
+
+
+def rounds_for(directory):
+    """A history of one round (the twostage capture), recorded through the CLI."""
+    run_cli("report", str(TWOSTAGE), "--round", "1", "--out", str(directory / "rounds"), "--format", "json")
+    return kprof.History(directory / "rounds")
+
+
+# (entry point and parameter, the call, the error, what its message must say). Every public entry
+# point that takes the parameter, every way into the option table (KernelAgent's names, kprof's
+# own, the per-call round_num and max_retries, the Slurm settings).
+BAD_VALUES = [
+    ("KernelProfiler seed nan", lambda d: profiler(d, seed=float("nan")), kprof.UsageError, f"seed must be a whole number from 0 to {U64}, got 'nan'"),
+    ("KernelProfiler seed inf", lambda d: profiler(d, seed=float("inf")), kprof.UsageError, f"seed must be a whole number from 0 to {U64}, got 'inf'"),
+    ("KernelProfiler seed 2**70", lambda d: profiler(d, seed=2**70), kprof.UsageError, f"seed must be a whole number from 0 to {U64}, got '{2**70}'"),
+    ("KernelProfiler seed 2**64", lambda d: profiler(d, seed=2**64), kprof.UsageError, f"got '{2**64}'"),
+    ("KernelProfiler warmup -2**70", lambda d: profiler(d, warmup=-(2**70)), kprof.UsageError, f"warmup must be a whole number from 0 to 10000, got '-{2**70}'"),
+    ("KernelProfiler ncu_timeout_seconds 10**30", lambda d: profiler(d, ncu_timeout_seconds=10**30), kprof.UsageError, f"ncu_timeout_seconds must be a whole number from 1 to 604800, got '{10**30}'"),
+    ("KernelProfiler timeout 10**30", lambda d: profiler(d, timeout=10**30), kprof.UsageError, f"timeout must be a whole number from 1 to 604800, got '{10**30}'"),
+    ("KernelProfiler retries 10**9", lambda d: profiler(d, retries=10**9), kprof.UsageError, "retries must be a whole number from 0 to 100, got '1000000000'"),
+    ("KernelProfiler standby_idle_seconds nan", lambda d: profiler(d, standby_idle_seconds=float("nan")), kprof.UsageError, "standby_idle_seconds must be a whole number from 10 to 86400, got 'nan'"),
+    ("KernelProfiler gpu 2**64", lambda d: profiler(d, gpu=2**64), kprof.UsageError, f"gpu must be a whole number from 0 to 1023, got '{2**64}'"),
+    ("KernelProfiler gpu [0, 2**64]", lambda d: profiler(d, gpu=[0, 2**64]), kprof.UsageError, f"gpu must be a whole number from 0 to 1023, got '{2**64}'"),
+    ("KernelProfiler gpu [0, 'a']", lambda d: profiler(d, gpu=[0, "a"]), TypeError, "gpu[1] must be an integer, not a string"),
+    ("KernelProfiler gpus [0, None]", lambda d: profiler(d, gpus=[0, None]), TypeError, "gpus[1] must be an integer, not None"),
+    ("KernelProfiler kernels ['a', 1]", lambda d: profiler(d, kernels=["a", 1]), TypeError, "kernels[1] must be a string, not an integer"),
+    ("KernelProfiler artifacts_dir NUL", lambda d: kprof.KernelProfiler(str(d / "a\0b")), kprof.UsageError, f"artifacts_dir {NUL}"),
+    ("KernelProfiler logs_dir NUL", lambda d: kprof.KernelProfiler(d, str(d / "l\0")), kprof.UsageError, f"logs_dir {NUL}"),
+    ("KernelProfiler ncu_bin_path NUL", lambda d: profiler(d, ncu_bin_path="/usr/bin/ncu\0x"), kprof.UsageError, f"ncu_bin_path {NUL}"),
+    ("KernelProfiler ncu NUL", lambda d: profiler(d, ncu="/usr/bin/ncu\0x"), kprof.UsageError, f"ncu {NUL}"),
+    ("KernelProfiler python_executable NUL", lambda d: profiler(d, python_executable="/usr/bin/python3\0x"), kprof.UsageError, f"python_executable {NUL}"),
+    ("KernelProfiler python NUL", lambda d: profiler(d, python="/usr/bin/python3\0x"), kprof.UsageError, f"python {NUL}"),
+    ("profile round_num 2**70", lambda d: profiler(d).profile(VADD_KERNEL, VADD_PROBLEM, 2**70), kprof.UsageError, f"round_num must be a whole number from 0 to 999999, got '{2**70}'"),
+    ("profile round_num nan", lambda d: profiler(d).profile(VADD_KERNEL, VADD_PROBLEM, float("nan")), kprof.UsageError, "round_num must be a whole number from 0 to 999999, got 'nan'"),
+    ("profile max_retries 10**9", lambda d: profiler(d).profile(VADD_KERNEL, VADD_PROBLEM, 1, 10**9), kprof.UsageError, "max_retries must be a whole number from 1 to 101, got '1000000000'"),
+    ("profile max_retries 0", lambda d: profiler(d).profile(VADD_KERNEL, VADD_PROBLEM, 1, 0), kprof.UsageError, "max_retries must be a whole number from 1 to 101, got '0'"),
+    ("profile kernel_file NUL", lambda d: profiler(d).profile(str(VADD_KERNEL) + "\0.py", VADD_PROBLEM, 1), kprof.UsageError, f"kernel_file {NUL} after '{VADD_KERNEL}'"),
+    ("profile problem_file NUL", lambda d: profiler(d).profile(VADD_KERNEL, str(VADD_PROBLEM) + "\0", 1), kprof.UsageError, f"problem_file {NUL}"),
+    ("KernelProfiler.profile_batch round_num 2**70", lambda d: profiler(d).profile_batch(VADD_PROBLEM, [VADD_KERNEL], 2**70), kprof.UsageError, "round_num must be a whole number from 0 to 999999"),
+    ("KernelProfiler.profile_batch max_retries 10**9", lambda d: profiler(d).profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, 10**9), kprof.UsageError, "max_retries must be a whole number from 1 to 101"),
+    ("KernelProfiler.profile_batch kernel_files NUL", lambda d: profiler(d).profile_batch(VADD_PROBLEM, [VADD_KERNEL, "k\0.py"], 1), kprof.UsageError, f"kernel_files[1] {NUL}"),
+    ("profile_batch round_num 2**70", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 2**70, out_dir=d), kprof.UsageError, "round_num must be a whole number from 0 to 999999"),
+    ("profile_batch max_retries 10**9", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, max_retries=10**9), kprof.UsageError, "max_retries must be a whole number from 1 to 101"),
+    ("profile_batch seed nan", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, seed=float("nan")), kprof.UsageError, "seed must be a whole number from 0 to"),
+    ("profile_batch gpus [0, 'a']", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, gpus=[0, "a"]), TypeError, "gpus[1] must be an integer, not a string"),
+    ("profile_batch out_dir NUL", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=str(d / "o\0")), kprof.UsageError, f"out_dir {NUL}"),
+    ("profile_batch slurm round_num 2**70", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 2**70, out_dir=d, slurm={"dry_run": True}), kprof.UsageError, "round_num must be a whole number from 0 to 999999"),
+    ("profile_batch slurm timeout 10**30", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, slurm={"dry_run": True}, timeout=10**30), kprof.UsageError, "timeout must be a whole number from 1 to 604800"),
+    ("profile_batch slurm max_retries 10**9", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, slurm={"dry_run": True}, max_retries=10**9), kprof.UsageError, "max_retries must be a whole number from 1 to 101"),
+    ("profile_batch slurm tasks -1", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, slurm={"tasks": -1}), kprof.UsageError, "slurm tasks must be a whole number from 0 to 1000000, not -1"),
+    ("profile_batch slurm tasks 2**70", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, slurm={"tasks": 2**70}), kprof.UsageError, f"slurm tasks must be a whole number from 0 to 1000000, not {2**70}"),
+    ("profile_batch slurm gpus_per_task 0", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, slurm={"gpus_per_task": 0}), kprof.UsageError, "slurm gpus_per_task must be a whole number from 1 to 64, not 0"),
+    ("profile_batch slurm poll_seconds nan", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, slurm={"poll_seconds": float("nan")}), kprof.UsageError, "slurm poll_seconds must be a number of seconds from 0.05 to 600, not nan"),
+    ("profile_batch slurm unknown key", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, slurm={"taks": 2}), kprof.UsageError, "unknown slurm setting 'taks' (valid: tasks, gpus_per_task, options, requeue, dry_run, poll_seconds, kprof)"),
+    ("profile_batch slurm options ;", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, slurm={"options": "--partition=gpu; rm -rf x"}), kprof.UsageError, "slurm options: '--partition=gpu;' holds ';'"),
+    ("profile_batch slurm kprof NUL", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, slurm={"kprof": "/bin/kprof\0"}), kprof.UsageError, f"slurm kprof {NUL}"),
+    ("profile_batch slurm problem_file NUL", lambda d: kprof.profile_batch(str(VADD_PROBLEM) + "\0", [VADD_KERNEL], 1, out_dir=d, slurm={"dry_run": True}), kprof.UsageError, f"problem_file {NUL}"),
+    ("load_ncu_metrics csv_path NUL", lambda d: kprof.load_ncu_metrics(str(TWOSTAGE) + "\0.txt"), kprof.UsageError, f"csv_path {NUL} after '{TWOSTAGE}'"),
+    ("report csv_path NUL", lambda d: kprof.report(str(TWOSTAGE) + "\0"), kprof.UsageError, f"csv_path {NUL}"),
+    ("render round_digits 2**70", lambda d: kprof.render(kprof.report(TWOSTAGE), round_digits=2**70), kprof.UsageError, f"round_digits must be a whole number {INT}, got '{2**70}'"),
+    ("render max_rules -1", lambda d: kprof.render(kprof.report(TWOSTAGE), max_rules=-1), kprof.UsageError, f"max_rules must be a whole number from 0 to {U64}, got '-1'"),
+    ("metrics_to_prompt round_digits 2**70", lambda d: kprof.metrics_to_prompt([{"Kernel Name": "k", "x": 1.5}], round_digits=2**70), kprof.UsageError, f"round_digits must be a whole number {INT}"),
+    ("diff top_metrics 2**70", lambda d: kprof.diff(kprof.report(TWOSTAGE), kprof.report(TWOSTAGE), top_metrics=2**70), kprof.UsageError, f"top_metrics must be a whole number from 0 to {U64}, got '{2**70}'"),
+    ("diff a NUL", lambda d: kprof.diff(str(d / "a\0.json"), kprof.report(TWOSTAGE)), kprof.UsageError, f"a {NUL}"),
+    ("History dir NUL", lambda d: kprof.History(str(d / "h\0")), kprof.UsageError, f"dir {NUL}"),
+    ("History.diff top_metrics 2**70", lambda d: rounds_for(d).diff(1, 1, top_metrics=2**70), kprof.UsageError, f"top_metrics must be a whole number from 0 to {U64}"),
+    ("History.converged window 2**70", lambda d: rounds_for(d).converged(window=2**70), kprof.UsageError, f"window must be a whole number {INT}, got '{2**70}'"),
+    ("History.converged min_improvement 10**400", lambda d: rounds_for(d).converged(min_improvement=10**400), kprof.UsageError, "the minimum improvement must be a fraction >= 0, not inf"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", [case[1:] for case in BAD_VALUES], ids=[case[0] for case in BAD_VALUES])
+def test_a_bad_value_is_refused_naming_the_parameter_and_its_range(tmp_path, monkeypatch, call, error, message):
+    # No kprof on PATH: profile_batch(slurm=...) must still say what is wrong with the settings.
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-path"))
+    with pytest.raises(error) as caught:
+        call(tmp_path)
+    assert message in str(caught.value)
+    if error is TypeError:
+        assert not isinstance(caught.value, kprof.KprofError)
+    assert "JSON" not in str(caught.value) and "incompatible function arguments" not in str(caught.value)
+    assert not (tmp_path / "artifacts").exists() and not (tmp_path / "slurm").exists()
+
+
+def test_profile_kernel_logs_a_bad_round_num_by_name_and_returns_none(tmp_path, caplog):
+    with caplog.at_level(logging.ERROR, logger="kprof"):
+        assert profiler(tmp_path).profile_kernel(VADD_KERNEL, VADD_PROBLEM, 2**70) is None
+    assert any("round_num must be a whole number from 0 to 999999" in r.getMessage() for r in caplog.records)
+
+
 def test_every_other_failure_is_a_kprof_error(tmp_path, two_rounds):
     failures = [
         lambda: kprof.diff(tmp_path / "absent.json", tmp_path / "absent.json"),

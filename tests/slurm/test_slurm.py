@@ -4,15 +4,20 @@ of tests/standins, as in the other end-to-end tests.
 
 Run by scripts/test.sh (and so by CI) after the other suites:
     KPROF_BUILD_DIR=build /usr/bin/python3 -m pytest -q tests/slurm
-Skipped, with the reason, where Slurm cannot be started (not root, packages missing).
+The tests of the cluster are skipped, with the reason, where Slurm cannot be started (not root,
+packages missing). Those of what kprof checks and writes before it submits (refused sbatch
+options, the job script of --dry-run) run everywhere, against a stand-in scontrol, sinfo and
+sbatch (the `fake_slurm` fixture).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -45,6 +50,10 @@ HANG_ONCE_PREFIX = (
 def why_not() -> Optional[str]:
     if not KPROF.exists():
         return f"no kprof binary at {KPROF} (set KPROF_BUILD_DIR)"
+    return why_no_cluster()
+
+
+def why_no_cluster() -> Optional[str]:
     if os.geteuid() != 0:
         return "a one-host Slurm needs root to start munged, slurmctld and slurmd"
     for program in ("slurmctld", "slurmd", "munged", "sbatch"):
@@ -53,12 +62,14 @@ def why_not() -> Optional[str]:
     return None
 
 
-pytestmark = pytest.mark.skipif(why_not() is not None, reason=str(why_not()))
+pytestmark = pytest.mark.skipif(not KPROF.exists(), reason=f"no kprof binary at {KPROF} (set KPROF_BUILD_DIR)")
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Dict[str, str]]:
     """The cluster's environment (SLURM_CONF and the stand-ins), for the module's tests."""
+    if why_not() is not None:
+        pytest.skip(str(why_not()))
     # Under the build directory: on the same disk as the sources, never a memory filesystem,
     # so the node-local check has nothing to refuse (the one node is this host).
     base = BUILD / "slurm-test"
@@ -342,6 +353,8 @@ print(json.dumps({{"plan": [t["candidates"] for t in plan["tasks"]],
 
 
 def test_no_slurm_configuration_is_said_plainly() -> None:
+    if why_not() is not None:
+        pytest.skip(str(why_not()))
     if Path("/etc/slurm/slurm.conf").exists():
         pytest.skip("this machine has /etc/slurm/slurm.conf")
     env = {key: value for key, value in os.environ.items() if key != "SLURM_CONF"}
@@ -349,3 +362,164 @@ def test_no_slurm_configuration_is_said_plainly() -> None:
     run = subprocess.run([str(KPROF), "batch", str(CASES / "vector" / "problem.py"), str(kernel), "--slurm"], capture_output=True, text=True, env=env)
     assert run.returncode == 17, run.stderr
     assert "scontrol found no Slurm configuration (no SLURM_CONF" in run.stderr, run.stderr
+
+
+def test_an_output_directory_with_spaces_quotes_hashes_and_percent_runs(cluster: Dict[str, str]) -> None:
+    # sbatch reads the job script's #SBATCH --output line itself: this is what its quoting is for.
+    base = workdir(cluster, "named")
+    kernels = candidates(base, [good()])
+    out = base / """out dir 'q' "d" #1 50%"""
+    run = subprocess.run(batch_argv(kernels, out), capture_output=True, text=True, env=cluster, timeout=300)
+    assert run.returncode == 0, run.stderr
+    batch = json.loads((out / "round000" / "batch.json").read_text())
+    assert [c["status"] for c in batch["candidates"]] == ["ok"], batch["candidates"]
+    (job_dir,) = list((out / "slurm").iterdir())
+    logs = list((job_dir / "task-0").glob("slurm-*_0.out"))
+    assert len(logs) == 1, sorted(p.name for p in (job_dir / "task-0").iterdir())
+    assert squeue(cluster).strip() == ""
+
+
+# ---- before submitting: no cluster needed ------------------------------------------------------------------
+
+FAKE_SCONTROL = "#!/bin/sh\nprintf 'MaxArraySize            = 1001\\nMaxJobCount             = 10000\\n'\n"
+FAKE_SINFO = "#!/bin/sh\necho '{host}|{host}|debug*'\n"
+FAKE_SBATCH = "#!/bin/sh\necho \"$@\" >>'{calls}'\necho 'sbatch: error: a stand-in submits nothing' >&2\nexit 1\n"
+
+
+@pytest.fixture
+def fake_slurm(tmp_path: Path) -> Iterator[Dict[str, str]]:
+    """An environment whose scontrol and sinfo answer as a one-node cluster of this host and
+    whose sbatch records its arguments and refuses: what kprof checks and writes before it
+    submits, without a cluster. KPROF_SLURM_TEST_BASE is a directory on the build disk (the
+    node-local check refuses a memory filesystem), SBATCH_CALLS the file of sbatch's calls."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "sbatch-calls"
+    for name, text in (("scontrol", FAKE_SCONTROL), ("sinfo", FAKE_SINFO.format(host=socket.gethostname())), ("sbatch", FAKE_SBATCH.format(calls=calls))):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    base = BUILD / "slurm-edges" / tmp_path.name
+    shutil.rmtree(base, ignore_errors=True)
+    base.mkdir(parents=True)
+    env = {key: value for key, value in os.environ.items() if key != "SLURM_CONF"}
+    env["PATH"] = os.pathsep.join([str(bin_dir), env.get("PATH", "")])
+    env["KPROF_SLURM_TEST_BASE"] = str(base)
+    env["SBATCH_CALLS"] = str(calls)
+    env["PYTHONPATH"] = str(BUILD / "python")
+    try:
+        yield env
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def sbatch_argument(line: str) -> str:
+    """The first argument of an #SBATCH line as sbatch reads it (its documented rules: quotes
+    group, a backslash escapes the next character, an unquoted # starts a comment)."""
+    text = line[len("#SBATCH "):]
+    word, quote, escaped = "", "", False
+    for c in text:
+        if escaped:
+            word, escaped = word + c, False
+        elif c == "\\":
+            escaped = True
+        elif quote:
+            if c == quote:
+                quote = ""
+            else:
+                word += c
+        elif c in "\"'":
+            quote = c
+        elif c == "#" or c.isspace():
+            break
+        else:
+            word += c
+    return word
+
+
+@pytest.mark.parametrize(
+    "options, said",
+    [
+        ("--partition=gpu; rm -rf x", "'--partition=gpu;' holds ';', which only a shell reads"),
+        ("-p gpu", "'gpu' is not an sbatch option"),
+        ("--comment='$(touch x)'", "'--comment=$(touch x)' holds '$'"),
+        ("--array=0-3", "'--array=0-3' sets the job array"),
+        ("--time=10 --wrap=hostname", "'--wrap=hostname' replaces the job's script"),
+    ],
+)
+def test_sbatch_options_kprof_cannot_pass_on_are_refused_before_anything_is_written(fake_slurm: Dict[str, str], options: str, said: str) -> None:
+    base = Path(fake_slurm["KPROF_SLURM_TEST_BASE"])
+    kernels = candidates(base, [good()])
+    out = base / "out"
+    run = subprocess.run(batch_argv(kernels, out, "--slurm-opt", options), capture_output=True, text=True, env=fake_slurm)
+    assert run.returncode == 2, run.stderr
+    assert f"kprof: error: slurm options: {said}" in run.stderr, run.stderr
+    assert not out.exists()
+    assert not Path(fake_slurm["SBATCH_CALLS"]).exists()
+
+
+def test_gpus_per_task_0_is_refused_before_anything_is_written(fake_slurm: Dict[str, str]) -> None:
+    base = Path(fake_slurm["KPROF_SLURM_TEST_BASE"])
+    out = base / "out"
+    run = subprocess.run(batch_argv(candidates(base, [good()]), out, "--gpus-per-task", "0"), capture_output=True, text=True, env=fake_slurm)
+    assert run.returncode == 2, run.stderr
+    assert "slurm gpus_per_task must be a whole number from 1 to 64, not 0" in run.stderr
+    assert not out.exists()
+    assert not Path(fake_slurm["SBATCH_CALLS"]).exists()
+
+
+def test_the_job_script_names_an_output_directory_with_spaces_quotes_and_percent_as_sbatch_reads_it(fake_slurm: Dict[str, str]) -> None:
+    base = Path(fake_slurm["KPROF_SLURM_TEST_BASE"])
+    out = base / """out dir 'q' "d" #1 50%"""
+    run = subprocess.run(batch_argv(candidates(base, [good()]), out, "--dry-run"), capture_output=True, text=True, env=fake_slurm)
+    assert run.returncode == 0, run.stderr
+    plan = json.loads(run.stdout)
+    (line,) = [line for line in plan["script_text"].splitlines() if line.startswith("#SBATCH --output=")]
+    pattern = plan["dir"].replace("%", "%%") + "/task-%a/slurm-%A_%a.out"
+    assert sbatch_argument(line) == "--output=" + pattern, line
+    assert plan["dir"].startswith(str(out) + "/slurm/round000-")
+    (dir_line,) = [line for line in plan["script_text"].splitlines() if line.startswith("dir=")]
+    assert shlex.split(dir_line) == ["dir=" + plan["dir"]]
+    assert not out.exists(), "--dry-run writes nothing"
+
+
+@pytest.mark.parametrize("name, why", [("a\nb", "a control character"), ("a\\b", "a backslash")])
+def test_an_output_directory_no_sbatch_line_can_name_is_refused(fake_slurm: Dict[str, str], name: str, why: str) -> None:
+    base = Path(fake_slurm["KPROF_SLURM_TEST_BASE"])
+    out = base / name
+    run = subprocess.run(batch_argv(candidates(base, [good()]), out, "--dry-run"), capture_output=True, text=True, env=fake_slurm)
+    assert run.returncode == 2, run.stderr
+    assert f"holds {why}, which the job script's #SBATCH --output line cannot name" in run.stderr, run.stderr
+    assert not out.exists()
+
+
+def test_a_newline_in_the_problem_path_does_not_end_a_comment_of_the_job_script(fake_slurm: Dict[str, str]) -> None:
+    base = Path(fake_slurm["KPROF_SLURM_TEST_BASE"])
+    problem_dir = base / "p\ntouch INJECTED"
+    problem_dir.mkdir()
+    shutil.copy(CASES / "vector" / "problem.py", problem_dir / "problem.py")
+    argv = batch_argv(candidates(base, [good()]), base / "out", "--dry-run")
+    argv[2] = str(problem_dir / "problem.py")
+    run = subprocess.run(argv, capture_output=True, text=True, env=fake_slurm)
+    assert run.returncode == 0, run.stderr
+    script = json.loads(run.stdout)["script_text"]
+    header = script.splitlines()[1 : script.splitlines().index("set -u")]
+    assert all(line.startswith("#") for line in header), script
+    assert "p\\x0atouch INJECTED/problem.py in 1 array task(s)" in header[0]
+    assert f"'{problem_dir / 'problem.py'}'" in script  # the command's word, newline and all
+
+
+def test_python_max_retries_reaches_the_tasks_as_their_retries(fake_slurm: Dict[str, str]) -> None:
+    base = Path(fake_slurm["KPROF_SLURM_TEST_BASE"])
+    kernels = candidates(base, [good()])
+    script = f"""
+import json, kprof
+for given in ({{}}, {{"max_retries": 4}}):
+    plan = kprof.profile_batch({str(CASES / 'vector' / 'problem.py')!r}, {kernels!r}, 1, out_dir={str(base / 'out')!r},
+                               slurm={{"dry_run": True, "kprof": {str(KPROF)!r}}}, **given)
+    words = plan["script_text"].split()
+    print(json.dumps(words[words.index("--retries") + 1]))
+"""
+    run = subprocess.run([sys.executable or "/usr/bin/python3", "-c", script], capture_output=True, text=True, env=fake_slurm)
+    assert run.returncode == 0, run.stderr
+    # KernelAgent's max_retries counts attempts (default 2), as without Slurm.
+    assert [json.loads(line) for line in run.stdout.split()] == ["1", "3"]

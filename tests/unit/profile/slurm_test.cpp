@@ -1,11 +1,13 @@
 // The parts of `kprof batch --slurm` that need no cluster: settings, shell words, limits, shards,
-// filesystems and Slurm's outputs (recorded from Slurm 22.05.8, tests/slurm/cluster.sh). The
-// whole round runs against a real one-host Slurm in tests/slurm/test_slurm.py.
+// filesystems, the job script's output line, and Slurm's outputs (recorded from Slurm 22.05.8,
+// tests/slurm/cluster.sh). The whole round runs against a real one-host Slurm in
+// tests/slurm/test_slurm.py.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
 #include <array>
+#include <cmath>
 #include <filesystem>
 
 #include "kprof/options.hpp"
@@ -43,6 +45,79 @@ TEST(SlurmSettings, NamesTheKeyOfAWrongValue) {
             std::string::npos);
   EXPECT_FALSE(parse_slurm_settings(Json{{"requeue", "yes"}}).ok());
   EXPECT_FALSE(parse_slurm_settings(Json{{"options", 3}}).ok());
+}
+
+TEST(SlurmSettings, RefuseSbatchWordsThatAreNotOptionsNamingTheWord) {
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"--partition=gpu; rm -rf x", "'--partition=gpu;' holds ';'"},
+      {"-p gpu", "'gpu' is not an sbatch option"},
+      {"rm", "'rm' is not an sbatch option"},
+      {"--", "'--' is not an sbatch option"},
+      {"--comment='$(id)'", "'--comment=$(id)' holds '$'"},
+      {"--comment=`id`", "'--comment=`id`' holds '`'"},
+      {"--output=x>y", "holds '>'"},
+      {R"(--comment=a\"b)", R"(holds '"')"},
+      {"--array=0-3", "'--array=0-3' sets the job array"},
+      {"--arr=0-3", "sets the job array"},
+      {"-a0-3", "sets the job array"},
+      {"--wrap=hostname", "replaces the job's script"},
+  };
+  for (const auto& [options, said] : refused) {
+    auto settings = parse_slurm_settings(Json{{"options", options}});
+    ASSERT_FALSE(settings.ok()) << options;
+    EXPECT_EQ(settings.error().category, ErrorCategory::usage);
+    EXPECT_NE(settings.error().message.find("slurm options: "), std::string::npos);
+    EXPECT_NE(settings.error().message.find(said), std::string::npos)
+        << options << ": " << settings.error().message;
+  }
+  // The list form is checked word by word, a newline included.
+  auto newline = parse_slurm_settings(Json{{"options", Json::array({"--time=10\nrm -rf x"})}});
+  ASSERT_FALSE(newline.ok());
+  EXPECT_NE(newline.error().message.find("control character"), std::string::npos);
+  // What sbatch's own syntax needs passes: constraints, node lists, dependencies, short options
+  // with their value attached.
+  auto fine = parse_slurm_settings(
+      Json{{"options", "--constraint='a100&nvlink|h100' --nodelist=n[1-4] -pgpu -t10 "
+                       "--dependency=afterok:12?afterany:13 --comment='a b' --exclusive"}});
+  ASSERT_TRUE(fine.ok()) << fine.error().message;
+  EXPECT_EQ(fine->sbatch_options.size(), 7U);
+}
+
+TEST(SlurmSettings, GpusPerTaskStartsAtOneAndNaNOrBigNumbersAreOutOfRange) {
+  auto none = parse_slurm_settings(Json{{"gpus_per_task", 0}});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message, "slurm gpus_per_task must be a whole number from 1 to 64, not 0");
+  auto nan = parse_slurm_settings(Json{{"poll_seconds", std::nan("")}});
+  ASSERT_FALSE(nan.ok()) << "a NaN poll interval passed every comparison";
+  EXPECT_EQ(nan.error().message,
+            "slurm poll_seconds must be a number of seconds from 0.05 to 600, not nan");
+  auto big = parse_slurm_settings(Json{{"tasks", big_whole_number("1180591620717411303424")}});
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().message,
+            "slurm tasks must be a whole number from 0 to 1000000, not 1180591620717411303424");
+  auto nul = parse_slurm_settings(Json{{"kprof", std::string("/bin/kprof\0x", 12)}});
+  ASSERT_FALSE(nul.ok());
+  EXPECT_NE(nul.error().message.find("slurm kprof holds a NUL byte"), std::string::npos);
+}
+
+TEST(SbatchOutputLine, QuotesADirectoryWithSpacesQuotesAndHashesAndDoublesPercent) {
+  EXPECT_EQ(sbatch_output_line("/runs/r1/slurm/round000-1").value(),
+            "#SBATCH --output=/runs/r1/slurm/round000-1/task-%a/slurm-%A_%a.out\n");
+  auto spaced = sbatch_output_line(R"(/runs/my "best" #1 50%/slurm/j)");
+  ASSERT_TRUE(spaced.ok()) << spaced.error().message;
+  EXPECT_EQ(*spaced,
+            R"(#SBATCH --output="/runs/my \"best\" #1 50%%/slurm/j/task-%a/slurm-%A_%a.out")"
+            "\n");
+}
+
+TEST(SbatchOutputLine, RefusesADirectoryNoSbatchLineCanName) {
+  auto newline = sbatch_output_line("/runs/a\nb/slurm/j");
+  ASSERT_FALSE(newline.ok());
+  EXPECT_EQ(newline.error().category, ErrorCategory::usage);
+  EXPECT_NE(newline.error().message.find("a control character"), std::string::npos);
+  auto backslash = sbatch_output_line(R"(/runs/a\b/slurm/j)");
+  ASSERT_FALSE(backslash.ok());
+  EXPECT_NE(backslash.error().message.find("a backslash"), std::string::npos);
 }
 
 TEST(ShellWords, SplitLikeAShellWithoutExpanding) {
@@ -232,6 +307,71 @@ TEST(OptionWords, ParseBackToTheSameOptions) {
   EXPECT_EQ(parsed->options.warmup, direct->options.warmup);
   EXPECT_EQ(parsed->options.cast, direct->options.cast);
   EXPECT_EQ(parsed->options.select.select, direct->options.select.select);
+}
+
+TEST(OptionWords, GiveAttemptsAsTheRetriesAfterTheFirst) {
+  auto words = option_words(Json{{"attempts", 4}, {"timeout", 60}});
+  ASSERT_TRUE(words.ok()) << words.error().message;
+  EXPECT_EQ(*words, (std::vector<std::string>{"--timeout", "60", "--retries", "3"}));
+  auto parsed = parse_run_options(Json{{"attempts", 4}}, OptionContext{});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->options.retries, 3);
+  OptionContext python;
+  python.spelled = {{"attempts", "max_retries"}};
+  auto both = parse_run_options(Json{{"retries", 1}, {"attempts", 2}}, python);
+  ASSERT_FALSE(both.ok());
+  EXPECT_EQ(both.error().message,
+            "give retries or max_retries, not both (the attempts are the retries + 1)");
+}
+
+TEST(OptionValues, NaNInfinitiesAndBigNumbersAreOutOfTheRangeNotOfTheType) {
+  OptionContext context;
+  context.spelled = {{"timeout", "ncu_timeout_seconds"}};
+  const std::vector<std::pair<Json, std::string>> cases = {
+      {Json{{"seed", std::nan("")}},
+       "seed must be a whole number from 0 to 18446744073709551615, got 'nan'"},
+      {Json{{"warmup", -HUGE_VAL}}, "warmup must be a whole number from 0 to 10000, got '-inf'"},
+      {Json{{"timeout", big_whole_number("1000000000000000000000000000000")}},
+       "ncu_timeout_seconds must be a whole number from 1 to 604800, got "
+       "'1000000000000000000000000000000'"},
+      {Json{{"gpus", Json::array({0, big_whole_number("18446744073709551616")})}},
+       "gpus must be a whole number from 0 to 1023, got '18446744073709551616'"},
+  };
+  for (const auto& [values, message] : cases) {
+    ASSERT_TRUE(check_option_types(values, context).ok()) << message;
+    auto parsed = parse_run_options(values, context);
+    ASSERT_FALSE(parsed.ok()) << message;
+    EXPECT_EQ(parsed.error().category, ErrorCategory::usage);
+    EXPECT_EQ(parsed.error().message, message);
+  }
+  EXPECT_EQ(check_option_types(Json{{"warmup", 2.5}}, context).error().message,
+            "warmup must be an integer, not a number with a fraction");
+}
+
+TEST(OptionValues, AWrongElementOfAListIsNamedByItsIndex) {
+  OptionContext context;
+  context.spelled = {{"gpus", "gpu"}};
+  auto gpus = check_option_types(Json{{"gpus", Json::array({0, "a"})}}, context);
+  ASSERT_FALSE(gpus.ok());
+  EXPECT_EQ(gpus.error().message, "gpu[1] must be an integer, not a string");
+  auto kernels = check_option_types(Json{{"kernels", Json::array({"add", 3})}}, context);
+  ASSERT_FALSE(kernels.ok());
+  EXPECT_EQ(kernels.error().message, "kernels[1] must be a string, not an integer");
+}
+
+TEST(OptionValues, APathWithANulByteIsRefusedNotCut) {
+  OptionContext context;
+  context.spelled = {{"out_dir", "artifacts_dir"}};
+  for (const std::string key : {"out_dir", "logs_dir", "ncu", "python"}) {
+    auto parsed = parse_run_options(Json{{key, std::string("/tmp/runs\0/etc", 14)}}, context);
+    ASSERT_FALSE(parsed.ok()) << key;
+    EXPECT_EQ(parsed.error().category, ErrorCategory::usage);
+    EXPECT_EQ(parsed.error().message,
+              (key == "out_dir" ? "artifacts_dir" : key) +
+                  " holds a NUL byte after '/tmp/runs': no file name can hold one, and the "
+                  "system would end the name there");
+  }
+  EXPECT_TRUE(check_path_text("/tmp/runs", "x").ok());
 }
 
 } // namespace
