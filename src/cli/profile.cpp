@@ -32,8 +32,8 @@ Result<RunRequest> run_request(const TableOptions& words) {
   return request;
 }
 
-/// The round from a `kprof serve` of the same output directory when one serves this problem
-/// with these options, else from a profiler of this process. Says which in `notes`.
+/// The round from a `kprof serve` of the same output directory when one of this uid serves this
+/// problem with these options, else from a profiler of this process. Says which in `notes`.
 Result<RoundResult> run_round(const RunRequest& request, const fs::path& problem,
                               const std::vector<fs::path>& kernels, bool batch,
                               std::vector<std::string>& notes) {
@@ -41,14 +41,26 @@ Result<RoundResult> run_round(const RunRequest& request, const fs::path& problem
   if (!served) {
     return std::move(served).error();
   }
-  if (*served && (*served)->round) {
-    notes.push_back(fmt::format("answered by kprof serve ({})",
-                                serve_socket_path(request.options.out_dir).string()));
-    return std::move(*(*served)->round);
-  }
   if (*served) {
-    notes.push_back("kprof serve in this directory serves something else (" + (*served)->refusal +
-                    "); profiling here");
+    const ServerAnswer& answer = **served;
+    const std::string socket = serve_socket_path(request.options.out_dir).string();
+    switch (answer.reply) {
+    case ServerReply::answered:
+      notes.push_back(fmt::format("answered by kprof serve ({})", socket));
+      return std::move(*(*served)->round);
+    case ServerReply::differs:
+      notes.push_back("kprof serve in this directory serves something else (" + answer.reason +
+                      "); profiling here");
+      break;
+    case ServerReply::refused:
+      notes.push_back("kprof serve in this directory refused this call (" + answer.reason +
+                      "); profiling here");
+      break;
+    case ServerReply::not_used:
+      notes.push_back(
+          fmt::format("not using {}: {}; profiling without the server", socket, answer.reason));
+      break;
+    }
   }
   auto profiler = KernelProfiler::create(request.options);
   if (!profiler) {
@@ -87,7 +99,8 @@ public:
     Outcome outcome;
     auto round = run_round(*request, m_problem, {m_kernel}, false, outcome.notes);
     if (!round) {
-      return std::move(round).error();
+      outcome.error = std::move(round).error(); // after the notes on the server
+      return outcome;
     }
     const CandidateResult& candidate = round->candidates.front();
     if (candidate.report) {
@@ -166,7 +179,8 @@ public:
     Outcome outcome;
     auto round = run_round(*request, m_problem, paths, true, outcome.notes);
     if (!round) {
-      return std::move(round).error();
+      outcome.error = std::move(round).error(); // after the notes on the server
+      return outcome;
     }
     return batch_outcome(*round, *format, std::move(outcome));
   }
