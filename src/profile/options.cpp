@@ -20,7 +20,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::array<std::string_view, 4> k_select_words{"first", "last", "max-cycles", "all"};
+constexpr std::array<std::string_view, 5> k_select_words{"first", "last", "max-cycles", "longest",
+                                                         "all"};
 constexpr std::array<std::string_view, 2> k_inputs_words{"gpu", "cpu"};
 constexpr std::array<std::string_view, 5> k_cast_words{"none", "auto", "bf16", "fp16", "fp32"};
 constexpr std::array<std::string_view, 2> k_clock_words{"base", "none"};
