@@ -588,7 +588,12 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
     any_result = any_result || candidate.status != CandidateStatus::failed;
   }
   good = good && any_result;
-  const fs::path final_dir = staged->settle(good);
+  const fs::path final_dir = staged->settle(good, batch_layout ? fs::path() : kernels.front());
+  if (!staged->displaced().empty()) {
+    report_progress(fmt::format("{} held another kernel file's result: moved to {}",
+                                layout.round_dir(round).filename().string(),
+                                staged->displaced().string()));
+  }
   if (!staged->in_place()) {
     const std::string kept =
         fmt::format("{} keeps its earlier result; this attempt is kept in {}",
