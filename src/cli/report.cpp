@@ -6,6 +6,7 @@
 #include "kprof/files.hpp"
 #include "kprof/harness.hpp"
 #include "kprof/history.hpp"
+#include "kprof/kernelagent.hpp"
 #include "kprof/metric_sets.hpp"
 #include "kprof/ncu.hpp"
 #include "kprof/ncu_output.hpp"

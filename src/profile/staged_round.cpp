@@ -188,8 +188,11 @@ Result<fs::path> StagedRound::commit(std::vector<CandidateResult>& candidates,
     }
     const Json body = kernelagent_round_json(*candidate.report);
     const std::optional<int> key = candidate_key(candidate.index);
-    if (auto w = write_json_atomic(m_layout.kernelagent_file(m_round, key), body); !w) {
-      return w.error();
+    const bool logs_only = settings.logs_dir && settings.kernelagent_logs_only;
+    if (!logs_only) {
+      if (auto w = write_json_atomic(m_layout.kernelagent_file(m_round, key), body); !w) {
+        return w.error();
+      }
     }
     if (settings.logs_dir) {
       if (auto made = kprof::create_directories(*settings.logs_dir); !made) {

@@ -23,6 +23,8 @@ namespace kprof {
 struct CommitSettings {
   bool record_history = true;                    ///< rows in out_dir/kprof.db
   std::optional<std::filesystem::path> logs_dir; ///< also copy the KernelAgent files here
+  /// With logs_dir: the KernelAgent files only in logs_dir, none in out_dir.
+  bool kernelagent_logs_only = false;
 };
 
 class StagedRound {
@@ -73,8 +75,9 @@ public:
 
   /// Moves the round to its destination (settle(); in place when settle() was not called),
   /// moving a displaced() result aside first. In place, it then writes the KernelAgent file of
-  /// every candidate with a report (out_dir and logs_dir); a kept attempt leaves them alone, so
-  /// they keep matching the good round. Records `candidates` in the history (a kept attempt with RoundEntry::kept_at, a
+  /// every candidate with a report (out_dir and logs_dir, or logs_dir only with
+  /// kernelagent_logs_only); a kept attempt leaves them alone, so they keep matching the good
+  /// round. Records `candidates` in the history (a kept attempt with RoundEntry::kept_at, a
   /// displacing one with RoundEntry::displaced_to). Sets each candidate's `dir`. Returns the
   /// destination. io or database error; after a failed rename the staging
   /// directory is removed and nothing else has changed.

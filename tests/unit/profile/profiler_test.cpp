@@ -192,6 +192,17 @@ TEST_F(ProfilerWithFakeRunner, AFailedProfileOfAnotherKernelIsKeptBesideTheGoodR
   EXPECT_EQ(rows[1].status, CandidateStatus::failed);
 }
 
+TEST_F(ProfilerWithFakeRunner, KernelAgentLogsOnlyWritesItsFileOnlyIntoTheLogsDirectory) {
+  auto runner = std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{profiles_ok({0})});
+  ProfileOptions o = options();
+  o.logs_dir = path() / "logs";
+  o.kernelagent_logs_only = true;
+  KernelProfiler profiler = make(runner, o);
+  ASSERT_TRUE(profiler.profile(path() / "kernel0.py", path() / "problem.py", 3).ok());
+  EXPECT_TRUE(fs::exists(path() / "logs" / "round003_ncu_metrics.json"));
+  EXPECT_FALSE(fs::exists(RoundLayout(path() / "out").kernelagent_file(3, std::nullopt)));
+}
+
 TEST_F(ProfilerWithFakeRunner, RetriesATimeoutAndCountsTheAttempts) {
   auto runner =
       std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{times_out(), profiles_ok({0})});
