@@ -255,11 +255,8 @@ std::string load_metrics(const std::string& path, const std::string& columns,
       present.emplace_back(spec.name, *column);
     }
   }
-  if (present.empty() && set.name == "custom") {
-    throw Failure(
-        make_error(ErrorCategory::usage, fmt::format("none of the requested columns ({}) is in {}",
-                                                     metrics_argument(set), path)));
-  }
+  // None of the requested columns there (a details page names labels, not metrics): the rows
+  // keep only their kernel names, as KernelAgent's load_ncu_metrics returns them.
   Json rows = Json::array();
   for (const std::size_t index : select_kernels(capture, options)) {
     const KernelRecord& kernel = capture.kernels[index];
@@ -549,6 +546,45 @@ py::str text_of(const std::string& text) {
       PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace"));
 }
 
+/// The KernelAgent plugin's native calls (python/kprof/kernelagent.py): each forwards to
+/// kprof/kernelagent.hpp or the option table, JSON as text.
+void define_kernelagent(py::module_& m) {
+  m.def("kernelagent_option_defaults", [] { return json_text(kernelagent_option_defaults(), -1); });
+  m.def("kernelagent_kernel_metrics", [](const std::string& metrics) {
+    return json_text(kernelagent_kernel_metrics(parse_json(metrics, "the metrics")), -1);
+  });
+  m.def("kernelagent_roofline_defaults",
+        [] { return json_text(to_json(KernelAgentRooflineConfig{}), -1); });
+  m.def("kernelagent_roofline", [](const std::string& metrics, const std::string& config) {
+    return json_text(
+        kernelagent_roofline(parse_json(metrics, "the metrics"),
+                             kernelagent_roofline_config(parse_json(config, "the config"))),
+        -1);
+  });
+  m.def("kernelagent_should_stop", [](const std::vector<double>& efficiencies, bool at_roofline,
+                                      const std::string& config) {
+    const StopDecision decision = kernelagent_should_stop(
+        efficiencies, at_roofline, kernelagent_roofline_config(parse_json(config, "the config")));
+    return std::make_pair(decision.stop, decision.reason);
+  });
+  m.def("kernelagent_gpu_specs", [](const std::string& name) -> std::optional<std::string> {
+    if (const std::optional<Json> specs = kernelagent_gpu_specs(name)) {
+      return json_text(*specs, -1);
+    }
+    return std::nullopt;
+  });
+  m.def("known_gpus", [] {
+    std::vector<std::string> names;
+    for (const GpuSpec& spec : known_gpus()) {
+      names.push_back(spec.name);
+    }
+    return names;
+  });
+  m.def("kernelagent_hot_lines", [](const std::string& doc) {
+    return json_text(kernelagent_hot_lines(parse_json(doc, "the report")), -1);
+  });
+}
+
 /// Sets the Python error for `failure`: the kprof.KprofError subclass of its category.
 void raise_failure(const Failure& failure) {
   const Error& error = failure.error();
@@ -635,6 +671,8 @@ PYBIND11_MODULE(_kprof, m) {
       .def("profile_batch", &Profiler::profile_batch)
       .def("ncu", &Profiler::ncu)
       .def("close", &Profiler::close);
+
+  define_kernelagent(m);
 
   py::class_<History>(m, "History")
       .def(py::init<const std::string&>())

@@ -23,12 +23,14 @@ std::vector<std::string_view> analysis_columns();
 /// analysis_columns(); a details page whole; every column when set.keep_all_columns ("all").
 ReadOptions read_options_for(const MetricSet& set);
 
-/// Which launches of one kernel name to keep.
-enum class Select { first, last, max_cycles, all };
+/// Which launches of one kernel name to keep. `longest`: the one with the largest duration
+/// (KernelAgent's profiler keeps one launch per kernel; kprof's roofline of a name is the
+/// longest launch's, so its metrics then come from the same launch).
+enum class Select { first, last, max_cycles, longest, all };
 
 std::string_view to_string(Select select);
-/// Parses "first|last|max-cycles|all" ("max_cycles" accepted too); usage error listing the
-/// valid words otherwise.
+/// Parses "first|last|max-cycles|longest|all" ("max_cycles" accepted too); usage error listing
+/// the valid words otherwise.
 Result<Select> parse_select(std::string_view word);
 
 struct SelectOptions {
@@ -41,7 +43,7 @@ struct SelectOptions {
 
 /// Indices into capture.kernels of the launches kept, in capture order. Selection applies per
 /// distinct kernel name; max-cycles uses sm__cycles_active.avg, then gpu__time_duration.sum,
-/// falling back to last when neither is present.
+/// longest the other way round; both fall back to last when neither is present.
 std::vector<std::size_t> select_kernels(const Capture& capture, const SelectOptions& options);
 
 /// What a GPU can do at most; used to turn achieved numbers into fractions of peak.

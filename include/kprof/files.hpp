@@ -75,6 +75,10 @@ private:
 /// Current UTC time as ISO 8601 ("2026-11-29T21:57:23Z").
 std::string utc_timestamp();
 
+/// The same with microseconds, as Python's datetime.utcnow().isoformat() + "Z" writes it:
+/// "2026-11-29T21:57:23.123456Z".
+std::string utc_timestamp_micros();
+
 /// Value of an environment variable, nullopt when unset or empty.
 std::optional<std::string> env_var(const char* name);
 

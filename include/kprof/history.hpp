@@ -61,6 +61,10 @@ struct RoundEntry {
   /// round and candidate). Otherwise the directory of a failed attempt kept beside a good round
   /// ("round001.attempt-2"): the row is added and nothing is replaced.
   std::string kept_at;
+  /// With kept_at empty: the result this one replaced in roundNNN/ was of another kernel file and
+  /// was moved to this directory ("round001.kernel-1") instead of being removed, so its row stays,
+  /// with kept_at set to it (docs/history.md). "" : the replaced row goes.
+  std::string displaced_to;
 };
 
 /// One recorded round as `kprof history` shows it. Durations are nanoseconds; SOL values are the

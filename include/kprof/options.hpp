@@ -121,6 +121,14 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
 /// gives it.
 Result<std::vector<std::string>> option_words(const Json& values);
 
+/// The options, by key, in which a profiler for KernelAgent (Python's KernelProfiler, its
+/// registry plugin) differs from the table's defaults, so that it gives what KernelAgent's
+/// profiler gives (docs/kernelagent.md): select "longest" (one launch per kernel name, the one the
+/// roofline is of), cast "auto" (the dtype kernel_function's source names, as KernelAgent's
+/// wrapper does), kernelagent_logs_only true (roundNNN_ncu_metrics.json in logs_dir only). A
+/// caller's own value for a key replaces the default.
+Json kernelagent_option_defaults();
+
 /// The visible GPU count without CUDA: the entries of `cuda_visible_devices` when set (an empty
 /// value means none), else the entries of `driver_gpus_dir` (/proc/driver/nvidia/gpus);
 /// nullopt when neither is there (no driver: the count is unknown).

@@ -60,6 +60,8 @@ struct ProfileOptions {
   /// KernelAgent's logs_dir: the KernelAgent files (roundNNN_ncu_metrics.json,
   /// roundNNN_candK_ncu_metrics.json) are also written here, under the same names.
   std::optional<std::filesystem::path> logs_dir;
+  /// With logs_dir: the KernelAgent files only there (KernelAgent's place), not in out_dir too.
+  bool kernelagent_logs_only = false;
   std::chrono::milliseconds lock_wait{std::chrono::minutes(30)};
   std::filesystem::path lock_dir; ///< empty: GpuLock::default_dir()
   /// Called with a progress line ("[3/8] cand2 ok (1.2 s)"); may be empty.
@@ -168,9 +170,6 @@ Result<RoundInputs> check_round_inputs(const std::filesystem::path& problem,
 
 /// "round007" for 7 (RoundLayout::round_name).
 std::string round_dir_name(int round);
-
-/// The KernelAgent-compatible file body for one candidate: {"metrics": ..., "metadata": ...}.
-Json kernelagent_round_json(const Json& report);
 
 /// One line of `kprof doctor`.
 struct DoctorCheck {

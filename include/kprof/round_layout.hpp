@@ -7,6 +7,9 @@
 //                                  gpu<G>-part<P>/ (one ncu session each) and batch.json
 //   roundNNN.attempt-K/            a failed or interrupted re-run of round N, kept beside the good
 //                                  round it did not replace (docs/history.md)
+//   roundNNN.kernel-K/             a plain round N of another kernel file than roundNNN/'s: the
+//                                  earlier one, moved aside by a good result of a later one, or a
+//                                  later one that failed beside a good roundNNN/ (docs/history.md)
 //   .roundNNN.staging-<pid>-<hex>  a round being assembled; renamed into place at the end
 //   roundNNN_ncu_metrics.json      KernelAgent's file of a plain round,
 //   roundNNN_cand<K>_ncu_metrics.json  and of candidate K of a batch round
@@ -68,6 +71,12 @@ public:
   /// 1 + the highest attempt number kept for `round` (1 when none).
   [[nodiscard]] int next_attempt(int round) const;
 
+  /// out_dir/round007.kernel-2: the `number`-th (>= 1) kernel file profiled as round 7 that is
+  /// not the one in round007/.
+  [[nodiscard]] std::filesystem::path kernel_dir(int round, int number) const;
+  /// 1 + the highest kernel_dir() number of `round` (1 when none).
+  [[nodiscard]] int next_kernel(int round) const;
+
   /// "round007_ncu_metrics.json" (plain round) or "round007_cand2_ncu_metrics.json".
   static std::string kernelagent_file_name(int round, std::optional<int> candidate);
   /// out_dir/<kernelagent_file_name()>
@@ -92,6 +101,9 @@ public:
                                            int gpu, int part);
 
 private:
+  /// 1 + the highest K of the out_dir entries named <round_name(round)><marker>K.
+  [[nodiscard]] int next_number(int round, std::string_view marker) const;
+
   std::filesystem::path m_out_dir;
 };
 

@@ -8,6 +8,8 @@ adapts KernelAgent's names and Python types (paths, enums, None on failure). See
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import enum
 import json
 import logging
@@ -15,7 +17,7 @@ import math
 import os
 import shutil
 import sys
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 from . import _kprof
 from ._errors import (
@@ -46,6 +48,8 @@ __all__ = [
     "__version__",
     "KernelProfiler",
     "ProfilerResults",
+    "ProfilerMetadata",
+    "KernelMetrics",
     "MetricRows",
     "History",
     "Diff",
@@ -81,6 +85,8 @@ Report = Dict[str, Any]
 
 _KERNEL_NAME = "Kernel Name"
 _LOGGER = logging.getLogger("kprof")
+# KernelAgent's profiler waits this long for its profiling semaphore, then skips the round.
+_SEMAPHORE_TIMEOUT_SECONDS = 900
 
 
 # ---- small helpers -----------------------------------------------------------------------------
@@ -163,15 +169,38 @@ def _round_ref(ref: Any) -> str:
     return str(ref)
 
 
-class _AttrDict(Dict[str, Any]):
-    """A dict whose keys also read as attributes (KernelAgent's ProfilerMetadata was a
-    dataclass: ``results.metadata.round_num`` keeps working)."""
+@dataclasses.dataclass
+class ProfilerMetadata:
+    """KernelAgent's ProfilerMetadata: what roundNNN_ncu_metrics.json's "metadata" holds.
+    ``dataclasses.asdict()`` works on it; the fields also read as keys (``metadata["round_num"]``,
+    ``.get()``, ``dict(metadata)``). kprof's own run facts are in ``ProfilerResults.report``."""
 
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
+    kernel_file: Optional[str]
+    problem_file: Optional[str]
+    round_num: Optional[int]
+    timestamp: Optional[str]
+    ncu_version: Optional[str]
+
+    def keys(self) -> List[str]:
+        return [field.name for field in dataclasses.fields(self)]
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self.keys():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key) if key in self.keys() else default
+
+
+class KernelMetrics(Dict[str, Any]):
+    """ProfilerResults.metrics: {kernel name: {metric: value}} in KernelAgent's layout, a dict
+    that also carries the report it came from (``.report``), so that a component handed only the
+    metrics (KernelAgent's bottleneck analyzer) can still read kprof's facts, such as hot lines."""
+
+    def __init__(self, metrics: Mapping[str, Any], report: Optional[Report] = None) -> None:
+        super().__init__(metrics)
+        self.report = report
 
 
 # ---- reading ncu output ------------------------------------------------------------------------
@@ -218,13 +247,14 @@ def load_ncu_metrics(
 
     columns: the metrics to keep, in order: a list of names, a metric-set name ("default",
     "lean", "deep") or a comma-separated list; None means the "default" set (KernelAgent's
-    metrics). Names the file lacks are left out. name_list: keep kernels whose name contains one
-    of these substrings. select: which launches of each kernel name to keep (first, last,
-    max-cycles, all); unlike KernelAgent, the policy applies per kernel name, so a file with two
-    kernels gives two rows.
+    metrics). Names the file lacks are left out (none there, e.g. metric names on a details
+    page: the rows keep only their "Kernel Name", as KernelAgent's do). name_list: keep kernels
+    whose name contains one of these substrings. select: which launches of each kernel name to
+    keep (first, last, max-cycles, longest, all); unlike KernelAgent, the policy applies per
+    kernel name, so a file with two kernels gives two rows.
 
     Raises InputNotFound, MalformedOutput (not ncu output), NoKernelsProfiled (ncu profiled
-    nothing), UsageError (a bad select word, or none of the given columns is in the file).
+    nothing), UsageError (a bad select word).
     """
     # A str is a set name or a comma-separated list, as for ``kprof report --metrics``.
     column_text = "default" if columns is None else columns if isinstance(columns, str) else ",".join(_names(columns, "columns"))
@@ -315,6 +345,16 @@ _KERNELAGENT_OPTIONS = {
 }
 
 
+def _with_kernelagent_defaults(options: Mapping[str, Any]) -> Dict[str, Any]:
+    """``options`` with kprof's KernelAgent defaults (include/kprof/options.hpp,
+    kernelagent_option_defaults) for the keys not given (or given as None)."""
+    merged = dict(options)
+    for key, value in json.loads(_kprof.kernelagent_option_defaults()).items():
+        if merged.get(key) is None:
+            merged[key] = value
+    return merged
+
+
 def _option_value(value: Any) -> Any:
     """A Python option value as JSON: enums by their value, paths as str, sequences as lists."""
     if isinstance(value, enum.Enum):
@@ -372,19 +412,22 @@ class ProfilerResults:
         self.gpu = gpu
         self.attempts = attempts
         agent = json.loads(_kprof.kernelagent_json(_dumps(report)))
-        self._metadata = _AttrDict(agent["metadata"])
+        self._metrics = KernelMetrics(agent["metrics"], report)
+        self._metadata = ProfilerMetadata(**agent["metadata"])
 
     @property
-    def metrics(self) -> Dict[str, Any]:
-        """{kernel name: {metric: value}} (a list for a name with several launches)."""
-        result: Dict[str, Any] = self.report["metrics"]
-        return result
+    def metrics(self) -> KernelMetrics:
+        """{kernel name: {metric: value}}, KernelAgent's layout: the candidate's own kernels first
+        (longest first), library kernels (at::, cub::, ...) after; one dict per kernel name
+        unless several launches of it were kept (select="all"), then a list; floats except for
+        counts (registers, blocks, instructions). The body of roundNNN_ncu_metrics.json."""
+        return self._metrics
 
     @property
-    def metadata(self) -> _AttrDict:
-        """KernelAgent's ProfilerMetadata fields (kernel_file, problem_file, round_num,
-        timestamp, ncu_version) and kprof's (candidate, gpu, clock_control, status); readable as
-        keys or attributes. The full run facts are in ``report["metadata"]``."""
+    def metadata(self) -> ProfilerMetadata:
+        """KernelAgent's ProfilerMetadata (kernel_file, problem_file, round_num, timestamp with
+        microseconds, ncu_version), a dataclass. The full run facts are in
+        ``report["metadata"]``; ``candidate``, ``gpu`` and ``status`` are attributes here."""
         return self._metadata
 
     @property
@@ -431,7 +474,7 @@ class ProfilerResults:
 
     def to_dict(self) -> Dict[str, Any]:
         """{"metrics": ..., "metadata": ...}, the body of roundNNN_ncu_metrics.json."""
-        return {"metrics": self.metrics, "metadata": dict(self.metadata)}
+        return {"metrics": dict(self.metrics), "metadata": dataclasses.asdict(self.metadata)}
 
     def to_json(self) -> str:
         """to_dict() as JSON text, indented by 2 (as KernelAgent writes it)."""
@@ -452,7 +495,7 @@ class ProfilerResults:
     def __repr__(self) -> str:
         total = self.summary.get("total_duration_ns")
         return (
-            f"ProfilerResults(round={self.metadata.get('round_num')}, status={self.status!r}, "
+            f"ProfilerResults(round={self.metadata.round_num}, status={self.status!r}, "
             f"kernels={len(self.roofline)}, total_duration_ns={total})"
         )
 
@@ -489,12 +532,12 @@ def _candidate_outcome(round_num: int, candidate: Dict[str, Any], batch: bool) -
 class KernelProfiler:
     """Profiles kernel.py + problem.py rounds with ncu (KernelAgent's KernelProfiler).
 
-    artifacts_dir receives the rounds (artifacts_dir/roundNNN/, the history kprof.db and
-    roundNNN_ncu_metrics.json); logs_dir, when given, receives a copy of each
-    roundNNN_ncu_metrics.json as KernelAgent wrote it there. Options are checked at once
-    (UsageError lists the valid words); ncu and python are located at the first profile call.
-    KernelAgent's positional order ``KernelProfiler(logger, artifacts_dir, logs_dir, ...)`` is
-    accepted too.
+    artifacts_dir receives the rounds (artifacts_dir/roundNNN/) and the history kprof.db;
+    roundNNN_ncu_metrics.json goes where KernelAgent writes it, into logs_dir (into
+    artifacts_dir when there is no logs_dir). Options are checked at once (UsageError lists the
+    valid words); ncu and python are located at the first profile call. KernelAgent's positional
+    order ``KernelProfiler(logger, artifacts_dir, logs_dir, ...)`` is accepted too, and so is its
+    ``profiling_semaphore``: held around each profile (docs/kernelagent.md).
 
     One instance may be used from several threads: each call runs with its own copy of the C++
     profiler and without the GIL. kprof's per-GPU lock serialises calls on the same GPU.
@@ -520,13 +563,18 @@ class KernelProfiler:
         gpu: Union[None, int, Sequence[int]] = None,
         clock_control: Optional[str] = None,
         logger: Optional[logging.Logger] = None,
+        profiling_semaphore: Any = None,
         **options: Any,
     ) -> None:
         """KernelAgent's parameters, then any option of kprof's table by its own name (select,
         kernels, warmup, inputs, cast, seed, retries, check_metrics, keep_ncu_report,
-        record_history, source, standby, standby_idle_seconds; see docs/python.md). ``cast`` defaults to "auto" here: each candidate's
-        floating-point inputs get the dtype its kernel_function's source names (KernelAgent's
-        rule, docs/harness.md)."""
+        record_history, source, standby, standby_idle_seconds; see docs/python.md). Where
+        KernelAgent's profiler behaves otherwise than kprof's CLI, the defaults here are
+        KernelAgent's (kprof's kernelagent_option_defaults): ``select="longest"`` (one launch per
+        kernel name), ``cast="auto"`` (the dtype kernel_function's source names, docs/harness.md)
+        and roundNNN_ncu_metrics.json in logs_dir only. ``profiling_semaphore`` (KernelAgent's
+        multiprocessing.Semaphore, or anything with acquire(timeout=) and release()) is held
+        around each profile; waited for at most 900 s, as KernelAgent does."""
         # Absolute, so that a later os.chdir() of the agent does not move the outputs.
         self.artifacts_dir = os.path.abspath(_path(artifacts_dir, "artifacts_dir"))
         self.logs_dir = None if logs_dir is None else os.path.abspath(_path(logs_dir, "logs_dir"))
@@ -548,11 +596,12 @@ class KernelProfiler:
             "gpu": [gpu] if isinstance(gpu, int) and not isinstance(gpu, bool) else gpu,
             "clock_control": clock_control,
         }
-        if options.get("cast") is None:
-            # KernelAgent's wrapper picks the dtype from the kernel's source: so does kprof here
-            # (the CLI's default stays "none").
-            options["cast"] = "auto"
-        values, spelled = _option_values(kernelagent, options)
+        if profiling_semaphore is not None and not (
+            callable(getattr(profiling_semaphore, "acquire", None)) and callable(getattr(profiling_semaphore, "release", None))
+        ):
+            raise TypeError(f"profiling_semaphore must have acquire() and release(), not {type(profiling_semaphore).__name__}")
+        self.profiling_semaphore = profiling_semaphore
+        values, spelled = _option_values(kernelagent, _with_kernelagent_defaults(options))
         self._native = _kprof.Profiler(_kprof.profile_options(values, spelled, self._progress))
         self._ncu_version: Optional[str] = None
 
@@ -585,6 +634,25 @@ class KernelProfiler:
     def _outcome(self, round_num: int, candidate: Dict[str, Any], batch: bool) -> Outcome:
         return _candidate_outcome(round_num, candidate, batch)
 
+    @contextlib.contextmanager
+    def _profiling_turn(self, round_num: int) -> Iterator[None]:
+        """Holds the profiling semaphore, when there is one, for one profile. GpuBusy when it
+        was not released within KernelAgent's 900 s (its profiler then skips the round)."""
+        semaphore = self.profiling_semaphore
+        if semaphore is None:
+            yield
+            return
+        self.logger.info("kprof: round %s waits for the profiling semaphore", round_num)
+        if not semaphore.acquire(timeout=_SEMAPHORE_TIMEOUT_SECONDS):
+            raise GpuBusy(
+                f"round {round_num} was not profiled: the profiling semaphore was not released "
+                f"within {_SEMAPHORE_TIMEOUT_SECONDS} s"
+            )
+        try:
+            yield
+        finally:
+            semaphore.release()
+
     def profile(
         self, kernel_file: PathLike, problem_file: PathLike, round_num: int, max_retries: int = 2
     ) -> ProfilerResults:
@@ -594,11 +662,12 @@ class KernelProfiler:
         kernels were profiled raises too, with the partial results in ``error.results``.
         ``max_retries`` counts attempts, as in KernelAgent; only retryable failures (timeouts,
         transient ncu failures) are attempted again."""
-        text = self._native.profile(
-            _native_path(kernel_file, "kernel_file"),
-            _native_path(problem_file, "problem_file"),
-            *_call_options(round_num, max_retries),
-        )
+        with self._profiling_turn(round_num):
+            text = self._native.profile(
+                _native_path(kernel_file, "kernel_file"),
+                _native_path(problem_file, "problem_file"),
+                *_call_options(round_num, max_retries),
+            )
         outcome = self._outcome(round_num, json.loads(text)["candidates"][0], batch=False)
         if isinstance(outcome, KprofError):
             raise outcome
@@ -633,11 +702,12 @@ class KernelProfiler:
         could not be attempted (inputs missing, unknown metrics, GPU busy, ...)."""
         if isinstance(kernel_files, (str, bytes, os.PathLike)):
             kernel_files = [kernel_files]  # one file, never its characters
-        text = self._native.profile_batch(
-            _native_path(problem_file, "problem_file"),
-            [_native_path(kernel, f"kernel_files[{i}]") for i, kernel in enumerate(kernel_files)],
-            *_call_options(round_num, max_retries),
-        )
+        with self._profiling_turn(round_num):
+            text = self._native.profile_batch(
+                _native_path(problem_file, "problem_file"),
+                [_native_path(kernel, f"kernel_files[{i}]") for i, kernel in enumerate(kernel_files)],
+                *_call_options(round_num, max_retries),
+            )
         outcomes = [
             self._outcome(round_num, candidate, batch=True)
             for candidate in json.loads(text)["candidates"]
@@ -679,7 +749,7 @@ def profile_batch(
     if max_retries is None and "retries" not in options:
         max_retries = 2  # two attempts, as without Slurm
     run = {"out_dir": os.path.abspath(out_dir), "round_num": round_num, "max_retries": max_retries}
-    values, spelled = _option_values(run, options)
+    values, spelled = _option_values(run, _with_kernelagent_defaults(options))
     text = _kprof.slurm_batch(
         values,
         spelled,

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <string>
 #include <unordered_map>
 
@@ -18,6 +19,8 @@ std::string_view to_string(Select select) {
     return "last";
   case Select::max_cycles:
     return "max-cycles";
+  case Select::longest:
+    return "longest";
   case Select::all:
     return "all";
   }
@@ -25,17 +28,21 @@ std::string_view to_string(Select select) {
 }
 
 Result<Select> parse_select(std::string_view word) {
-  for (Select select : {Select::first, Select::last, Select::max_cycles, Select::all}) {
+  constexpr std::array k_selects{Select::first, Select::last, Select::max_cycles, Select::longest,
+                                 Select::all};
+  std::string valid;
+  for (Select select : k_selects) {
     if (word == to_string(select)) {
       return select;
     }
+    valid += valid.empty() ? "" : ", ";
+    valid += to_string(select);
   }
   if (word == "max_cycles") {
     return Select::max_cycles;
   }
-  return make_error(
-      ErrorCategory::usage,
-      fmt::format("unknown selection '{}' (valid: first, last, max-cycles, all)", word));
+  return make_error(ErrorCategory::usage,
+                    fmt::format("unknown selection '{}' (valid: {})", word, valid));
 }
 
 namespace analysis {
@@ -55,10 +62,12 @@ bool passes_nvtx_filter(const KernelRecord& kernel, const std::string& nvtx_rang
 
 namespace {
 
-/// The launch of one name that max-cycles keeps: the largest SM active cycles; if no launch has
-/// them, the largest duration; if none has either, the last launch. Ties keep the earlier launch.
-std::size_t pick_max_cycles(const FactLookup& facts, const std::vector<std::size_t>& launches) {
-  for (Fact fact : {Fact::sm_active_cycles, Fact::duration_ns}) {
+/// The launch of one name with the largest `order[0]` fact; if no launch has it, the largest
+/// `order[1]`; if none has either, the last launch. Ties keep the earlier launch. max-cycles
+/// orders SM active cycles before duration, longest the other way round.
+std::size_t pick_largest(const FactLookup& facts, const std::vector<std::size_t>& launches,
+                         const std::array<Fact, 2>& order) {
+  for (Fact fact : order) {
     std::optional<std::size_t> best;
     double best_value = 0;
     for (std::size_t index : launches) {
@@ -105,7 +114,10 @@ std::vector<std::size_t> select_kernels(const FactLookup& facts, const SelectOpt
       kept.push_back(launches.back());
       break;
     case Select::max_cycles:
-      kept.push_back(pick_max_cycles(facts, launches));
+      kept.push_back(pick_largest(facts, launches, {Fact::sm_active_cycles, Fact::duration_ns}));
+      break;
+    case Select::longest:
+      kept.push_back(pick_largest(facts, launches, {Fact::duration_ns, Fact::sm_active_cycles}));
       break;
     case Select::all:
       kept.insert(kept.end(), launches.begin(), launches.end());

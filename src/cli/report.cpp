@@ -6,6 +6,7 @@
 #include "kprof/files.hpp"
 #include "kprof/harness.hpp"
 #include "kprof/history.hpp"
+#include "kprof/kernelagent.hpp"
 #include "kprof/metric_sets.hpp"
 #include "kprof/ncu.hpp"
 #include "kprof/ncu_output.hpp"
@@ -31,7 +32,7 @@ public:
         "--out", m_out,
         "Write to this file (atomically) instead of stdout; with --round, the output directory");
     app->add_option("--select", m_select,
-                    "Launches kept per kernel name: first|last|max-cycles|all")
+                    "Launches kept per kernel name: first|last|max-cycles|longest|all")
         ->default_val("all");
     app->add_option("--kernel", m_kernels, "Keep kernels whose name contains this (repeatable)");
     app->add_option("--metrics", m_metrics, "Metric set whose metrics the prompt/CSV show")

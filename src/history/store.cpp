@@ -462,15 +462,23 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
     attempt = (*row ? last->column_int(0) : 0) + 1;
   }
   if (entry.kept_at.empty()) {
-    // The new result replaced roundNNN/: the row of the result it replaced goes.
+    // The new result replaced roundNNN/: the row of the result it replaced goes, or, when that
+    // result was of another kernel file and moved aside, stays with its new directory.
+    const bool displaced = !entry.displaced_to.empty();
     auto remove = Statement::prepare(
-        db, "DELETE FROM runs WHERE round = ?1 AND candidate IS ?2 AND kept_at IS NULL");
+        db, displaced
+                ? "UPDATE runs SET kept_at = ?3 WHERE round = ?1 AND candidate IS ?2 AND kept_at "
+                  "IS NULL"
+                : "DELETE FROM runs WHERE round = ?1 AND candidate IS ?2 AND kept_at IS NULL");
     if (!remove) {
       code = sqlite3_errcode(db);
       return std::move(remove).error();
     }
     remove->bind(1, entry.round);
     remove->bind(2, entry.candidate);
+    if (displaced) {
+      remove->bind(3, std::string_view(entry.displaced_to));
+    }
     if (auto done = remove->run(&code); !done) {
       return std::move(done).error();
     }

@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::array<std::string_view, 4> k_select_words{"first", "last", "max-cycles", "all"};
+constexpr std::array<std::string_view, 5> k_select_words{"first", "last", "max-cycles", "longest",
+                                                         "all"};
 constexpr std::array<std::string_view, 2> k_inputs_words{"gpu", "cpu"};
 constexpr std::array<std::string_view, 5> k_cast_words{"none", "auto", "bf16", "fp16", "fp32"};
 constexpr std::array<std::string_view, 2> k_clock_words{"base", "none"};
@@ -237,6 +238,16 @@ constexpr std::array k_specs{
                {},
                10,
                86400,
+               k_scope_run},
+    OptionSpec{"kernelagent_logs_only",
+               "",
+               OptionKind::flag,
+               "",
+               "With logs_dir, write the KernelAgent files (roundNNN_ncu_metrics.json) only there, "
+               "where KernelAgent writes them, not also into the output directory (Python)",
+               {},
+               0,
+               0,
                k_scope_run},
     OptionSpec{"keep_ncu_report",
                "",
@@ -715,9 +726,19 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
       options.standby_idle_seconds = static_cast<int>(number);
     } else if (key == "keep_ncu_report") {
       options.keep_ncu_report = value.get<bool>();
+    } else if (key == "kernelagent_logs_only") {
+      options.kernelagent_logs_only = value.get<bool>();
     }
   }
   return request;
+}
+
+Json kernelagent_option_defaults() {
+  Json defaults = Json::object();
+  defaults["select"] = "longest";
+  defaults["cast"] = "auto";
+  defaults["kernelagent_logs_only"] = true;
+  return defaults;
 }
 
 std::optional<int> count_visible_gpus(const std::optional<std::string>& cuda_visible_devices,

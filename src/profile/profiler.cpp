@@ -39,39 +39,6 @@ std::string round_dir_name(int round) {
   return RoundLayout::round_name(round);
 }
 
-Json kernelagent_round_json(const Json& report) {
-  Json out = Json::object();
-  out["metrics"] = report.contains("metrics") ? report["metrics"] : Json::object();
-  const Json& md = report.contains("metadata") ? report["metadata"] : Json::object();
-  Json meta = Json::object();
-  // KernelAgent's ProfilerMetadata fields first, then kprof's extras.
-  for (const char* key : {"kernel_file", "problem_file", "round_num", "timestamp", "ncu_version"}) {
-    meta[key] = nullptr;
-  }
-  if (md.contains("kernel_file")) {
-    meta["kernel_file"] = md["kernel_file"];
-  }
-  if (md.contains("problem_file")) {
-    meta["problem_file"] = md["problem_file"];
-  }
-  if (md.contains("round")) {
-    meta["round_num"] = md["round"];
-  }
-  if (md.contains("generated_at")) {
-    meta["timestamp"] = md["generated_at"];
-  }
-  if (md.contains("ncu_version")) {
-    meta["ncu_version"] = md["ncu_version"];
-  }
-  for (const char* key : {"candidate", "gpu", "gpu_index", "clock_control", "status"}) {
-    if (md.contains(key)) {
-      meta[key] = md[key];
-    }
-  }
-  out["metadata"] = std::move(meta);
-  return out;
-}
-
 namespace {
 
 Result<void> validate_options(const ProfileOptions& options) {
@@ -612,7 +579,12 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
     any_result = any_result || candidate.status != CandidateStatus::failed;
   }
   good = good && any_result;
-  const fs::path final_dir = staged->settle(good);
+  const fs::path final_dir = staged->settle(good, batch_layout ? fs::path() : kernels.front());
+  if (!staged->displaced().empty()) {
+    report_progress(fmt::format("{} held another kernel file's result: moved to {}",
+                                layout.round_dir(round).filename().string(),
+                                staged->displaced().string()));
+  }
   if (!staged->in_place()) {
     const std::string kept =
         fmt::format("{} keeps its earlier result; this attempt is kept in {}",
@@ -637,6 +609,7 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
     metadata.run = run;
     metadata.candidate = batch_layout ? std::optional<int>(static_cast<int>(index)) : std::nullopt;
     metadata.kernel_file = kernels[index].string();
+    metadata.profiled_at = utc_timestamp_micros();
     metadata.status = candidate.status;
     metadata.attempts = candidate.attempts;
     metadata.gpu_index = candidate.gpu;
@@ -728,6 +701,7 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
   CommitSettings settings;
   settings.record_history = m_options.record_history;
   settings.logs_dir = m_options.logs_dir;
+  settings.kernelagent_logs_only = m_options.kernelagent_logs_only;
   auto committed = staged->commit(result.candidates, settings);
   if (!committed) {
     return std::move(committed).error();

@@ -58,6 +58,9 @@ Json CandidateMetadata::to_json() const {
   put_run(out, run, false);
   out["candidate"] = candidate ? Json(*candidate) : Json(nullptr);
   out["kernel_file"] = kernel_file;
+  if (!profiled_at.empty()) {
+    out["profiled_at"] = profiled_at;
+  }
   out["status"] = std::string(kprof::to_string(status));
   out["attempts"] = attempts;
   out["gpu_index"] = gpu_index;

@@ -72,6 +72,9 @@ struct CandidateMetadata {
   RunMetadata run;
   std::optional<int> candidate; ///< null for a plain round
   std::string kernel_file;
+  /// When the candidate's result was put together, with microseconds (utc_timestamp_micros());
+  /// KernelAgent's timestamp. Left out of the JSON when empty.
+  std::string profiled_at;
   CandidateStatus status = CandidateStatus::failed;
   int attempts = 0;
   int gpu_index = 0;

@@ -8,7 +8,9 @@
 
 #include "kprof/files.hpp"
 #include "kprof/history.hpp"
+#include "kprof/kernelagent.hpp"
 #include "kprof/report.hpp"
+#include "kprof/report_view.hpp"
 
 namespace kprof {
 namespace fs = std::filesystem;
@@ -94,11 +96,40 @@ bool holds_a_report(const fs::path& round_dir) {
   return false;
 }
 
+/// The kernel file named by the result in a plain round's directory (its report.json, else its
+/// error.json), "" when there is none or it names none.
+std::string kernel_file_of(const fs::path& round_dir) {
+  for (const std::string_view name : {RoundLayout::k_report, RoundLayout::k_error}) {
+    auto text = read_file(round_dir / name);
+    if (!text) {
+      continue;
+    }
+    const Json doc = Json::parse(*text, nullptr, false);
+    if (const Json* metadata = json_read::member(doc, "metadata"); metadata != nullptr) {
+      return json_read::text_at(*metadata, "kernel_file");
+    }
+  }
+  return {};
+}
+
 } // namespace
 
-fs::path StagedRound::settle(bool good) {
+fs::path StagedRound::settle(bool good, const fs::path& kernel) {
   const fs::path round_dir = m_layout.round_dir(m_round);
   m_in_place = good || !holds_a_report(round_dir);
+  m_displaced.clear();
+  const bool another_kernel = !m_batch && !kernel.empty() && [&] {
+    const std::string there = kernel_file_of(round_dir);
+    return !there.empty() && there != kernel.string();
+  }();
+  if (another_kernel) {
+    const fs::path aside = m_layout.kernel_dir(m_round, m_layout.next_kernel(m_round));
+    m_destination = m_in_place ? round_dir : aside;
+    if (m_in_place) {
+      m_displaced = aside;
+    }
+    return m_destination;
+  }
   m_destination =
       m_in_place ? round_dir : m_layout.attempt_dir(m_round, m_layout.next_attempt(m_round));
   return m_destination;
@@ -127,14 +158,18 @@ Result<fs::path> StagedRound::commit(std::vector<CandidateResult>& candidates,
   std::error_code ec;
   if (m_in_place && fs::exists(final_dir, ec)) {
     const fs::path old =
-        m_layout.out_dir() /
-        fmt::format(".{}.old-{}", RoundLayout::round_name(m_round), RoundLayout::staging_tag());
+        !m_displaced.empty()
+            ? m_displaced
+            : m_layout.out_dir() / fmt::format(".{}.old-{}", RoundLayout::round_name(m_round),
+                                               RoundLayout::staging_tag());
     fs::rename(final_dir, old, ec);
     if (ec) {
       return make_error(ErrorCategory::io,
                         fmt::format("cannot replace {}: {}", final_dir.string(), ec.message()));
     }
-    fs::remove_all(old, ec);
+    if (m_displaced.empty()) {
+      fs::remove_all(old, ec);
+    }
   }
   fs::rename(m_staging, final_dir, ec);
   if (ec) {
@@ -153,8 +188,11 @@ Result<fs::path> StagedRound::commit(std::vector<CandidateResult>& candidates,
     }
     const Json body = kernelagent_round_json(*candidate.report);
     const std::optional<int> key = candidate_key(candidate.index);
-    if (auto w = write_json_atomic(m_layout.kernelagent_file(m_round, key), body); !w) {
-      return w.error();
+    const bool logs_only = settings.logs_dir && settings.kernelagent_logs_only;
+    if (!logs_only) {
+      if (auto w = write_json_atomic(m_layout.kernelagent_file(m_round, key), body); !w) {
+        return w.error();
+      }
     }
     if (settings.logs_dir) {
       if (auto made = kprof::create_directories(*settings.logs_dir); !made) {
@@ -182,6 +220,8 @@ Result<fs::path> StagedRound::commit(std::vector<CandidateResult>& candidates,
       entry.document = candidate.report;
       if (!m_in_place) {
         entry.kept_at = final_dir.filename().string();
+      } else if (!m_displaced.empty()) {
+        entry.displaced_to = m_displaced.filename().string();
       }
       if (auto recorded = store->record_round(entry); !recorded) {
         return recorded.error().with_context("while recording the round in the history");

@@ -23,6 +23,8 @@ namespace kprof {
 struct CommitSettings {
   bool record_history = true;                    ///< rows in out_dir/kprof.db
   std::optional<std::filesystem::path> logs_dir; ///< also copy the KernelAgent files here
+  /// With logs_dir: the KernelAgent files only in logs_dir, none in out_dir.
+  bool kernelagent_logs_only = false;
 };
 
 class StagedRound {
@@ -61,16 +63,23 @@ public:
   /// Decides where the round goes, before its files name their final paths: into roundNNN/
   /// (replacing an earlier run of it) unless that would lose a good result, i.e. roundNNN/ holds
   /// a report.json and this attempt is not `good` (interrupted, or no candidate ok or partial);
-  /// then into roundNNN.attempt-K/ beside it (docs/history.md). Returns the destination.
-  std::filesystem::path settle(bool good);
+  /// then into roundNNN.attempt-K/ beside it (docs/history.md). A plain round whose `kernel`
+  /// differs from the kernel file of the result in roundNNN/ is another entry of the round, not
+  /// a re-run: in place, it moves that result aside to roundNNN.kernel-K/ instead of replacing
+  /// it; kept, it goes to roundNNN.kernel-K/ itself. Returns the destination.
+  std::filesystem::path settle(bool good, const std::filesystem::path& kernel = {});
   /// False once settle() chose a kept attempt directory.
   [[nodiscard]] bool in_place() const { return m_in_place; }
+  /// Where commit() moves the result it does not replace (roundNNN.kernel-K/), else empty.
+  [[nodiscard]] const std::filesystem::path& displaced() const { return m_displaced; }
 
-  /// Moves the round to its destination (settle(); in place when settle() was not called). In
-  /// place, it then writes the KernelAgent file of every candidate with a report (out_dir and
-  /// logs_dir); a kept attempt leaves them alone, so they keep matching the good round. Records
-  /// `candidates` in the history (a kept attempt with RoundEntry::kept_at). Sets each candidate's
-  /// `dir`. Returns the destination. io or database error; after a failed rename the staging
+  /// Moves the round to its destination (settle(); in place when settle() was not called),
+  /// moving a displaced() result aside first. In place, it then writes the KernelAgent file of
+  /// every candidate with a report (out_dir and logs_dir, or logs_dir only with
+  /// kernelagent_logs_only); a kept attempt leaves them alone, so they keep matching the good
+  /// round. Records `candidates` in the history (a kept attempt with RoundEntry::kept_at, a
+  /// displacing one with RoundEntry::displaced_to). Sets each candidate's `dir`. Returns the
+  /// destination. io or database error; after a failed rename the staging
   /// directory is removed and nothing else has changed.
   Result<std::filesystem::path> commit(std::vector<CandidateResult>& candidates,
                                        const CommitSettings& settings);
@@ -85,7 +94,8 @@ private:
   int m_round = 0;
   bool m_batch = false;
   std::filesystem::path m_staging;     ///< empty once committed or moved from
-  std::filesystem::path m_destination; ///< roundNNN/ or roundNNN.attempt-K/
+  std::filesystem::path m_destination; ///< roundNNN/, roundNNN.attempt-K/ or roundNNN.kernel-K/
+  std::filesystem::path m_displaced;   ///< see displaced()
   bool m_in_place = true;
 };
 

@@ -1,12 +1,16 @@
 #include "kprof/kernelagent.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "kprof/analysis.hpp"
+#include "kprof/capture.hpp"
 #include "kprof/numbers.hpp"
 #include "kprof/report.hpp"
+#include "kprof/report_view.hpp"
 #include "report/sinks.hpp"
 
 namespace kprof {
@@ -50,7 +54,297 @@ void append_compact(std::string& out, const Json& value) {
   }
 }
 
+/// Units whose values ncu prints as whole numbers, so that KernelAgent's pandas columns of them
+/// stay integers; every other column holds a fraction or a scaled unit somewhere and is float.
+bool integral_unit(std::string_view unit) {
+  return unit == "register/thread" || unit == "block" || unit == "inst";
+}
+
+/// A metrics-block record ({metric: value}) with KernelAgent's number types.
+Json typed_record(const Json& record, const ReportKernel* kernel) {
+  if (!record.is_object()) {
+    return record;
+  }
+  Json out = Json::object();
+  for (const auto& [metric, value] : record.items()) {
+    const bool integral = kernel != nullptr && kernel->representative != nullptr &&
+                          integral_unit(ReportView::metric_unit(*kernel->representative, metric));
+    if (value.is_number() && !integral) {
+      out[metric] = value.get<double>();
+    } else {
+      out[metric] = value;
+    }
+  }
+  return out;
+}
+
+/// KernelAgent's timestamp (datetime.utcnow().isoformat() + "Z", microseconds) from the report.
+Json kernelagent_timestamp(const Json& metadata) {
+  const std::string profiled = json_read::text_at(metadata, "profiled_at");
+  if (!profiled.empty()) {
+    return profiled;
+  }
+  std::string generated = json_read::text_at(metadata, "generated_at");
+  if (generated.empty()) {
+    return nullptr;
+  }
+  if (generated.back() == 'Z' && generated.find('.') == std::string::npos) {
+    generated.insert(generated.size() - 1, ".000000");
+  }
+  return generated;
+}
+
+Json member_or_null(const Json& object, std::string_view key) {
+  const Json* found = json_read::member(object, key);
+  return found == nullptr ? Json(nullptr) : *found;
+}
+
+/// The launch of a list of records with the largest gpu__time_duration.sum, else the last.
+const Json& longest_record(const Json& records) {
+  const Json* best = &records.back();
+  std::optional<double> best_duration;
+  for (const Json& record : records) {
+    const std::optional<double> duration = json_read::number_at(record, "gpu__time_duration.sum");
+    if (duration && (!best_duration || *duration > *best_duration)) {
+      best = &record;
+      best_duration = duration;
+    }
+  }
+  return *best;
+}
+
+std::string percent(double value) {
+  return format_fixed(value, 1) + "%";
+}
+
 } // namespace
+
+bool is_library_kernel(std::string_view name) {
+  constexpr std::string_view k_void = "void ";
+  if (name.starts_with(k_void)) {
+    name.remove_prefix(k_void.size());
+  }
+  constexpr std::array<std::string_view, 14> k_prefixes{
+      "at::",  "c10::", "cub::",   "thrust::",        "cutlass",   "cublas",    "cudnn",
+      "cufft", "nvjet", "flash::", "pytorch_flash::", "sm80_xmma", "sm90_xmma", "ampere_"};
+  return std::any_of(k_prefixes.begin(), k_prefixes.end(),
+                     [name](std::string_view prefix) { return name.starts_with(prefix); });
+}
+
+Json kernelagent_round_json(const Json& report) {
+  const Json empty = Json::object();
+  const Json* metrics = json_read::member(report, "metrics");
+  const Json* metadata = json_read::member(report, "metadata");
+  const Json& md = metadata != nullptr && metadata->is_object() ? *metadata : empty;
+
+  const ReportView view(report);
+  std::vector<ReportKernel> order = view.kernels_by_duration();
+  std::stable_partition(order.begin(), order.end(),
+                        [](const ReportKernel& kernel) { return !is_library_kernel(kernel.name); });
+  Json block = Json::object();
+  if (metrics != nullptr && metrics->is_object()) {
+    for (const ReportKernel& kernel : order) {
+      if (const Json* entry = json_read::member(*metrics, kernel.name); entry != nullptr) {
+        if (entry->is_array()) {
+          Json list = Json::array();
+          for (const Json& record : *entry) {
+            list.push_back(typed_record(record, &kernel));
+          }
+          block[kernel.name] = std::move(list);
+        } else {
+          block[kernel.name] = typed_record(*entry, &kernel);
+        }
+      }
+    }
+    for (const auto& [name, entry] : metrics->items()) {
+      if (!block.contains(name)) { // a name the summary does not know
+        block[name] = entry;
+      }
+    }
+  }
+
+  Json meta = Json::object();
+  meta["kernel_file"] = member_or_null(md, "kernel_file");
+  meta["problem_file"] = member_or_null(md, "problem_file");
+  meta["round_num"] = member_or_null(md, "round");
+  meta["timestamp"] = kernelagent_timestamp(md);
+  meta["ncu_version"] = member_or_null(md, "ncu_version");
+
+  Json out = Json::object();
+  out["metrics"] = std::move(block);
+  out["metadata"] = std::move(meta);
+  return out;
+}
+
+Json kernelagent_kernel_metrics(const Json& metrics) {
+  Json out = Json::object();
+  out["kernel"] = nullptr;
+  out["metrics"] = Json::object();
+  if (!metrics.is_object() || metrics.empty()) {
+    return out;
+  }
+  const bool flat = std::none_of(metrics.begin(), metrics.end(), [](const Json& value) {
+    return value.is_object() || value.is_array();
+  });
+  if (flat) {
+    out["metrics"] = metrics;
+    return out;
+  }
+  auto chosen = metrics.items().begin();
+  for (auto it = metrics.items().begin(); it != metrics.items().end(); ++it) {
+    if (!is_library_kernel(it.key())) {
+      chosen = it;
+      break;
+    }
+  }
+  const Json& value = chosen.value();
+  out["kernel"] = chosen.key();
+  if (value.is_object()) {
+    out["metrics"] = value;
+  } else if (value.is_array() && !value.empty() && longest_record(value).is_object()) {
+    out["metrics"] = longest_record(value);
+  }
+  return out;
+}
+
+Json to_json(const KernelAgentRooflineConfig& config) {
+  Json out = Json::object();
+  out["threshold_pct"] = config.threshold_pct;
+  out["early_stop"] = config.early_stop;
+  out["convergence_rounds"] = config.convergence_rounds;
+  out["min_improvement_pct"] = config.min_improvement_pct;
+  out["tensor_core_threshold"] = config.tensor_core_threshold;
+  out["underutilized_threshold"] = config.underutilized_threshold;
+  return out;
+}
+
+KernelAgentRooflineConfig kernelagent_roofline_config(const Json& json) {
+  KernelAgentRooflineConfig config;
+  const auto take = [&json](std::string_view key, double& field) {
+    if (const std::optional<double> value = json_read::number_at(json, key)) {
+      field = *value;
+    }
+  };
+  take("threshold_pct", config.threshold_pct);
+  take("min_improvement_pct", config.min_improvement_pct);
+  take("tensor_core_threshold", config.tensor_core_threshold);
+  take("underutilized_threshold", config.underutilized_threshold);
+  if (const std::optional<bool> early = json_read::bool_at(json, "early_stop")) {
+    config.early_stop = *early;
+  }
+  if (const std::optional<double> rounds = json_read::number_at(json, "convergence_rounds")) {
+    config.convergence_rounds = static_cast<int>(*rounds);
+  }
+  return config;
+}
+
+Json kernelagent_roofline(const Json& flat_metrics, const KernelAgentRooflineConfig& config) {
+  // One hand-built launch: kprof's own verdict reads it like a capture's raw page.
+  Capture capture;
+  capture.source = "<KernelAgent metrics>";
+  KernelRecord record;
+  if (flat_metrics.is_object()) {
+    for (const auto& [name, value] : flat_metrics.items()) {
+      if (value.is_number()) {
+        capture.columns.push_back(Column{name, "", ""});
+        Cell cell;
+        cell.kind = ValueKind::number;
+        cell.number = value.get<double>();
+        record.cells.push_back(cell);
+      }
+    }
+  }
+  capture.index_columns();
+  capture.kernels.push_back(std::move(record));
+  const RooflineThresholds thresholds{config.underutilized_threshold, config.tensor_core_threshold};
+  const Roofline roofline = roofline_of(capture, capture.kernels.front(), std::nullopt, thresholds);
+
+  const double compute = roofline.compute_sol_pct.value_or(0.0);
+  const double memory = roofline.memory_sol_pct.value_or(0.0);
+  const double efficiency = std::max(compute, memory);
+  const bool known = roofline.compute_sol_pct || roofline.memory_sol_pct;
+  Json warnings = Json::array();
+  if (!roofline.compute_sol_pct) {
+    warnings.push_back("compute SOL (sm__throughput.avg.pct_of_peak_sustained_elapsed) not "
+                       "collected");
+  }
+  if (!roofline.memory_sol_pct) {
+    warnings.push_back("memory SOL (gpu__compute_memory_throughput.avg.pct_of_peak_sustained_"
+                       "elapsed) not collected");
+  }
+  std::string bottleneck = "unknown";
+  if (known) {
+    bottleneck = roofline.bottleneck == Bottleneck::latency
+                     ? "underutilized"
+                     : std::string(to_string(roofline.bottleneck));
+  }
+  Json out = Json::object();
+  out["compute_sol_pct"] = compute;
+  out["memory_sol_pct"] = memory;
+  out["efficiency_pct"] = efficiency;
+  out["at_roofline"] = known && efficiency >= config.threshold_pct;
+  out["headroom_pct"] = std::max(0.0, 100.0 - efficiency);
+  out["bottleneck"] = bottleneck;
+  out["uses_tensor_cores"] = roofline.tensor_cores_used;
+  out["warnings"] = std::move(warnings);
+  out["explanation"] = roofline.explanation;
+  return out;
+}
+
+StopDecision kernelagent_should_stop(std::span<const double> efficiencies, bool at_roofline,
+                                     const KernelAgentRooflineConfig& config) {
+  if (config.early_stop && at_roofline && !efficiencies.empty()) {
+    return {true, fmt::format("at the roofline: {} SOL, at least {}", percent(efficiencies.back()),
+                              percent(config.threshold_pct))};
+  }
+  const auto window = static_cast<std::size_t>(std::max(config.convergence_rounds, 1));
+  if (efficiencies.size() >= window) {
+    const auto recent = efficiencies.subspan(efficiencies.size() - window);
+    const auto [low, high] = std::minmax_element(recent.begin(), recent.end());
+    const double spread = *high - *low;
+    if (spread < config.min_improvement_pct) {
+      return {true, fmt::format("converged: SOL moved {} over the last {} profiles, less than {}",
+                                format_fixed(spread, 2) + " points", window,
+                                format_fixed(config.min_improvement_pct, 2) + " points")};
+    }
+  }
+  return {};
+}
+
+std::optional<Json> kernelagent_gpu_specs(std::string_view device_name) {
+  const std::optional<GpuSpec> spec = find_gpu_spec(device_name);
+  if (!spec) {
+    return std::nullopt;
+  }
+  constexpr double k_giga = 1e9;
+  constexpr double k_tera = 1e12;
+  constexpr double k_mib = 1024.0 * 1024.0;
+  Json out = Json::object();
+  out["name"] = spec->name;
+  out["architecture"] = spec->architecture;
+  out["peak_memory_bw_gbps"] = spec->dram_bandwidth_bytes_per_s / k_giga;
+  out["peak_fp32_tflops"] = spec->fp32_flops / k_tera;
+  out["peak_fp16_tflops"] = spec->bf16_tensor_flops / k_tera;
+  out["peak_bf16_tflops"] = spec->bf16_tensor_flops / k_tera;
+  out["sm_count"] = spec->sm_count;
+  out["l2_cache_mb"] = spec->l2_bytes / k_mib;
+  return out;
+}
+
+Json kernelagent_hot_lines(const Json& report) {
+  Json out = Json::object();
+  const ReportView view(report);
+  for (const ReportKernel& kernel : view.kernels()) {
+    if (kernel.representative == nullptr) {
+      continue;
+    }
+    std::string text = report_detail::hot_lines_section(*kernel.representative);
+    if (!text.empty()) {
+      out[kernel.name] = std::move(text);
+    }
+  }
+  return out;
+}
 
 Json kernelagent_value(double value) {
   return report_detail::number_json(value);

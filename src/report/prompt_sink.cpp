@@ -78,31 +78,6 @@ std::string roofline_line(const Json& roofline) {
   return line;
 }
 
-/// The "Hot lines" section, right after the roofline: a model reads the top first.
-std::string hot_lines_section(const Json& kernel) {
-  const std::vector<HotLineText> lines = hot_line_texts(kernel);
-  if (lines.empty()) {
-    return {};
-  }
-  std::string out = "Hot lines (share of the kernel's warp stall samples):\n";
-  for (const HotLineText& line : lines) {
-    out += fmt::format("- {} {} ({} samples{}{}): `{}`", line.where, line.share, line.samples,
-                       line.few_samples ? ", few" : "",
-                       line.inlined.empty() ? "" : ", incl. inlined " + line.inlined, line.source);
-    if (!line.stalls.empty()) {
-      out += "; stalls: " + line.stalls;
-    }
-    if (!line.memory.empty()) {
-      out += "; " + line.memory;
-    }
-    out += "\n";
-  }
-  for (const std::string& note : hot_line_notes(kernel)) {
-    out += "  (" + note + ")\n";
-  }
-  return out;
-}
-
 class PromptSink final : public Sink {
 public:
   [[nodiscard]] Format format() const override { return Format::prompt; }
@@ -150,6 +125,31 @@ public:
 };
 
 } // namespace
+
+/// The "Hot lines" section, right after the roofline: a model reads the top first.
+std::string hot_lines_section(const Json& kernel) {
+  const std::vector<HotLineText> lines = hot_line_texts(kernel);
+  if (lines.empty()) {
+    return {};
+  }
+  std::string out = "Hot lines (share of the kernel's warp stall samples):\n";
+  for (const HotLineText& line : lines) {
+    out += fmt::format("- {} {} ({} samples{}{}): `{}`", line.where, line.share, line.samples,
+                       line.few_samples ? ", few" : "",
+                       line.inlined.empty() ? "" : ", incl. inlined " + line.inlined, line.source);
+    if (!line.stalls.empty()) {
+      out += "; stalls: " + line.stalls;
+    }
+    if (!line.memory.empty()) {
+      out += "; " + line.memory;
+    }
+    out += "\n";
+  }
+  for (const std::string& note : hot_line_notes(kernel)) {
+    out += "  (" + note + ")\n";
+  }
+  return out;
+}
 
 std::unique_ptr<Sink> make_prompt_sink() {
   return std::make_unique<PromptSink>();

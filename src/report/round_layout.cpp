@@ -14,6 +14,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view k_attempt_marker = ".attempt-";
+constexpr std::string_view k_kernel_marker = ".kernel-";
 
 std::optional<int> parse_int(std::string_view text) {
   int value = 0;
@@ -75,7 +76,19 @@ fs::path RoundLayout::attempt_dir(int round, int attempt) const {
 }
 
 int RoundLayout::next_attempt(int round) const {
-  const std::string prefix = round_name(round) + std::string(k_attempt_marker);
+  return next_number(round, k_attempt_marker);
+}
+
+fs::path RoundLayout::kernel_dir(int round, int number) const {
+  return m_out_dir / fmt::format("{}{}{}", round_name(round), k_kernel_marker, number);
+}
+
+int RoundLayout::next_kernel(int round) const {
+  return next_number(round, k_kernel_marker);
+}
+
+int RoundLayout::next_number(int round, std::string_view marker) const {
+  const std::string prefix = round_name(round) + std::string(marker);
   int highest = 0;
   std::error_code ec;
   for (fs::directory_iterator it(m_out_dir, ec), end; !ec && it != end; it.increment(ec)) {

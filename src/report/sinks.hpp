@@ -69,6 +69,10 @@ struct HotLineText {
 /// The hot lines of `kernel` (a kernels[] entry), hottest first; empty without hot lines.
 std::vector<HotLineText> hot_line_texts(const Json& kernel);
 
+/// The prompt sink's "Hot lines" section of `kernel` (a kernels[] entry): a heading, one line per
+/// hot line, the notes; empty without hot lines (prompt_sink.cpp).
+std::string hot_lines_section(const Json& kernel);
+
 /// What the hot lines leave out or qualify: unattributed library samples, the notes.
 std::vector<std::string> hot_line_notes(const Json& kernel);
 

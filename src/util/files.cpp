@@ -246,6 +246,19 @@ std::string utc_timestamp() {
   return {text.data(), length};
 }
 
+std::string utc_timestamp_micros() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                          now - std::chrono::system_clock::from_time_t(seconds))
+                          .count();
+  std::tm parts{};
+  ::gmtime_r(&seconds, &parts);
+  std::array<char, 32> text{};
+  const std::size_t length = std::strftime(text.data(), text.size(), "%Y-%m-%dT%H:%M:%S", &parts);
+  return fmt::format("{}.{:06d}Z", std::string_view(text.data(), length), micros);
+}
+
 std::optional<std::string> env_var(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr || *value == '\0') {

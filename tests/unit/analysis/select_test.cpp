@@ -32,8 +32,9 @@ std::vector<std::size_t> select(const Capture& capture, Select how,
   return select_kernels(capture, SelectOptions{how, std::move(filters), std::move(nvtx_range)});
 }
 
-TEST(ParseSelect, AcceptsTheFourWordsAndTheUnderscoreSpelling) {
-  for (Select select : {Select::first, Select::last, Select::max_cycles, Select::all}) {
+TEST(ParseSelect, AcceptsTheFiveWordsAndTheUnderscoreSpelling) {
+  for (Select select :
+       {Select::first, Select::last, Select::max_cycles, Select::longest, Select::all}) {
     auto parsed = parse_select(to_string(select));
     ASSERT_TRUE(parsed) << to_string(select);
     EXPECT_EQ(*parsed, select);
@@ -49,7 +50,7 @@ TEST(ParseSelect, RejectsOtherWordsListingTheValidOnes) {
   ASSERT_FALSE(parsed);
   EXPECT_EQ(parsed.error().category, ErrorCategory::usage);
   EXPECT_THAT(parsed.error().message, HasSubstr("'biggest'"));
-  EXPECT_THAT(parsed.error().message, HasSubstr("first, last, max-cycles, all"));
+  EXPECT_THAT(parsed.error().message, HasSubstr("first, last, max-cycles, longest, all"));
 }
 
 TEST(SelectKernels, FirstKeepsTheFirstLaunchOfEachName) {
@@ -67,6 +68,22 @@ TEST(SelectKernels, AllKeepsEveryLaunchInCaptureOrder) {
 TEST(SelectKernels, MaxCyclesKeepsTheLaunchWithMostSmActiveCycles) {
   // gemm_a: 300 cycles at index 2 although index 3 ran longer; reduce_b: 30 cycles at index 4.
   EXPECT_THAT(select(interleaved(), Select::max_cycles), ElementsAre(2U, 4U));
+}
+
+TEST(SelectKernels, LongestKeepsTheLaunchWithTheLargestDuration) {
+  // gemm_a: 70 ns at index 3 although index 2 had the most cycles; reduce_b: 9 ns at index 1.
+  EXPECT_THAT(select(interleaved(), Select::longest), ElementsAre(1U, 3U));
+}
+
+TEST(SelectKernels, LongestFallsBackToCyclesThenToTheLastLaunch) {
+  const Capture capture = test::make_raw_capture({
+      Launch{"cycled", {{k_cycles, 70}}, "", {}},
+      Launch{"cycled", {{k_cycles, 90}}, "", {}},
+      Launch{"cycled", {{k_cycles, 80}}, "", {}},
+      Launch{"bare", {}, "", {}},
+      Launch{"bare", {}, "", {}},
+  });
+  EXPECT_THAT(select(capture, Select::longest), ElementsAre(1U, 4U));
 }
 
 TEST(SelectKernels, MaxCyclesFallsBackToDurationThenToTheLastLaunch) {

@@ -604,6 +604,29 @@ TEST(HistoryStore, AFailedAttemptKeptBesideAGoodRoundIsAddedAndMarkedLatest) {
   EXPECT_TRUE((*rows)[1].latest);
 }
 
+TEST(HistoryStore, AnEntryThatDisplacesAnotherKernelsResultKeepsItsRowUnderItsNewDirectory) {
+  const TempDir dir = make_temp_dir();
+  HistoryStore store = open_store(dir.path() / "kprof.db");
+  ASSERT_TRUE(store.record_round(ok_entry(1, std::nullopt, 2.0e6)).ok());
+  RoundEntry candidate = ok_entry(1, std::nullopt, 1.0e6);
+  candidate.label = "kernel_round_1_sol.py";
+  candidate.displaced_to = "round001.kernel-1";
+  ASSERT_TRUE(store.record_round(candidate).ok());
+
+  auto rows = store.rows();
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 2U);
+  EXPECT_EQ((*rows)[0].label, "kernel.py");
+  EXPECT_EQ((*rows)[0].kept_at, "round001.kernel-1");
+  EXPECT_EQ((*rows)[0].total_duration_ns, 2.0e6);
+  EXPECT_EQ((*rows)[1].label, "kernel_round_1_sol.py");
+  EXPECT_EQ((*rows)[1].kept_at, "");
+  EXPECT_TRUE((*rows)[1].latest);
+  auto doc = store.document(1, std::nullopt);
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  EXPECT_EQ(doc->at("summary").at("total_duration_ns"), 1.0e6);
+}
+
 TEST(HistoryStore, AVersion1DatabaseIsMigratedAndItsRowsStillRead) {
   const TempDir dir = make_temp_dir();
   const auto path = dir.path() / "kprof.db";

@@ -120,6 +120,89 @@ TEST_F(ProfilerWithFakeRunner, AnOkRoundLandsInPlaceWithItsKernelAgentFileAndHis
   EXPECT_EQ(doc["metadata"]["round"], 3);
 }
 
+/// The history's rows of `layout`, by round, candidate and attempt.
+std::vector<HistoryRow> history_rows(const RoundLayout& layout) {
+  auto store = HistoryStore::open(layout.history_db());
+  KPROF_ASSERT(store.ok());
+  auto rows = store->rows();
+  KPROF_ASSERT(rows.ok());
+  return std::move(rows).value();
+}
+
+std::string kernel_file_in(const fs::path& dir, std::string_view file) {
+  auto text = read_file(dir / file);
+  return text.ok() ? Json::parse(*text)["metadata"]["kernel_file"].get<std::string>() : "";
+}
+
+TEST_F(ProfilerWithFakeRunner, TwoKernelFilesProfiledAsOneRoundAreTwoEntriesOfTheHistory) {
+  // KernelAgent profiles its current kernel, then the new candidate, both as round N.
+  auto runner = std::make_shared<FakeRunner>(
+      std::vector<FakeRunner::Script>{profiles_ok({0}), profiles_ok({0})});
+  KernelProfiler profiler = make(runner, options());
+  ASSERT_TRUE(profiler.profile(path() / "kernel0.py", path() / "problem.py", 1).ok());
+  auto second = profiler.profile(path() / "kernel1.py", path() / "problem.py", 1);
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  const RoundLayout layout(path() / "out");
+  EXPECT_EQ(second->dir, layout.round_dir(1));
+  EXPECT_EQ(kernel_file_in(layout.round_dir(1), RoundLayout::k_report),
+            (path() / "kernel1.py").string());
+  EXPECT_EQ(kernel_file_in(layout.kernel_dir(1, 1), RoundLayout::k_report),
+            (path() / "kernel0.py").string());
+  const std::vector<HistoryRow> rows = history_rows(layout);
+  ASSERT_EQ(rows.size(), 2U);
+  EXPECT_EQ(rows[0].label, "kernel0.py");
+  EXPECT_EQ(rows[0].kept_at, "round001.kernel-1");
+  EXPECT_EQ(rows[0].status, CandidateStatus::ok);
+  EXPECT_EQ(rows[1].label, "kernel1.py");
+  EXPECT_EQ(rows[1].kept_at, "");
+  EXPECT_TRUE(rows[1].latest);
+}
+
+TEST_F(ProfilerWithFakeRunner, ProfilingTheSameKernelFileAgainReplacesItsRound) {
+  auto runner = std::make_shared<FakeRunner>(
+      std::vector<FakeRunner::Script>{profiles_ok({0}), profiles_ok({0})});
+  KernelProfiler profiler = make(runner, options());
+  ASSERT_TRUE(profiler.profile(path() / "kernel0.py", path() / "problem.py", 1).ok());
+  ASSERT_TRUE(profiler.profile(path() / "kernel0.py", path() / "problem.py", 1).ok());
+  const RoundLayout layout(path() / "out");
+  EXPECT_FALSE(fs::exists(layout.kernel_dir(1, 1)));
+  const std::vector<HistoryRow> rows = history_rows(layout);
+  ASSERT_EQ(rows.size(), 1U);
+  EXPECT_EQ(rows[0].attempt, 2);
+}
+
+TEST_F(ProfilerWithFakeRunner, AFailedProfileOfAnotherKernelIsKeptBesideTheGoodRound) {
+  auto runner = std::make_shared<FakeRunner>(
+      std::vector<FakeRunner::Script>{profiles_ok({0}), times_out(), times_out(), times_out()});
+  KernelProfiler profiler = make(runner, options());
+  ASSERT_TRUE(profiler.profile(path() / "kernel0.py", path() / "problem.py", 1).ok());
+  auto failed = profiler.profile(path() / "kernel1.py", path() / "problem.py", 1);
+  ASSERT_TRUE(failed.ok()) << failed.error().message;
+  const RoundLayout layout(path() / "out");
+  EXPECT_EQ(failed->dir, layout.kernel_dir(1, 1));
+  EXPECT_FALSE(failed->in_place);
+  EXPECT_EQ(kernel_file_in(layout.round_dir(1), RoundLayout::k_report),
+            (path() / "kernel0.py").string());
+  EXPECT_EQ(kernel_file_in(layout.kernel_dir(1, 1), RoundLayout::k_error),
+            (path() / "kernel1.py").string());
+  const std::vector<HistoryRow> rows = history_rows(layout);
+  ASSERT_EQ(rows.size(), 2U);
+  EXPECT_EQ(rows[0].kept_at, "");
+  EXPECT_EQ(rows[1].kept_at, "round001.kernel-1");
+  EXPECT_EQ(rows[1].status, CandidateStatus::failed);
+}
+
+TEST_F(ProfilerWithFakeRunner, KernelAgentLogsOnlyWritesItsFileOnlyIntoTheLogsDirectory) {
+  auto runner = std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{profiles_ok({0})});
+  ProfileOptions o = options();
+  o.logs_dir = path() / "logs";
+  o.kernelagent_logs_only = true;
+  KernelProfiler profiler = make(runner, o);
+  ASSERT_TRUE(profiler.profile(path() / "kernel0.py", path() / "problem.py", 3).ok());
+  EXPECT_TRUE(fs::exists(path() / "logs" / "round003_ncu_metrics.json"));
+  EXPECT_FALSE(fs::exists(RoundLayout(path() / "out").kernelagent_file(3, std::nullopt)));
+}
+
 TEST_F(ProfilerWithFakeRunner, RetriesATimeoutAndCountsTheAttempts) {
   auto runner =
       std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{times_out(), profiles_ok({0})});

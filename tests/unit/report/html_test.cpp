@@ -275,8 +275,8 @@ protected:
     auto store = HistoryStore::open(m_dir->path() / "kprof.db");
     ASSERT_TRUE(store.ok()) << store.error().message;
     const Json base = fixture_report("curated_nvtx_twostage.csv", "default");
-    RoundEntry first{0, std::nullopt, "kernel_v0.py", CandidateStatus::ok, std::nullopt, base, "",
-                     ""};
+    RoundEntry first{
+        0, std::nullopt, "kernel_v0.py", CandidateStatus::ok, std::nullopt, base, "", "", ""};
     RoundEntry failed{1,
                       std::nullopt,
                       "kernel_v1.py",
@@ -284,11 +284,12 @@ protected:
                       make_error(ErrorCategory::kernel_raised, "ValueError: <bad> shape"),
                       std::nullopt,
                       "",
+                      "",
                       ""};
-    RoundEntry best{2,  0, "kernel_v2.py", CandidateStatus::ok, std::nullopt, faster(base, 2.0),
+    RoundEntry best{2,  0, "kernel_v2.py", CandidateStatus::ok, std::nullopt, faster(base, 2.0), "",
                     "", ""};
-    RoundEntry other{2,  1, "kernel_v3.py", CandidateStatus::ok, std::nullopt, faster(base, 1.5),
-                     "", ""};
+    RoundEntry other{
+        2, 1, "kernel_v3.py", CandidateStatus::ok, std::nullopt, faster(base, 1.5), "", "", ""};
     for (const RoundEntry& entry : {first, failed, best, other}) {
       auto recorded = store->record_round(entry);
       ASSERT_TRUE(recorded.ok()) << recorded.error().message;

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# KernelAgent's own profiler against kprof through KernelAgent's platform registry
+# (kprof.kernelagent.register(), docs/kernelagent.md), on the same kernels: KernelAgent's three
+# optimize examples and the cases of $CASES. Runs scripts/device-kernelagent.py; builds kprof and
+# its Python module first (scripts/device-common.sh).
+# Env: KA (a KernelAgent checkout, carried to the device and never committed: e.g. a clone of
+# meta-pytorch/KernelAgent in .kernelagent/, ignored by git, 6 MB, carried with .device/),
+# CASES (a directory of <case>/kernel.py + problem.py, e.g. shared/cases), CALLS=2 (profiles per
+# case and mode), MODES="kernelagent kprof kprof-standby", ONLY (case names, default all),
+# KPROF_CLOCK=base (kprof's clock control; KernelAgent's ncu runs with ncu's default, base).
+# Prints per case and mode the kernels found, the memory/compute SOL of the kernel KernelAgent's
+# loop reads, and the seconds per call; $OUT/kernelagent.json holds the whole summary.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+: "${KA:?set KA to a KernelAgent checkout (its examples/optimize_0* are profiled)}"
+: "${CASES:?set CASES to the cases directory (<case>/kernel.py + problem.py)}"
+# shellcheck source=scripts/device-common.sh
+. "$root/scripts/device-common.sh"
+note "# KernelAgent's profiler vs kprof in KernelAgent's registry"
+note_environment
+note "- KernelAgent: $KA ($(git -C "$KA" rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout'))"
+note "- cases: $CASES; calls: ${CALLS:-2}; modes: ${MODES:-kernelagent kprof kprof-standby}"
+build_kprof python
+work=$(mktemp -d /tmp/kprof-kernelagent.XXXXXX)
+PYTHONPATH="$build/python:$KA${PYTHONPATH:+:$PYTHONPATH}" KPROF_CLOCK="${KPROF_CLOCK:-base}" timeout 540 \
+  python3 scripts/device-kernelagent.py --kernelagent "$KA" --cases "$CASES" --work "$work" \
+    --json "$out/kernelagent.json" --calls "${CALLS:-2}" \
+    --modes "${MODES:-kernelagent kprof kprof-standby}" --only "${ONLY:-}" 2>&1 \
+  | grep -v '^INFO' | tee -a "$summary"
+note ""
+note "- left running after the runs (expect none): $(pgrep -fc "$work" || true)"
