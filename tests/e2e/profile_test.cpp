@@ -91,7 +91,9 @@ protected:
   }
 
   KprofRun run_with_env(const std::vector<std::string>& argv,
-                        std::vector<std::pair<std::string, std::string>> env) {
+                        std::vector<std::pair<std::string, std::string>> env,
+                        std::chrono::seconds timeout = std::chrono::seconds(120),
+                        std::optional<fs::path> cwd = std::nullopt) {
     env.emplace_back("PYTHONPATH", standin("fake_torch"));
     env.emplace_back("KPROF_LOCK_DIR", (dir() / "locks").string());
     env.emplace_back("XDG_CACHE_HOME", (dir() / "cache").string());
@@ -102,7 +104,13 @@ protected:
     if (!has_csv) {
       env.emplace_back("KPROF_FAKE_NCU_CSV", m_twostage.string());
     }
-    return run_kprof(argv, env);
+    return run_kprof(argv, env, timeout, std::move(cwd));
+  }
+
+  /// The options every stand-in run passes, for a command line built by hand.
+  [[nodiscard]] std::vector<std::string> standin_options() const {
+    return {"--ncu", standin("ncu"), "--python", "/usr/bin/python3",
+            "--out", out().string(), "--format", "json"};
   }
 
   [[nodiscard]] fs::path out() const { return dir() / "out"; }
@@ -658,6 +666,39 @@ TEST_F(KprofProfile, AKernelPathThatIsNotUtf8IsRefusedClearlyNotACrash) {
                                          "--out",
                                          out().string()};
   EXPECT_EQ(run_with_env(argv, {}).exit_code, 2);
+}
+
+TEST_F(KprofProfile, ABatchUnderAHangingNcuEndsAtItsTimeoutAndLeavesNoProcessBehind) {
+  // Two candidates: the first session starts the next harness beside it (prestart), under the
+  // same hung ncu. The timeout must bound that standby too, not only the session.
+  std::vector<std::string> argv = {"batch",
+                                   example("twostage/problem.py"),
+                                   example("twostage/kernel.py"),
+                                   example("twostage/kernel.py"),
+                                   "--timeout",
+                                   "2",
+                                   "--retries",
+                                   "0"};
+  const std::vector<std::string> options = standin_options();
+  argv.insert(argv.end(), options.begin(), options.end());
+  const auto started = std::chrono::steady_clock::now();
+  KprofRun run =
+      run_with_env(argv, {{"KPROF_FAKE_NCU_SCENARIO", "hang"}}, std::chrono::seconds(60));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_EQ(run.exit_code, 12) << run.err;
+  EXPECT_LT(seconds, 60.0);
+  const json batch = read_json(out() / "round000" / "batch.json");
+  ASSERT_EQ(batch["candidates"].size(), 2U) << batch.dump();
+  for (const auto& candidate : batch["candidates"]) {
+    EXPECT_EQ(candidate["error"]["category"], "timeout") << candidate.dump();
+  }
+  const std::string needle = dir().string();
+  const bool all_gone = eventually([&] { return processes_mentioning(needle).empty(); });
+  for (pid_t left : processes_mentioning(needle)) {
+    ::kill(left, SIGKILL); // do not leave them to the next test
+  }
+  EXPECT_TRUE(all_gone) << "a process of the batch outlived it";
 }
 
 } // namespace
