@@ -204,6 +204,23 @@ TEST_F(KprofCli, RecordedRoundsFeedHistoryAndDiff) {
   EXPECT_TRUE(json::accept(diff_files.out)) << diff_files.out;
 }
 
+TEST_F(KprofCli, DoubleDashLetsReportAndHarnessTakeAFileNamedLikeAnOption) {
+  std::filesystem::copy_file(fixture("curated_nvtx_vadd.csv"), dir() / "-x.csv");
+  KprofRun report = run_kprof({"report", "--format", "json", "--", "-x.csv"}, {},
+                              std::chrono::seconds(60), dir());
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(json::parse(report.out)["kernels"][0]["name"], "add_kernel");
+
+  std::filesystem::copy_file(std::string(KPROF_EXAMPLES_DIR) + "/twostage/kernel.py",
+                             dir() / "-k.py");
+  KprofRun harness = run_kprof({"harness", "-o", "h.py", "--", "-k.py", "-p.py"}, {},
+                               std::chrono::seconds(60), dir());
+  ASSERT_EQ(harness.exit_code, 0) << harness.err;
+  auto plan = read_file(dir() / "h.plan.json");
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(json::parse(*plan)["candidates"][0]["kernel"], (dir() / "-k.py").string());
+}
+
 TEST_F(KprofCli, HistoryConvergedPrintsTheConvergenceDocumentThroughTheSinks) {
   const auto out = dir() / "rounds";
   ASSERT_EQ(run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--round", "1", "--out",

@@ -701,5 +701,30 @@ TEST_F(KprofProfile, ABatchUnderAHangingNcuEndsAtItsTimeoutAndLeavesNoProcessBeh
   EXPECT_TRUE(all_gone) << "a process of the batch outlived it";
 }
 
+TEST_F(KprofProfile, DoubleDashEndsTheOptionsSoAFileNamedLikeAnOptionCanBeProfiled) {
+  fs::copy_file(example("twostage/kernel.py"), dir() / "-x.py");
+  fs::copy_file(example("twostage/problem.py"), dir() / "-p.py");
+  std::vector<std::string> profile = {"profile"};
+  std::vector<std::string> options = standin_options();
+  profile.insert(profile.end(), options.begin(), options.end());
+  profile.insert(profile.end(), {"--", "-x.py", "-p.py"});
+  KprofRun run = run_with_env(profile, {}, std::chrono::seconds(120), dir());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(read_json(out() / "round000" / "report.json")["metadata"]["kernel_file"],
+            (dir() / "-x.py").string());
+
+  std::vector<std::string> batch = {"batch", "--round", "1"};
+  batch.insert(batch.end(), options.begin(), options.end());
+  batch.insert(batch.end(), {"--", "-p.py", "-x.py"});
+  run = run_with_env(batch, {}, std::chrono::seconds(120), dir());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(read_json(out() / "round001" / "batch.json")["candidates"][0]["kernel_file"],
+            (dir() / "-x.py").string());
+
+  // Without the `--`, the file is taken for an option and named as one.
+  KprofRun refused = run_kprof({"profile", "-x.py", "-p.py"}, {}, std::chrono::seconds(30), dir());
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+}
+
 } // namespace
 } // namespace kprof::e2e
