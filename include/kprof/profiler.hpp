@@ -91,8 +91,9 @@ struct RoundResult {
 
 class KernelProfiler {
 public:
-  /// Validates the options, resolves the metric set and finds ncu and python. Fails with usage,
-  /// ncu_not_found or input_not_found (python).
+  /// Validates the options, resolves the metric set and finds ncu and python. Fails with usage
+  /// (a GPU index beyond visible_gpu_count(), checked before anything runs, as the CLI's and
+  /// Python's option parsing does), ncu_not_found or input_not_found (python).
   static Result<KernelProfiler> create(ProfileOptions options);
 
   /// A profiler whose sessions are run by `runner` (tests pass a fake one) with the given ncu

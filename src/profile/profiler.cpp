@@ -24,6 +24,7 @@
 #include "kprof/files.hpp"
 #include "kprof/gpu_lock.hpp"
 #include "kprof/judge.hpp"
+#include "kprof/options.hpp"
 #include "kprof/process.hpp"
 #include "kprof/round_layout.hpp"
 #include "kprof/version.hpp"
@@ -232,6 +233,10 @@ Result<RoundInputs> check_round_inputs(const fs::path& problem,
 Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   if (auto valid = validate_options(options); !valid) {
     return valid.error();
+  }
+  // Before anything runs (ncu --version included): an index this machine does not have.
+  if (auto visible = check_visible_gpus(options.gpus, visible_gpu_count(), "GPU"); !visible) {
+    return visible.error();
   }
   normalize_options(options);
   auto set = resolve_metric_set(options.metrics);
