@@ -161,9 +161,10 @@ struct RoundInputs {
 };
 
 /// Checks that `problem` and every kernel are regular files and returns their absolute paths:
-/// input_not_found naming the first that is not. Needs no ncu, so callers check the inputs before
-/// looking for ncu (a missing file is "input not found" also on a machine without ncu);
-/// KernelProfiler::profile() and profile_batch() check again.
+/// input_not_found naming the first that is not and what it is instead ("... is a directory, not
+/// a file: did you mean DIR/problem.py?", "problem file not found: P"). Needs no ncu, so callers
+/// check the inputs before looking for ncu (a missing file is "input not found" also on a machine
+/// without ncu); KernelProfiler::profile() and profile_batch() check again.
 Result<RoundInputs> check_round_inputs(const std::filesystem::path& problem,
                                        const std::vector<std::filesystem::path>& kernels);
 

@@ -726,5 +726,32 @@ TEST_F(KprofProfile, DoubleDashEndsTheOptionsSoAFileNamedLikeAnOptionCanBeProfil
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
 }
 
+TEST_F(KprofProfile, AProblemOrKernelFileThatIsADirectoryIsSaidToBeOne) {
+  const fs::path problem_dir = dir() / "problem_dir";
+  fs::create_directories(problem_dir);
+  fs::copy_file(example("twostage/problem.py"), problem_dir / "problem.py");
+  KprofRun run = run_kprof({"profile", example("twostage/kernel.py"), problem_dir.string(), "--ncu",
+                            (dir() / "no-ncu").string(), "--out", out().string()});
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_NE(run.err.find("the problem file " + problem_dir.string() +
+                         " is a directory, not a file: did you mean " +
+                         (problem_dir / "problem.py").string() + "?"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find("not found"), std::string::npos) << run.err;
+
+  const fs::path kernel_dir = dir() / "kernel_dir";
+  fs::create_directories(kernel_dir);
+  KprofRun batch = run_kprof({"batch", example("twostage/problem.py"),
+                              example("twostage/kernel.py"), kernel_dir.string(), "--ncu",
+                              (dir() / "no-ncu").string(), "--out", out().string()});
+  EXPECT_EQ(batch.exit_code, 3) << batch.err;
+  EXPECT_NE(batch.err.find("the kernel file " + kernel_dir.string() +
+                           " is a directory, not a file: give the path of the kernel.py file "
+                           "itself"),
+            std::string::npos)
+      << batch.err;
+}
+
 } // namespace
 } // namespace kprof::e2e
