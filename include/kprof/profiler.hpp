@@ -182,8 +182,10 @@ struct DoctorCheck {
   std::optional<Error> error;
 };
 
-/// Runs every check: ncu found and its version, GPUs visible, counter permission (a tiny real
-/// profile), python found, torch and triton importable with versions.
+/// Runs every check, in this order: python found (the given one, else KPROF_PYTHON, else python3)
+/// and running, ncu found and its version, GPUs visible, torch and triton importable with
+/// versions, counter permission (a tiny real profile). Without a python the last three are left
+/// out. The first failed check is the one to fix first (`kprof doctor` exits with its code).
 std::vector<DoctorCheck> run_doctor(const std::optional<std::filesystem::path>& ncu,
                                     const std::optional<std::filesystem::path>& python,
                                     ClockControl clock_control);

@@ -753,5 +753,21 @@ TEST_F(KprofProfile, AProblemOrKernelFileThatIsADirectoryIsSaidToBeOne) {
       << batch.err;
 }
 
+TEST_F(KprofProfile, DoctorWithAMissingPythonSaysSoFirstAndExitsWithInputNotFound) {
+  // No --ncu and no nvidia-smi on PATH: the python the user named is still the first thing said.
+  const std::string missing = (dir() / "nonexistent" / "python3").string();
+  KprofRun doctor = run_kprof({"doctor", "--python", missing}, {{"PATH", "/usr/bin:/bin"}});
+  EXPECT_EQ(doctor.exit_code, 3) << doctor.out << doctor.err;
+  const std::string first_line = doctor.out.substr(0, doctor.out.find('\n'));
+  EXPECT_EQ(first_line.rfind("python", 0), 0U) << doctor.out;
+  EXPECT_NE(first_line.find("FAIL"), std::string::npos) << doctor.out;
+  EXPECT_NE(first_line.find("python executable not found: " + missing + " (from --python)"),
+            std::string::npos)
+      << doctor.out;
+  EXPECT_NE(doctor.err.find("kprof: error: python executable not found: " + missing),
+            std::string::npos)
+      << doctor.err;
+}
+
 } // namespace
 } // namespace kprof::e2e
