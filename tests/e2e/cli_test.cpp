@@ -204,6 +204,44 @@ TEST_F(KprofCli, RecordedRoundsFeedHistoryAndDiff) {
   EXPECT_TRUE(json::accept(diff_files.out)) << diff_files.out;
 }
 
+TEST_F(KprofCli, DiffOfAReportAndACsvNamesTheFileThatIsNotAReportAndWhatItIs) {
+  const auto report = dir() / "report.json";
+  ASSERT_EQ(run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--format", "json", "--out",
+                       report.string()})
+                .exit_code,
+            0);
+  const std::string csv = fixture("curated_nvtx_vadd.csv");
+  KprofRun diff = run_kprof({"diff", report.string(), csv});
+  EXPECT_EQ(diff.exit_code, 4) << diff.err;
+  EXPECT_NE(diff.err.find("kprof: error: " + csv +
+                          " is not a kprof report: it is ncu's CSV output: make a kprof report of "
+                          "it with `kprof report " +
+                          csv + " --format json --out report.json`"),
+            std::string::npos)
+      << diff.err;
+  EXPECT_EQ(diff.err.find("json.exception"), std::string::npos) << diff.err;
+  EXPECT_TRUE(diff.out.empty()) << diff.out;
+
+  // A batch summary is named as one, and a report cut short says where nlohmann stopped.
+  const auto batch = dir() / "batch.json";
+  ASSERT_TRUE(write_file_atomic(batch, R"({"schema_version": 2, "candidates": []})").ok());
+  KprofRun of_batch = run_kprof({"diff", batch.string(), report.string()});
+  EXPECT_EQ(of_batch.exit_code, 4) << of_batch.err;
+  EXPECT_NE(of_batch.err.find(batch.string() + " is not a kprof report: it is a batch summary"),
+            std::string::npos)
+      << of_batch.err;
+  auto text = read_file(report);
+  ASSERT_TRUE(text.ok());
+  const auto cut = dir() / "cut.json";
+  ASSERT_TRUE(write_file_atomic(cut, text->substr(0, text->size() / 2)).ok());
+  KprofRun of_cut = run_kprof({"diff", report.string(), cut.string()});
+  EXPECT_EQ(of_cut.exit_code, 4) << of_cut.err;
+  EXPECT_NE(of_cut.err.find(cut.string() + " is not a kprof report: it is not valid JSON (cut "
+                                           "short or edited?)"),
+            std::string::npos)
+      << of_cut.err;
+}
+
 TEST_F(KprofCli, DoubleDashLetsReportAndHarnessTakeAFileNamedLikeAnOption) {
   std::filesystem::copy_file(fixture("curated_nvtx_vadd.csv"), dir() / "-x.csv");
   KprofRun report = run_kprof({"report", "--format", "json", "--", "-x.csv"}, {},
