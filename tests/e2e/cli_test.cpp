@@ -242,6 +242,27 @@ TEST_F(KprofCli, DiffOfAReportAndACsvNamesTheFileThatIsNotAReportAndWhatItIs) {
       << of_cut.err;
 }
 
+TEST_F(KprofCli, DiffRefusesANegativeDurationNamingTheFileAndTheKey) {
+  const auto report = dir() / "report.json";
+  ASSERT_EQ(run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--format", "json", "--out",
+                       report.string()})
+                .exit_code,
+            0);
+  auto text = read_file(report);
+  ASSERT_TRUE(text.ok());
+  json negative = json::parse(*text);
+  negative["summary"]["total_duration_ns"] = -1000;
+  const auto edited = dir() / "negative.json";
+  ASSERT_TRUE(write_file_atomic(edited, negative.dump()).ok());
+  KprofRun diff = run_kprof({"diff", report.string(), edited.string(), "--format", "prompt"});
+  EXPECT_EQ(diff.exit_code, 4) << diff.err;
+  EXPECT_NE(diff.err.find("report B (" + edited.string() +
+                          "): 'summary.total_duration_ns' is -1000: a duration cannot be negative"),
+            std::string::npos)
+      << diff.err;
+  EXPECT_TRUE(diff.out.empty()) << "no speedup or percentage made of it: " << diff.out;
+}
+
 TEST_F(KprofCli, DoubleDashLetsReportAndHarnessTakeAFileNamedLikeAnOption) {
   std::filesystem::copy_file(fixture("curated_nvtx_vadd.csv"), dir() / "-x.csv");
   KprofRun report = run_kprof({"report", "--format", "json", "--", "-x.csv"}, {},
