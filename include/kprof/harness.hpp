@@ -85,6 +85,7 @@ inline constexpr int k_harness_exit_ok = 0;               ///< every candidate o
 inline constexpr int k_harness_exit_candidate_failed = 1; ///< some candidate failed (see status)
 inline constexpr int k_harness_exit_problem_invalid = 2;  ///< problem.py invalid or plan unreadable
 inline constexpr int k_harness_exit_cuda_poisoned = 3;    ///< restart from the next candidate
+inline constexpr int k_harness_exit_standby_idle = 4;     ///< a standby waited for nothing
 inline constexpr int k_harness_exit_internal = 70;        ///< a bug in the harness script
 
 /// How far one candidate got, as the harness reported it.

@@ -34,6 +34,7 @@ from ._errors import (
     OutputError,
     PermissionDenied,
     ProblemInvalid,
+    ProgramCrashed,
     Timeout,
     UnknownMetric,
     UsageError,
@@ -73,6 +74,7 @@ __all__ = [
     "DatabaseError",
     "GpuBusy",
     "SlurmError",
+    "ProgramCrashed",
     "InternalError",
 ]
 

@@ -769,5 +769,37 @@ TEST_F(KprofProfile, DoctorWithAMissingPythonSaysSoFirstAndExitsWithInputNotFoun
       << doctor.err;
 }
 
+TEST_F(KprofProfile, AKernelThatEndsTheProcessWithOsExitZeroIsSaidToHaveExitedNotToLaunchNothing) {
+  KprofRun run = profile({case_file("exits_in_call/kernel.py"), case_file("vector/problem.py")});
+  EXPECT_EQ(run.exit_code, 18) << run.err;
+  EXPECT_NE(run.err.find("the program exited (os._exit or sys.exit with code 0) during the "
+                         "profiled call of " +
+                         case_file("exits_in_call/kernel.py") +
+                         ", before kprof's harness finished"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find("no kernel"), std::string::npos) << run.err;
+  const json error = read_json(out() / "round000" / "error.json");
+  EXPECT_EQ(error["error"]["category"], "program_crashed");
+  EXPECT_EQ(error["metadata"]["attempts"], 1) << "the same kernel exits again: no retry";
+}
+
+TEST_F(KprofProfile, AKernelThatDiesOfSigsegvIsTheProgramsCrashWithThePhaseAndTheLine) {
+  KprofRun run = profile({case_file("segfault/kernel.py"), case_file("vector/problem.py")});
+  EXPECT_EQ(run.exit_code, 18) << run.err;
+  EXPECT_NE(run.err.find("the profiled program crashed with SIGSEGV during the warm-up calls of " +
+                         case_file("segfault/kernel.py")),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find("ncu failed"), std::string::npos) << run.err;
+  // The harness's faulthandler put the Python stack into the detail: the line that crashed.
+  EXPECT_NE(run.err.find("Fatal Python error: Segmentation fault"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("segfault/kernel.py\", line 7 in kernel_function"), std::string::npos)
+      << run.err;
+  const json error = read_json(out() / "round000" / "error.json");
+  EXPECT_EQ(error["error"]["category"], "program_crashed");
+  EXPECT_EQ(error["metadata"]["attempts"], 1);
+}
+
 } // namespace
 } // namespace kprof::e2e
