@@ -802,9 +802,23 @@ def die_with_owner():
     threading.Thread(target=watch, name="kprof-owner-watch", daemon=True).start()
 
 
+def report_crashes():
+    """On a fatal signal (SIGSEGV, SIGFPE, SIGABRT, SIGBUS, SIGILL: a fault in native code the
+    kernel ran) print the Python stack of every thread to stderr before the process dies of it,
+    so that kprof's "crashed with SIGSEGV during <phase>" comes with the line that crashed. The
+    status file already says the phase; the signal still ends the process."""
+    try:
+        import faulthandler  # noqa: E402
+
+        faulthandler.enable(file=sys.stderr, all_threads=True)
+    except (AttributeError, OSError, ValueError, RuntimeError):
+        pass  # no usable stderr: the crash is reported without the stack
+
+
 def main(argv):
     die_with_parent()
     die_with_owner()
+    report_crashes()
     sys.dont_write_bytecode = True  # never leave __pycache__ in the user's kernel directories
     if len(argv) != 2:
         log("usage: harness.py PLAN.json")

@@ -35,6 +35,7 @@ enum class ErrorCategory {
   database,          ///< the history database is busy, corrupt or from a newer kprof
   gpu_busy,          ///< the per-GPU lock could not be taken within the wait limit
   slurm,             ///< Slurm refused the job, or a task ended without results
+  program_crashed,   ///< the profiled program died (a signal, os._exit) before the harness finished
   internal,          ///< a bug in kprof
 };
 

@@ -200,10 +200,14 @@ struct DiffOptions {
   std::string label_a;         ///< "" takes "round N[ candidate C]" from metadata, else "A"
   std::string label_b;         ///< "" takes it from metadata, else "B"
   std::size_t top_metrics = 8; ///< metrics listed per kernel, largest relative change first
+  std::string source_a; ///< where report a came from (its file), named in errors; "" for none
+  std::string source_b;
 };
 
-/// Compares report `a` (before) with report `b` (after), both validated with validate_report
-/// (malformed_input naming the side otherwise). The result (docs/history.md "Diff"):
+/// Compares report `a` (before) with report `b` (after), both validated with validate_report,
+/// and with no negative duration (summary.total_duration_ns, summary.kernels[].duration_ns, a
+/// launch's duration metric): malformed_input naming the side (and its source) and the key
+/// otherwise. The result (docs/history.md "Diff"):
 ///   {schema_version, kind: "diff", a: {label, round, candidate}, b: {...},
 ///    total: {duration_ns: {a, b}, speedup, dominant_kernel: {a, b}},
 ///    kernels: [{name, duration_ns: {a, b}, speedup, bottleneck: {a, b, shifted},

@@ -30,7 +30,9 @@ struct CandidateVerdict {
 ///  - the harness finished it, its range has rows, but ncu was killed by a signal: partial,
 ///    ncu_failed naming the signal (never a silent ok);
 ///  - the candidate was in flight (or first unfinished) when the session ended: partial with rows,
-///    else failed, with ncu's error (retryable as ncu says) or the harness's death;
+///    else failed; program_crashed naming the phase when the program ended on its own before the
+///    harness finished (killed by a signal, or an exit such as os._exit(0)), else ncu's error
+///    (retryable as ncu says) or the harness's death;
 ///  - otherwise it was never reached: undecided.
 CandidateVerdict judge_candidate(const SessionOutcome& session, const HarnessPlan& plan,
                                  std::size_t position);

@@ -87,18 +87,29 @@ struct NcuVerdict {
   std::optional<Error> error;
   bool partial = false;
   bool retryable = false;
+  /// The profiled program's exit code: as ncu reported it ("The application returned an error
+  /// code (N)"), or 0 when ncu exited 0. nullopt when ncu timed out, was killed or failed
+  /// itself (then it says nothing about the program).
+  std::optional<int> program_exit_code;
+  /// The signal that killed the profiled program when program_exit_code is 128 + N as a shell
+  /// reports one (139: SIGSEGV, 11); 0 otherwise.
+  int program_signal = 0;
 };
+
+/// "SIGSEGV" for 11; "signal N" for a number without a name.
+std::string signal_name(int signal);
 
 /// Classifies a finished run from ncu's process result, its log file text and whether the log
 /// held kernel rows. Never trusts the exit code alone: rc 0 with no rows is no_kernels; rc != 0
 /// with rows is partial. Harness-level causes (import errors, exceptions) are decided by the
 /// caller from the harness status, which knows more.
 /// ncu's own stdout/stderr (process.out/err) are scanned too: it prints option errors there even
-/// with --log-file. Categories: timeout (retryable), permission_denied, no_kernels, kernel_raised
-/// (program failed after kernels were profiled; partial), ncu_failed (program failed before any
-/// kernel, ncu killed by a signal (retryable), or an ncu error; retryable when it looks
-/// transient). The message is one line; detail holds ncu's error lines and the log's last 40
-/// lines (CSV rows left out).
+/// with --log-file. Categories: timeout (retryable), permission_denied, no_kernels,
+/// program_crashed (the program was killed by a signal, 128 + N; partial with rows),
+/// kernel_raised (program failed after kernels were profiled; partial), ncu_failed (program
+/// failed before any kernel, ncu killed by a signal (retryable), or an ncu error; retryable when
+/// it looks transient). The message is one line; detail holds ncu's error lines and the log's last
+/// 40 lines (CSV rows left out).
 NcuVerdict classify_ncu_run(const ProcessResult& process, std::string_view log_text,
                             bool has_kernel_rows);
 

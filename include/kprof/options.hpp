@@ -138,4 +138,11 @@ std::optional<int> count_visible_gpus(const std::optional<std::string>& cuda_vis
 /// count_visible_gpus() of this process: $CUDA_VISIBLE_DEVICES and /proc/driver/nvidia/gpus.
 std::optional<int> visible_gpu_count();
 
+/// Refuses (usage) the first of `gpus` that is not below `visible` ("NAME 99: only 1 GPU is
+/// visible (valid: 0 to 0)", "NAME 1: no GPU is visible (...)"); accepts any when `visible` is
+/// unknown. The one check of parse_run_options() and KernelProfiler::create(), so the CLI, Python
+/// and every other caller of the library refuse the same index with the same words.
+Result<void> check_visible_gpus(const std::vector<int>& gpus, std::optional<int> visible,
+                                std::string_view name);
+
 } // namespace kprof

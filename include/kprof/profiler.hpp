@@ -93,8 +93,9 @@ struct RoundResult {
 
 class KernelProfiler {
 public:
-  /// Validates the options, resolves the metric set and finds ncu and python. Fails with usage,
-  /// ncu_not_found or input_not_found (python).
+  /// Validates the options, resolves the metric set and finds ncu and python. Fails with usage
+  /// (a GPU index beyond visible_gpu_count(), checked before anything runs, as the CLI's and
+  /// Python's option parsing does), ncu_not_found or input_not_found (python).
   static Result<KernelProfiler> create(ProfileOptions options);
 
   /// A profiler whose sessions are run by `runner` (tests pass a fake one) with the given ncu
@@ -162,9 +163,10 @@ struct RoundInputs {
 };
 
 /// Checks that `problem` and every kernel are regular files and returns their absolute paths:
-/// input_not_found naming the first that is not. Needs no ncu, so callers check the inputs before
-/// looking for ncu (a missing file is "input not found" also on a machine without ncu);
-/// KernelProfiler::profile() and profile_batch() check again.
+/// input_not_found naming the first that is not and what it is instead ("... is a directory, not
+/// a file: did you mean DIR/problem.py?", "problem file not found: P"). Needs no ncu, so callers
+/// check the inputs before looking for ncu (a missing file is "input not found" also on a machine
+/// without ncu); KernelProfiler::profile() and profile_batch() check again.
 Result<RoundInputs> check_round_inputs(const std::filesystem::path& problem,
                                        const std::vector<std::filesystem::path>& kernels);
 
@@ -179,8 +181,10 @@ struct DoctorCheck {
   std::optional<Error> error;
 };
 
-/// Runs every check: ncu found and its version, GPUs visible, counter permission (a tiny real
-/// profile), python found, torch and triton importable with versions.
+/// Runs every check, in this order: python found (the given one, else KPROF_PYTHON, else python3)
+/// and running, ncu found and its version, GPUs visible, torch and triton importable with
+/// versions, counter permission (a tiny real profile). Without a python the last three are left
+/// out. The first failed check is the one to fix first (`kprof doctor` exits with its code).
 std::vector<DoctorCheck> run_doctor(const std::optional<std::filesystem::path>& ncu,
                                     const std::optional<std::filesystem::path>& python,
                                     ClockControl clock_control);

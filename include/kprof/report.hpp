@@ -58,8 +58,11 @@ Result<void> attach_hot_lines(Json& report, const Capture& capture, const Source
 Result<void> validate_report(const Json& doc);
 
 /// Parses and validates a report file written by kprof (e.g. round003/report.json).
-/// input_not_found when the file cannot be read; malformed_input with nlohmann's message when it
-/// is not JSON, or with validate_report's message when it is not a report this kprof can read.
+/// input_not_found when the file cannot be read or is a directory; malformed_input "PATH is not a
+/// kprof report: it is ..." saying what it is instead and what to do (ncu's CSV output, an
+/// .ncu-rep, a kprof.db, a batch.json or error.json, another kprof document, empty, binary, JSON
+/// cut short with nlohmann's position), or with validate_report's message when it is a report
+/// this kprof cannot read.
 Result<Json> load_report(const std::filesystem::path& path);
 
 enum class Format { json, csv, prompt, table, html };

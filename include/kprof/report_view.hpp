@@ -115,6 +115,9 @@ public:
   /// The launch's duration in nanoseconds: gpu__time_duration.sum (raw page) or the details
   /// page's "Duration", converted from its unit.
   static std::optional<double> launch_duration_ns(const Json& launch);
+  /// The metric launch_duration_ns() reads in `launch` ("gpu__time_duration.sum", ...); empty
+  /// when the launch has none.
+  static std::string_view launch_duration_metric(const Json& launch);
 
 private:
   const Json* m_doc;

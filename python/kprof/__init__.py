@@ -36,6 +36,7 @@ from ._errors import (
     OutputError,
     PermissionDenied,
     ProblemInvalid,
+    ProgramCrashed,
     Timeout,
     UnknownMetric,
     UsageError,
@@ -77,6 +78,7 @@ __all__ = [
     "DatabaseError",
     "GpuBusy",
     "SlurmError",
+    "ProgramCrashed",
     "InternalError",
 ]
 

@@ -142,6 +142,13 @@ class SlurmError(KprofError):
     category = "slurm"
 
 
+class ProgramCrashed(KprofError):
+    """The profiled program crashed (a signal such as SIGSEGV) or exited (os._exit) before
+    kprof's harness finished; the message names the phase."""
+
+    category = "program_crashed"
+
+
 class InternalError(KprofError):
     """A bug in kprof."""
 
@@ -167,6 +174,7 @@ ERROR_CLASSES: Dict[str, Type[KprofError]] = {
         DatabaseError,
         GpuBusy,
         SlurmError,
+        ProgramCrashed,
         InternalError,
     )
 }

@@ -2,6 +2,7 @@
 // chosen one and is the one handler that prints its Outcome and maps errors to exit codes.
 #include "kprof/cli.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <string_view>
@@ -189,6 +190,18 @@ Error unexpected_word(const CLI::App* command, const std::string& word) {
       fmt::format("unexpected argument '{}' for {} (see {} --help)", word, path, path));
 }
 
+/// The words `command` did not take. CLI11 keeps the `--` that ends the options (so that a file
+/// named `-x.py` can follow it) among them; it is no extra word.
+std::vector<std::string> extra_words(const CLI::App* command) {
+  std::vector<std::string> words = command->remaining();
+  if (command->remaining_size() < words.size()) {
+    if (auto mark = std::find(words.begin(), words.end(), "--"); mark != words.end()) {
+      words.erase(mark);
+    }
+  }
+  return words;
+}
+
 extern "C" void on_interrupt(int /*signal*/) {
   request_cancellation();
 }
@@ -281,7 +294,7 @@ int run_cli_command(int argc, char** argv) {
     if (!command->app()->parsed()) {
       continue;
     }
-    if (const std::vector<std::string> extras = command->app()->remaining(); !extras.empty()) {
+    if (const std::vector<std::string> extras = extra_words(command->app()); !extras.empty()) {
       return fail(unexpected_word(command->app(), extras.front()));
     }
     try {

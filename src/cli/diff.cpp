@@ -37,6 +37,8 @@ public:
       }
       a = std::move(left).value();
       b = std::move(right).value();
+      labels.source_a = m_args[0];
+      labels.source_b = m_args[1];
     } else if (m_args.size() == 3) {
       const fs::path db = fs::path(m_args[0]) / "kprof.db";
       if (!fs::exists(db)) {
@@ -57,6 +59,8 @@ public:
           return std::move(resolved).error();
         }
         (side == 0 ? labels.label_a : labels.label_b) = to_string(*resolved);
+        (side == 0 ? labels.source_a : labels.source_b) =
+            fmt::format("{} in {}", to_string(*resolved), db.string());
         auto doc = store->document(*resolved);
         if (!doc) {
           return std::move(doc).error();

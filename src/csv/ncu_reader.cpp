@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -144,20 +145,110 @@ private:
   std::size_t m_header_line = 0;
 };
 
+/// How many bytes from the start of the input are looked at for a text encoding ncu never
+/// writes, before any reaches the tokenizer.
+constexpr std::size_t k_head_bytes = 64;
+
+/// A text encoding that is not UTF-8, as iconv names it, and how it was recognised.
+struct ForeignEncoding {
+  std::string_view iconv_name; ///< "UTF-16" (with a byte-order mark), "UTF-16LE", ...
+  std::string_view family;     ///< "UTF-16" or "UTF-32"
+  std::string_view how;        ///< "little-endian, with a byte-order mark"
+};
+
+/// Whether every `width`-byte unit of `head` (whole units only, at least two) has its one
+/// non-NUL byte at `at`: ASCII text in UTF-16 or UTF-32 without a byte-order mark.
+bool nul_pattern(std::string_view head, std::size_t width, std::size_t at) {
+  const std::size_t units = head.size() / width;
+  if (units < 2) {
+    return false;
+  }
+  for (std::size_t unit = 0; unit < units; ++unit) {
+    for (std::size_t byte = 0; byte < width; ++byte) {
+      if ((head[unit * width + byte] == '\0') == (byte == at)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/// UTF-16 or UTF-32 text at the start of `head`, known by its byte-order mark or, without one,
+/// by the NUL bytes of its ASCII characters (a Windows editor or PowerShell's `>` saves ncu's
+/// CSV so). nullopt for anything else: binary data stays the tokenizer's to refuse.
+std::optional<ForeignEncoding> foreign_encoding(std::string_view head) {
+  using namespace std::string_view_literals;
+  if (head.starts_with("\xFF\xFE\0\0"sv)) {
+    return ForeignEncoding{"UTF-32", "UTF-32", "little-endian, with a byte-order mark"};
+  }
+  if (head.starts_with("\0\0\xFE\xFF"sv)) {
+    return ForeignEncoding{"UTF-32", "UTF-32", "big-endian, with a byte-order mark"};
+  }
+  if (head.starts_with("\xFF\xFE"sv)) {
+    return ForeignEncoding{"UTF-16", "UTF-16", "little-endian, with a byte-order mark"};
+  }
+  if (head.starts_with("\xFE\xFF"sv)) {
+    return ForeignEncoding{"UTF-16", "UTF-16", "big-endian, with a byte-order mark"};
+  }
+  if (nul_pattern(head, 4, 0)) {
+    return ForeignEncoding{"UTF-32LE", "UTF-32", "little-endian, without a byte-order mark"};
+  }
+  if (nul_pattern(head, 4, 3)) {
+    return ForeignEncoding{"UTF-32BE", "UTF-32", "big-endian, without a byte-order mark"};
+  }
+  if (nul_pattern(head, 2, 0)) {
+    return ForeignEncoding{"UTF-16LE", "UTF-16", "little-endian, without a byte-order mark"};
+  }
+  if (nul_pattern(head, 2, 1)) {
+    return ForeignEncoding{"UTF-16BE", "UTF-16", "big-endian, without a byte-order mark"};
+  }
+  return std::nullopt;
+}
+
+Error foreign_encoding_error(std::string_view source, const ForeignEncoding& encoding) {
+  const std::string convert =
+      source == k_stdin_source
+          ? fmt::format("pipe it through `iconv -f {} -t UTF-8` first", encoding.iconv_name)
+          : fmt::format("convert it with `iconv -f {} -t UTF-8 {} > converted.csv` and read that",
+                        encoding.iconv_name, source);
+  return make_error(ErrorCategory::malformed_input,
+                    fmt::format("{} is {} text ({}), but ncu writes UTF-8: {}", source,
+                                encoding.family, encoding.how, convert));
+}
+
 } // namespace
 
 class NcuCsvStream::State {
 public:
-  State(const ReadOptions& options, std::string_view source)
-      : reader(options, source), tokenizer(reader) {}
+  State(const ReadOptions& options, std::string_view source_name)
+      : reader(options, source_name), tokenizer(reader), source(source_name) {}
   State(const State&) = delete;
   State& operator=(const State&) = delete;
   State(State&&) = delete;
   State& operator=(State&&) = delete;
   ~State() = default;
 
+  /// Hands the held head to the tokenizer, or stops at a foreign encoding. False when reading
+  /// stopped.
+  bool release_head() {
+    head_released = true;
+    if (auto encoding = foreign_encoding(head)) {
+      encoding_error = foreign_encoding_error(source, *encoding);
+      stopped = true;
+    } else if (!head.empty() && !tokenizer.feed(head)) {
+      stopped = true;
+    }
+    head.clear();
+    return !stopped;
+  }
+
   NcuCsvReader reader;
   CsvTokenizer tokenizer;
+  std::string source;
+  /// The first k_head_bytes of the input, held back until its encoding is known.
+  std::string head;
+  bool head_released = false;
+  std::optional<Error> encoding_error;
   bool stopped = false;
 };
 
@@ -169,18 +260,34 @@ NcuCsvStream::~NcuCsvStream() = default;
 
 bool NcuCsvStream::feed(std::string_view chunk) {
   KPROF_ASSERT(!m_state->stopped);
-  if (!m_state->tokenizer.feed(chunk)) {
-    m_state->stopped = true;
+  State& state = *m_state;
+  if (!state.head_released) {
+    const std::size_t take = std::min(chunk.size(), k_head_bytes - state.head.size());
+    state.head.append(chunk.substr(0, take));
+    chunk.remove_prefix(take);
+    if (state.head.size() < k_head_bytes || !state.release_head()) {
+      return !state.stopped;
+    }
   }
-  return !m_state->stopped;
+  if (!chunk.empty() && !state.tokenizer.feed(chunk)) {
+    state.stopped = true;
+  }
+  return !state.stopped;
 }
 
 Result<Capture> NcuCsvStream::finish() {
-  if (!m_state->stopped) {
-    m_state->tokenizer.finish();
-    m_state->stopped = true;
+  State& state = *m_state;
+  if (!state.stopped && !state.head_released) {
+    (void)state.release_head(); // input shorter than the head
   }
-  return m_state->reader.finish(m_state->tokenizer);
+  if (state.encoding_error) {
+    return *state.encoding_error;
+  }
+  if (!state.stopped) {
+    state.tokenizer.finish();
+    state.stopped = true;
+  }
+  return state.reader.finish(state.tokenizer);
 }
 
 Result<Capture> parse_ncu_csv_chunked(std::string_view text, const ReadOptions& options,

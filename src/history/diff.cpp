@@ -178,16 +178,64 @@ Json kernel_diff(const ReportView& a, const ReportView& b, const std::string& na
   return out;
 }
 
-// ---- rendering -------------------------------------------------------------------------------
+/// A negative duration where diff reads one (the total, a kernel's, a launch's): no time is
+/// negative, and the speedups and percentages made of it would be nonsense. malformed_input
+/// naming the key.
+Result<void> check_durations(const Json& doc) {
+  const auto negative = [](const std::string& key, double value) -> Result<void> {
+    return make_error(ErrorCategory::malformed_input,
+                      fmt::format("'{}' is {}: a duration cannot be negative (not a report kprof "
+                                  "wrote, or edited by hand)",
+                                  key, format_number(value)));
+  };
+  const Json* summary = member(doc, "summary");
+  if (summary != nullptr) {
+    if (const auto total = number_at(*summary, "total_duration_ns"); total && *total < 0) {
+      return negative("summary.total_duration_ns", *total);
+    }
+    if (const Json* kernels = member(*summary, "kernels"); kernels != nullptr) {
+      for (std::size_t i = 0; i < kernels->size(); ++i) {
+        if (const auto ns = number_at((*kernels)[i], "duration_ns"); ns && *ns < 0) {
+          return negative(fmt::format("summary.kernels[{}].duration_ns", i), *ns);
+        }
+      }
+    }
+  }
+  if (const Json* launches = member(doc, "kernels"); launches != nullptr) {
+    for (std::size_t i = 0; i < launches->size(); ++i) {
+      const Json& launch = (*launches)[i];
+      const std::string_view metric = ReportView::launch_duration_metric(launch);
+      const auto value = metric.empty() ? std::nullopt : ReportView::metric_value(launch, metric);
+      if (value && *value < 0) {
+        return negative(fmt::format("kernels[{}].metrics.{}", i, metric), *value);
+      }
+    }
+  }
+  return {};
+}
+
+/// validate_report() and check_durations() for one side of a diff, the error naming the side.
+Result<void> check_side(const Json& doc, const char* side, const std::string& source) {
+  Result<void> valid = validate_report(doc);
+  if (valid) {
+    valid = check_durations(doc);
+  }
+  if (!valid) {
+    return valid.error().with_context(
+        source.empty() ? fmt::format("while comparing reports: report {}", side)
+                       : fmt::format("while comparing reports: report {} ({})", side, source));
+  }
+  return {};
+}
 
 } // namespace
 
 Result<Json> diff_reports(const Json& a, const Json& b, const DiffOptions& options) {
-  if (auto valid = validate_report(a); !valid) {
-    return valid.error().with_context("while comparing reports: report A");
+  if (auto valid = check_side(a, "A", options.source_a); !valid) {
+    return valid.error();
   }
-  if (auto valid = validate_report(b); !valid) {
-    return valid.error().with_context("while comparing reports: report B");
+  if (auto valid = check_side(b, "B", options.source_b); !valid) {
+    return valid.error();
   }
   const ReportView view_a(a);
   const ReportView view_b(b);

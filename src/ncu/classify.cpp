@@ -9,6 +9,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cstring>
 #include <set>
 #include <string>
 #include <string_view>
@@ -136,7 +137,51 @@ NcuVerdict failure(ErrorCategory category, std::string message, std::string deta
   return verdict;
 }
 
+/// The signal N of a program exit code 128 + N (how a shell, and ncu, report a program a signal
+/// killed); 0 for an ordinary exit code.
+int signal_of_exit_code(int code) {
+  constexpr int k_signal_base = 128;
+  constexpr int k_last_signal = 64;
+  return code > k_signal_base && code <= k_signal_base + k_last_signal ? code - k_signal_base : 0;
+}
+
+/// The program's verdict once ncu reported its exit code (the tail, the rows, the kernels).
+NcuVerdict program_failed(int code, const std::vector<std::string_view>& lines,
+                          const NcuLogFacts& facts, bool has_kernel_rows) {
+  const std::size_t kernels = has_kernel_rows ? count_kernels(lines) : 0;
+  const std::string when = !has_kernel_rows ? std::string("before any kernel was profiled")
+                           : kernels == 0
+                               ? std::string("after kernels were profiled")
+                               : fmt::format("after {} kernel{}", kernels, kernels == 1 ? "" : "s");
+  NcuVerdict verdict;
+  if (const int signal = signal_of_exit_code(code); signal != 0) {
+    verdict = failure(ErrorCategory::program_crashed,
+                      fmt::format("the profiled program crashed: it was killed by {} (exit code "
+                                  "{}) {}",
+                                  signal_name(signal), code, when),
+                      log_tail(lines, facts), has_kernel_rows, false);
+    verdict.program_signal = signal;
+  } else if (has_kernel_rows) {
+    verdict = failure(ErrorCategory::kernel_raised,
+                      fmt::format("the profiled program exited with code {} {}", code, when),
+                      log_tail(lines, facts), true, false);
+  } else {
+    verdict = failure(ErrorCategory::ncu_failed,
+                      fmt::format("the profiled program exited with code {} {}", code, when),
+                      log_tail(lines, facts), false, false);
+  }
+  verdict.program_exit_code = code;
+  return verdict;
+}
+
 } // namespace
+
+std::string signal_name(int signal) {
+  if (const char* name = sigabbrev_np(signal); name != nullptr) {
+    return fmt::format("SIG{}", name);
+  }
+  return fmt::format("signal {}", signal);
+}
 
 NcuLogFacts scan_ncu_log(std::string_view log_text) {
   constexpr std::string_view k_app_code = "The application returned an error code (";
@@ -206,32 +251,20 @@ NcuVerdict classify_ncu_run(const ProcessResult& process, std::string_view log_t
                    log_tail(lines, facts), has_kernel_rows, true);
   }
   if (process.exit_code == 0) {
-    if (has_kernel_rows) {
-      return {};
+    NcuVerdict verdict;
+    if (!has_kernel_rows) {
+      verdict = failure(ErrorCategory::no_kernels,
+                        facts.no_kernels_profiled
+                            ? "ncu profiled no kernel: no launch matched the filters (NVTX range, "
+                              "kernel name), or the program launched none"
+                            : "ncu finished but its output holds no kernel row",
+                        log_tail(lines, facts), false, false);
     }
-    return failure(ErrorCategory::no_kernels,
-                   facts.no_kernels_profiled
-                       ? "ncu profiled no kernel: no launch matched the filters (NVTX range, "
-                         "kernel name), or the program launched none"
-                       : "ncu finished but its output holds no kernel row",
-                   log_tail(lines, facts), false, false);
+    verdict.program_exit_code = 0;
+    return verdict;
   }
   if (facts.application_exit_code) {
-    const int code = *facts.application_exit_code;
-    if (has_kernel_rows) {
-      const std::size_t kernels = count_kernels(lines);
-      const std::string after =
-          kernels == 0 ? std::string("after kernels were profiled")
-                       : fmt::format("after {} kernel{}", kernels, kernels == 1 ? "" : "s");
-      return failure(ErrorCategory::kernel_raised,
-                     fmt::format("the profiled program exited with code {} {}", code, after),
-                     log_tail(lines, facts), true, false);
-    }
-    return failure(ErrorCategory::ncu_failed,
-                   fmt::format("the profiled program exited with code {} before any kernel was "
-                               "profiled",
-                               code),
-                   log_tail(lines, facts), false, false);
+    return program_failed(*facts.application_exit_code, lines, facts, has_kernel_rows);
   }
   const auto is_permanent = [](const std::string& e) { return is_permanent_error(e); };
   const auto is_transient = [](const std::string& e) { return looks_transient(e); };

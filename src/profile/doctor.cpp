@@ -35,47 +35,10 @@ torch.cuda.synchronize()
 torch.cuda.nvtx.range_pop()
 )";
 
-} // namespace
-
-std::vector<DoctorCheck> run_doctor(const std::optional<fs::path>& ncu_path,
-                                    const std::optional<fs::path>& python_path,
-                                    ClockControl clock_control) {
-  std::vector<DoctorCheck> checks;
-
-  auto ncu = locate_ncu(ncu_path);
-  if (ncu) {
-    checks.push_back({"ncu", true,
-                      fmt::format("{} (version {})", ncu->executable.string(),
-                                  ncu->version.empty() ? "unknown" : ncu->version),
-                      std::nullopt});
-  } else {
-    checks.push_back(failed("ncu", ncu.error()));
-  }
-
-  // GPUs: nvidia-smi -L lists them without needing Python.
-  if (auto smi = find_executable("nvidia-smi")) {
-    ProcessSpec spec;
-    spec.argv = {smi->string(), "-L"};
-    spec.timeout = std::chrono::seconds(20);
-    auto listed = run_process(spec);
-    if (listed && listed->succeeded() && listed->out.find("GPU ") != std::string::npos) {
-      std::size_t count = 0;
-      for (std::size_t pos = 0; (pos = listed->out.find("GPU ", pos)) != std::string::npos; ++pos) {
-        ++count;
-      }
-      checks.push_back({"gpu", true, fmt::format("{} visible: {}", count, first_line(listed->out)),
-                        std::nullopt});
-    } else {
-      checks.push_back(
-          failed("gpu", make_error(ErrorCategory::ncu_failed, "nvidia-smi found no GPU",
-                                   listed ? listed->err : listed.error().message)));
-    }
-  } else {
-    checks.push_back(
-        failed("gpu", make_error(ErrorCategory::ncu_failed,
-                                 "nvidia-smi not found: no NVIDIA driver on this machine")));
-  }
-
+/// The python check: found (--python, else KPROF_PYTHON, else python3 on PATH) and runs as
+/// Python; the executable when it does.
+std::optional<fs::path> check_python(const std::optional<fs::path>& python_path,
+                                     std::vector<DoctorCheck>& checks) {
   std::optional<fs::path> python;
   if (python_path) {
     python = find_executable(python_path->string());
@@ -93,25 +56,71 @@ std::vector<DoctorCheck> run_doctor(const std::optional<fs::path>& ncu_path,
                           *env_var("KPROF_PYTHON"))
             : std::string("python3 not found on PATH (pass --python or set KPROF_PYTHON)");
     checks.push_back(failed("python", make_error(ErrorCategory::input_not_found, named)));
-    return checks;
+    return std::nullopt;
   }
-  {
-    ProcessSpec spec;
-    spec.argv = {python->string(), "-c", "import sys; print(sys.version.split()[0])"};
-    spec.timeout = std::chrono::seconds(30);
-    auto ran = run_process(spec);
-    if (ran && ran->succeeded()) {
-      checks.push_back({"python", true,
-                        fmt::format("{} {}", python->string(), first_line(ran->out)),
-                        std::nullopt});
-    } else {
-      checks.push_back(failed(
-          "python", make_error(ErrorCategory::input_not_found,
-                               fmt::format("{} does not run as python ({})", python->string(),
-                                           ran ? ran->describe() : ran.error().message),
-                               ran ? ran->err : std::string())));
-      return checks;
+  ProcessSpec spec;
+  spec.argv = {python->string(), "-c", "import sys; print(sys.version.split()[0])"};
+  spec.timeout = std::chrono::seconds(30);
+  auto ran = run_process(spec);
+  if (!ran || !ran->succeeded()) {
+    checks.push_back(
+        failed("python", make_error(ErrorCategory::input_not_found,
+                                    fmt::format("{} does not run as python ({})", python->string(),
+                                                ran ? ran->describe() : ran.error().message),
+                                    ran ? ran->err : std::string())));
+    return std::nullopt;
+  }
+  checks.push_back(
+      {"python", true, fmt::format("{} {}", python->string(), first_line(ran->out)), std::nullopt});
+  return python;
+}
+
+/// The gpu check: nvidia-smi -L lists the GPUs without needing Python.
+DoctorCheck check_gpus() {
+  auto smi = find_executable("nvidia-smi");
+  if (!smi) {
+    return failed("gpu", make_error(ErrorCategory::ncu_failed,
+                                    "nvidia-smi not found: no NVIDIA driver on this machine"));
+  }
+  ProcessSpec spec;
+  spec.argv = {smi->string(), "-L"};
+  spec.timeout = std::chrono::seconds(20);
+  auto listed = run_process(spec);
+  if (listed && listed->succeeded() && listed->out.find("GPU ") != std::string::npos) {
+    std::size_t count = 0;
+    for (std::size_t pos = 0; (pos = listed->out.find("GPU ", pos)) != std::string::npos; ++pos) {
+      ++count;
     }
+    return {"gpu", true, fmt::format("{} visible: {}", count, first_line(listed->out)),
+            std::nullopt};
+  }
+  return failed("gpu", make_error(ErrorCategory::ncu_failed, "nvidia-smi found no GPU",
+                                  listed ? listed->err : listed.error().message));
+}
+
+} // namespace
+
+std::vector<DoctorCheck> run_doctor(const std::optional<fs::path>& ncu_path,
+                                    const std::optional<fs::path>& python_path,
+                                    ClockControl clock_control) {
+  std::vector<DoctorCheck> checks;
+
+  // The python first: a --python that does not exist is what the user must fix first, and the
+  // first failed check gives the exit code.
+  const std::optional<fs::path> python = check_python(python_path, checks);
+
+  auto ncu = locate_ncu(ncu_path);
+  if (ncu) {
+    checks.push_back({"ncu", true,
+                      fmt::format("{} (version {})", ncu->executable.string(),
+                                  ncu->version.empty() ? "unknown" : ncu->version),
+                      std::nullopt});
+  } else {
+    checks.push_back(failed("ncu", ncu.error()));
+  }
+  checks.push_back(check_gpus());
+  if (!python) {
+    return checks; // torch, triton and the counters need a python
   }
   for (const char* module : {"torch", "triton"}) {
     ProcessSpec spec;

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "kprof/ncu.hpp"
+
 namespace kprof {
 namespace {
 
@@ -100,6 +102,95 @@ bool first_unfinished(const SessionOutcome& session, const HarnessPlan& plan,
   return false;
 }
 
+/// Where the harness was when its process ended, in words: the candidate's phase when it was in
+/// flight, else the harness's own phase.
+std::string where_it_ended(const SessionOutcome& session, const HarnessCandidateStatus* status,
+                           const HarnessCandidate& candidate) {
+  const std::string kernel = candidate.kernel.string();
+  if (status != nullptr) {
+    switch (status->phase) {
+    case HarnessPhase::import_kernel:
+      return fmt::format("the import of {}", kernel);
+    case HarnessPhase::warmup:
+      return fmt::format("the warm-up calls of {}", kernel);
+    case HarnessPhase::profiled_call:
+      return fmt::format("the profiled call of {}", kernel);
+    case HarnessPhase::not_started:
+    case HarnessPhase::done:
+      break;
+    }
+  }
+  const std::string& phase = session.harness->phase;
+  if (phase == "import_problem") {
+    return "the import of the problem file";
+  }
+  if (phase == "inputs") {
+    return "get_inputs (making the inputs)";
+  }
+  if (phase == "standby") {
+    return "the wait for candidates";
+  }
+  if (phase == "candidates") {
+    return fmt::format("the run of the candidates, before {}", kernel);
+  }
+  return "the harness's start";
+}
+
+/// The harness's own exit codes when it ends before its status says "done" (templates/harness.py:
+/// a bad plan or problem, a poisoned CUDA context, an idle standby, a bug in the harness); any
+/// other code is the profiled program's own doing.
+bool harness_exit_code(int code) {
+  return code == k_harness_exit_problem_invalid || code == k_harness_exit_cuda_poisoned ||
+         code == k_harness_exit_standby_idle || code == k_harness_exit_internal;
+}
+
+/// The profiled program ended on its own before the harness finished: a signal killed it (a
+/// crash in native code the kernel called: SIGSEGV, SIGABRT, ...) or it exited (os._exit, a C
+/// library exit()) in the middle of a phase. The harness status says where, ncu the exit code.
+/// nullopt when the session ended otherwise (a timeout, an interruption, ncu's own failure, the
+/// harness's own exit).
+std::optional<Error> program_ended_early(const SessionOutcome& session,
+                                         const HarnessCandidateStatus* status,
+                                         const HarnessCandidate& candidate) {
+  const ProcessResult& process = session.process;
+  if (!session.harness || session.harness->phase == "done" || session.harness->phase == "idle" ||
+      process.timed_out || process.cancelled || process.signaled ||
+      !session.verdict.program_exit_code) {
+    return std::nullopt;
+  }
+  const int code = *session.verdict.program_exit_code;
+  const std::string where = where_it_ended(session, status, candidate);
+  // The program's stderr (the harness's phases, faulthandler's Python stack on a fatal signal),
+  // then ncu's lines without its CSV rows.
+  std::string detail = tail_lines(process.err, 40);
+  if (session.verdict.error && !session.verdict.error->detail.empty()) {
+    detail += (detail.empty() || detail.back() == '\n' ? "" : "\n") + session.verdict.error->detail;
+  }
+  if (session.verdict.program_signal != 0) {
+    return make_error(ErrorCategory::program_crashed,
+                      fmt::format("the profiled program crashed with {} during {}, before kprof's "
+                                  "harness finished (a fault in native code it ran: a C/C++ or "
+                                  "CUDA extension, ctypes, the driver)",
+                                  signal_name(session.verdict.program_signal), where),
+                      detail);
+  }
+  if (code == 0) {
+    return make_error(ErrorCategory::program_crashed,
+                      fmt::format("the program exited (os._exit or sys.exit with code 0) during "
+                                  "{}, before kprof's harness finished",
+                                  where),
+                      detail);
+  }
+  if (harness_exit_code(code)) {
+    return std::nullopt;
+  }
+  return make_error(ErrorCategory::program_crashed,
+                    fmt::format("the program exited with code {} (os._exit or a C library exit) "
+                                "during {}, before kprof's harness finished",
+                                code, where),
+                    detail);
+}
+
 } // namespace
 
 CandidateVerdict judge_candidate(const SessionOutcome& session, const HarnessPlan& plan,
@@ -168,6 +259,8 @@ CandidateVerdict judge_candidate(const SessionOutcome& session, const HarnessPla
   if (lost_rows &&
       (!session.verdict.error || session.verdict.error->category == ErrorCategory::no_kernels)) {
     verdict.error = lost_rows;
+  } else if (auto ended = program_ended_early(session, status, candidate)) {
+    verdict.error = std::move(ended);
   } else if (session.verdict.error) {
     verdict.error = session.verdict.error;
     verdict.retryable = session.verdict.retryable;

@@ -457,26 +457,6 @@ Result<std::vector<int>> gpu_indices(const OptionSpec& spec, const Json& value,
   return indices;
 }
 
-Result<void> check_visible(const std::vector<int>& gpus, const std::string& name,
-                           const OptionContext& context) {
-  if (!context.visible_gpus) {
-    return {};
-  }
-  const int count = *context.visible_gpus;
-  for (const int gpu : gpus) {
-    if (gpu >= count) {
-      return make_error(ErrorCategory::usage,
-                        count == 0
-                            ? fmt::format("{} {}: no GPU is visible (CUDA_VISIBLE_DEVICES, "
-                                          "/proc/driver/nvidia/gpus)",
-                                          name, gpu)
-                            : fmt::format("{} {}: only {} GPU{} visible (valid: 0 to {})", name,
-                                          gpu, count, count == 1 ? " is" : "s are", count - 1));
-    }
-  }
-  return {};
-}
-
 std::vector<std::string> names_value(const Json& value) {
   if (value.is_string()) {
     return {value.get<std::string>()}; // one name, never its characters
@@ -710,7 +690,7 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
         }
         gpus = std::move(parsed).value();
       }
-      if (auto visible = check_visible(gpus, name, context); !visible) {
+      if (auto visible = check_visible_gpus(gpus, context.visible_gpus, name); !visible) {
         return std::move(visible).error();
       }
       options.gpus = std::move(gpus);
@@ -776,6 +756,26 @@ std::optional<int> count_visible_gpus(const std::optional<std::string>& cuda_vis
 
 std::optional<int> visible_gpu_count() {
   return count_visible_gpus(env_var("CUDA_VISIBLE_DEVICES"), "/proc/driver/nvidia/gpus");
+}
+
+Result<void> check_visible_gpus(const std::vector<int>& gpus, std::optional<int> visible,
+                                std::string_view name) {
+  if (!visible) {
+    return {};
+  }
+  const int count = *visible;
+  for (const int gpu : gpus) {
+    if (gpu >= count) {
+      return make_error(ErrorCategory::usage,
+                        count == 0
+                            ? fmt::format("{} {}: no GPU is visible (CUDA_VISIBLE_DEVICES, "
+                                          "/proc/driver/nvidia/gpus)",
+                                          name, gpu)
+                            : fmt::format("{} {}: only {} GPU{} visible (valid: 0 to {})", name,
+                                          gpu, count, count == 1 ? " is" : "s are", count - 1));
+    }
+  }
+  return {};
 }
 
 } // namespace kprof

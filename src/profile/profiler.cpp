@@ -25,6 +25,7 @@
 #include "kprof/gpu_lock.hpp"
 #include "kprof/judge.hpp"
 #include "kprof/metric_check.hpp"
+#include "kprof/options.hpp"
 #include "kprof/process.hpp"
 #include "kprof/round_layout.hpp"
 #include "kprof/version.hpp"
@@ -172,20 +173,53 @@ struct CandidateWork {
 
 } // namespace
 
+namespace {
+
+/// Why `given` (made absolute: `path`) cannot be read as the `what` (problem.py or kernel.py),
+/// or nullopt when it is a regular file. A directory is named as one, with the file in it that
+/// was probably meant.
+std::optional<Error> unusable_python_file(const fs::path& given, const fs::path& path,
+                                          std::string_view what) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (fs::is_regular_file(status)) {
+    return std::nullopt;
+  }
+  if (fs::is_directory(status)) {
+    const fs::path inside = given / fs::path(what).filename();
+    std::string hint = fmt::format("give the path of the {} file itself", what);
+    if (fs::is_regular_file(path / fs::path(what).filename(), ec)) {
+      hint = fmt::format("did you mean {}?", inside.string());
+    }
+    return make_error(ErrorCategory::input_not_found,
+                      fmt::format("the {} file {} is a directory, not a file: {}",
+                                  fs::path(what).stem().string(), given.string(), hint));
+  }
+  if (fs::exists(status)) {
+    return make_error(ErrorCategory::input_not_found,
+                      fmt::format("the {} file {} is not a regular file (a FIFO, socket or "
+                                  "device): give the path of the {} file itself",
+                                  fs::path(what).stem().string(), given.string(), what));
+  }
+  return make_error(
+      ErrorCategory::input_not_found,
+      fmt::format("{} file not found: {}", fs::path(what).stem().string(), given.string()));
+}
+
+} // namespace
+
 Result<RoundInputs> check_round_inputs(const fs::path& problem,
                                        const std::vector<fs::path>& kernels) {
   RoundInputs inputs;
   std::error_code ec;
   inputs.problem = fs::absolute(problem, ec);
-  if (!fs::is_regular_file(inputs.problem, ec)) {
-    return make_error(ErrorCategory::input_not_found,
-                      fmt::format("problem file not found: {}", problem.string()));
+  if (auto unusable = unusable_python_file(problem, inputs.problem, "problem.py")) {
+    return *unusable;
   }
   for (const auto& kernel : kernels) {
     fs::path absolute = fs::absolute(kernel, ec);
-    if (!fs::is_regular_file(absolute, ec)) {
-      return make_error(ErrorCategory::input_not_found,
-                        fmt::format("kernel file not found: {}", kernel.string()));
+    if (auto unusable = unusable_python_file(kernel, absolute, "kernel.py")) {
+      return *unusable;
     }
     inputs.kernels.push_back(std::move(absolute));
   }
@@ -203,6 +237,10 @@ Result<RoundInputs> check_round_inputs(const fs::path& problem,
 Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   if (auto valid = validate_options(options); !valid) {
     return valid.error();
+  }
+  // Before anything runs (ncu --version included): an index this machine does not have.
+  if (auto visible = check_visible_gpus(options.gpus, visible_gpu_count(), "GPU"); !visible) {
+    return visible.error();
   }
   normalize_options(options);
   auto set = resolve_metric_set(options.metrics);

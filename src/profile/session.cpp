@@ -101,14 +101,31 @@ bool standby_ready(const fs::path& status_file) {
   return status && status->phase == "standby";
 }
 
-/// Runs a standby's process. Its start (CUDA context, inputs on the GPU) happens under the
-/// GPU's lock, released once the harness waits: a standby never runs GPU work beside another
-/// kprof's profiled kernels, and never blocks one while it waits.
-Result<ProcessResult> run_standby(const ProcessSpec& spec, const fs::path& lock_dir, int gpu,
-                                  const fs::path& status_file,
+/// Returns once the standby's harness is ready (status phase "standby"), its process ended
+/// (`finished`) or was stopped; stops it when it is not ready within `setup_limit`.
+void watch_setup(const ProcessSpec& spec, const fs::path& status_file,
+                 std::chrono::milliseconds setup_limit, const std::atomic<bool>& finished) {
+  const auto give_up = std::chrono::steady_clock::now() + setup_limit;
+  while (!finished.load() && !spec.control->stop.load() && !standby_ready(status_file)) {
+    if (std::chrono::steady_clock::now() > give_up) {
+      spec.control->stop.store(true);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+/// Runs a standby's process. A standby that is not ready within `setup_limit` (the time a whole
+/// session may take) is stopped: it must neither hold the GPU's lock nor keep a request waiting
+/// longer than a cold session could. A standby with its inputs made before the hand-over starts
+/// under the GPU's lock (CUDA context, inputs on the GPU), released once the harness waits: it
+/// never runs GPU work beside another kprof's profiled kernels, and never blocks one while it
+/// waits. A deferred standby does no GPU work before the hand-over and takes no lock.
+Result<ProcessResult> run_standby(const ProcessSpec& spec, bool deferred, const fs::path& lock_dir,
+                                  int gpu, const fs::path& status_file,
                                   std::chrono::milliseconds setup_limit) {
   std::optional<GpuLock> lock;
-  while (!lock) {
+  while (!deferred && !lock) {
     if (spec.control->stop.load() || cancellation_requested()) {
       return make_error(ErrorCategory::gpu_busy, "the standby was stopped before it started");
     }
@@ -120,22 +137,13 @@ Result<ProcessResult> run_standby(const ProcessSpec& spec, const fs::path& lock_
     }
   }
   std::atomic<bool> finished{false};
-  std::thread release([&] {
-    // A standby that is not ready within the time a whole session may take is stopped: it
-    // must not hold the GPU's lock for longer than a cold session could.
-    const auto give_up = std::chrono::steady_clock::now() + setup_limit;
-    while (!finished.load() && !spec.control->stop.load() && !standby_ready(status_file)) {
-      if (std::chrono::steady_clock::now() > give_up) {
-        spec.control->stop.store(true);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+  std::thread watcher([&] {
+    watch_setup(spec, status_file, setup_limit, finished);
     lock.reset();
   });
   Result<ProcessResult> result = run_process(spec);
   finished.store(true);
-  release.join();
+  watcher.join();
   return result;
 }
 
@@ -391,13 +399,14 @@ private:
     spec.timeout = std::chrono::seconds(m_settings.standby_idle_seconds + 600);
     spec.control = standby->control;
     standby->status_file = plan.status_file;
+    // Not ready within the time this session may take, it is stopped (run_standby): a harness
+    // that never starts (a hung ncu) cannot keep the next request waiting.
     standby->done =
-        std::async(std::launch::async, [spec, deferred, gpu = request.gpu,
-                                        lock_dir = m_settings.lock_dir, status = plan.status_file,
-                                        limit = std::chrono::milliseconds(request.timeout)] {
-          // A deferred standby does no GPU work before the hand-over: no lock.
-          return deferred ? run_process(spec) : run_standby(spec, lock_dir, gpu, status, limit);
-        });
+        std::async(std::launch::async,
+                   [spec, deferred, gpu = request.gpu, lock_dir = m_settings.lock_dir,
+                    status = plan.status_file, limit = std::chrono::milliseconds(request.timeout)] {
+                     return run_standby(spec, deferred, lock_dir, gpu, status, limit);
+                   });
     std::unique_ptr<Standby> replaced; // stops in its destructor, after the mutex is released
     const std::lock_guard<std::mutex> hold(m_mutex);
     replaced = std::exchange(m_standbys[request.gpu], std::move(standby));
@@ -415,11 +424,10 @@ private:
       m_standbys.erase(found);
     }
     // A deferred standby needs no lock to get ready: wait for it (it started with the session
-    // that just ended, so most of its start is behind it).
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+    // that just ended, so most of its start is behind it). Its setup limit bounds the wait: past
+    // it run_standby stops the process, which then exits within the kill grace.
     while (standby->deferred && standby->key == key && !standby->exited() &&
-           !standby_ready(standby->status_file) && !cancellation_requested() &&
-           std::chrono::steady_clock::now() < give_up) {
+           !standby_ready(standby->status_file) && !cancellation_requested()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     // Usable only once it waits: the caller holds the GPU's lock, so a standby that has not

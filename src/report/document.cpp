@@ -471,8 +471,78 @@ Result<void> validate_report(const Json& doc) {
   return validate_roofline(doc.at("roofline"));
 }
 
+namespace {
+
+/// What a file that is not JSON is, for `path is not a kprof report: ...`, with what to do;
+/// `parse_error` is nlohmann's message, named only where it helps (JSON cut short or edited).
+std::string what_text_is(std::string_view text, const std::filesystem::path& path,
+                         std::string_view parse_error) {
+  using namespace std::string_view_literals;
+  const std::string shown = path.string();
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) {
+    return "it is empty";
+  }
+  if (text[first] == '{' || text[first] == '[') {
+    return fmt::format("it is not valid JSON (cut short or edited?): {}", parse_error);
+  }
+  if (text.starts_with("SQLite format 3\0"sv)) {
+    return "it is an SQLite database (a run's kprof.db?): compare two of its rounds with "
+           "`kprof diff DIR A B`, DIR being the directory that holds it";
+  }
+  if (text.starts_with("NVR\0"sv)) {
+    return fmt::format("it is an Nsight Compute report (.ncu-rep): make a kprof report of it "
+                       "with `kprof report {} --format json --out report.json`",
+                       shown);
+  }
+  const std::size_t line_end = text.find('\n');
+  const std::string_view first_line = text.substr(0, line_end);
+  if (text.starts_with("==") || text.find("\"ID\",") != std::string_view::npos) {
+    return fmt::format("it is ncu's CSV output: make a kprof report of it with `kprof report {} "
+                       "--format json --out report.json`",
+                       shown);
+  }
+  if (first_line.find(',') != std::string_view::npos) {
+    return "it is CSV or other text, not JSON";
+  }
+  if (text.find('\0') != std::string_view::npos) {
+    return "it is binary data, not JSON";
+  }
+  return "it is text, not JSON";
+}
+
+/// What a JSON document that is not a report is, when it is another file kprof writes.
+std::string what_document_is(const Json& doc) {
+  if (!doc.is_object()) {
+    return {};
+  }
+  if (const Json* kind = report_detail::member(doc, "kind");
+      kind != nullptr && kind->is_string() && *kind != "report") {
+    return fmt::format("it is a kprof {} document, not a report", kind->get<std::string>());
+  }
+  if (report_detail::member(doc, "kernels") == nullptr) {
+    if (report_detail::member(doc, "candidates") != nullptr) {
+      return "it is a batch summary (batch.json): compare two candidates' reports, such as "
+             "cand0/report.json and cand1/report.json";
+    }
+    if (report_detail::member(doc, "error") != nullptr) {
+      return "it is the error record of a failed round (error.json): that round has no report";
+    }
+  }
+  return {};
+}
+
+} // namespace
+
 Result<Json> load_report(const std::filesystem::path& path) {
   const std::string context = fmt::format("while reading report {}", path.string());
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return make_error(ErrorCategory::input_not_found,
+                      fmt::format("{} is a directory, not a report file (a run directory? compare "
+                                  "two of its rounds with `kprof diff DIR A B`)",
+                                  path.string()));
+  }
   Result<std::string> text = read_file(path);
   if (!text.ok()) {
     return Error(text.error());
@@ -481,9 +551,16 @@ Result<Json> load_report(const std::filesystem::path& path) {
   try {
     doc = Json::parse(text.value());
   } catch (const Json::parse_error& error) {
-    return make_error(ErrorCategory::malformed_input, fmt::format("{}: {}", context, error.what()));
+    return make_error(ErrorCategory::malformed_input,
+                      fmt::format("{} is not a kprof report: {}", path.string(),
+                                  what_text_is(*text, path, error.what())));
   }
   if (Result<void> checked = validate_report(doc); !checked.ok()) {
+    if (const std::string what = what_document_is(doc); !what.empty()) {
+      return make_error(ErrorCategory::malformed_input,
+                        fmt::format("{} is not a kprof report: {}", path.string(), what),
+                        checked.error().message);
+    }
     return checked.error().with_context(context);
   }
   return doc;

@@ -135,15 +135,21 @@ std::string ReportView::metric_unit(const Json& launch, std::string_view metric)
   return entry == nullptr ? std::string() : text_at(*entry, "unit");
 }
 
-std::optional<double> ReportView::launch_duration_ns(const Json& launch) {
+std::string_view ReportView::launch_duration_metric(const Json& launch) {
   for (const std::string_view key : k_duration_keys) {
     if (const std::optional<double> value = metric_value(launch, key)) {
-      if (std::optional<double> ns = duration_ns(*value, metric_unit(launch, key))) {
-        return ns;
+      if (duration_ns(*value, metric_unit(launch, key))) {
+        return key;
       }
     }
   }
-  return std::nullopt;
+  return {};
+}
+
+std::optional<double> ReportView::launch_duration_ns(const Json& launch) {
+  const std::string_view key = launch_duration_metric(launch);
+  const std::optional<double> value = key.empty() ? std::nullopt : metric_value(launch, key);
+  return value ? duration_ns(*value, metric_unit(launch, key)) : std::nullopt;
 }
 
 ReportView::ReportView(const Json& doc) : m_doc(&doc) {

@@ -40,6 +40,8 @@ std::string_view to_string(ErrorCategory category) {
     return "gpu_busy";
   case ErrorCategory::slurm:
     return "slurm";
+  case ErrorCategory::program_crashed:
+    return "program_crashed";
   case ErrorCategory::internal:
     return "internal";
   }
@@ -90,6 +92,8 @@ int exit_code(ErrorCategory category) {
     return 16;
   case ErrorCategory::slurm:
     return 17;
+  case ErrorCategory::program_crashed:
+    return 18;
   case ErrorCategory::internal:
     return 70;
   }
@@ -122,6 +126,9 @@ constexpr std::array k_exit_codes{
     ExitCodeRow{16, "gpu_busy", "GPU busy (per-GPU lock not obtained in time)"},
     ExitCodeRow{17, "slurm",
                 "Slurm refused the job (`batch --slurm`), or a task ended without results"},
+    ExitCodeRow{18, "program_crashed",
+                "the profiled program crashed (a signal such as SIGSEGV) or exited (`os._exit`) "
+                "before kprof's harness finished"},
     ExitCodeRow{70, "internal", "internal error (a bug in kprof)"},
     ExitCodeRow{k_exit_interrupted, "interrupted",
                 "interrupted (Ctrl-C or SIGTERM): the profiled program's process group was "

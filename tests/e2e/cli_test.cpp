@@ -204,6 +204,82 @@ TEST_F(KprofCli, RecordedRoundsFeedHistoryAndDiff) {
   EXPECT_TRUE(json::accept(diff_files.out)) << diff_files.out;
 }
 
+TEST_F(KprofCli, DiffOfAReportAndACsvNamesTheFileThatIsNotAReportAndWhatItIs) {
+  const auto report = dir() / "report.json";
+  ASSERT_EQ(run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--format", "json", "--out",
+                       report.string()})
+                .exit_code,
+            0);
+  const std::string csv = fixture("curated_nvtx_vadd.csv");
+  KprofRun diff = run_kprof({"diff", report.string(), csv});
+  EXPECT_EQ(diff.exit_code, 4) << diff.err;
+  EXPECT_NE(diff.err.find("kprof: error: " + csv +
+                          " is not a kprof report: it is ncu's CSV output: make a kprof report of "
+                          "it with `kprof report " +
+                          csv + " --format json --out report.json`"),
+            std::string::npos)
+      << diff.err;
+  EXPECT_EQ(diff.err.find("json.exception"), std::string::npos) << diff.err;
+  EXPECT_TRUE(diff.out.empty()) << diff.out;
+
+  // A batch summary is named as one, and a report cut short says where nlohmann stopped.
+  const auto batch = dir() / "batch.json";
+  ASSERT_TRUE(write_file_atomic(batch, R"({"schema_version": 2, "candidates": []})").ok());
+  KprofRun of_batch = run_kprof({"diff", batch.string(), report.string()});
+  EXPECT_EQ(of_batch.exit_code, 4) << of_batch.err;
+  EXPECT_NE(of_batch.err.find(batch.string() + " is not a kprof report: it is a batch summary"),
+            std::string::npos)
+      << of_batch.err;
+  auto text = read_file(report);
+  ASSERT_TRUE(text.ok());
+  const auto cut = dir() / "cut.json";
+  ASSERT_TRUE(write_file_atomic(cut, text->substr(0, text->size() / 2)).ok());
+  KprofRun of_cut = run_kprof({"diff", report.string(), cut.string()});
+  EXPECT_EQ(of_cut.exit_code, 4) << of_cut.err;
+  EXPECT_NE(of_cut.err.find(cut.string() + " is not a kprof report: it is not valid JSON (cut "
+                                           "short or edited?)"),
+            std::string::npos)
+      << of_cut.err;
+}
+
+TEST_F(KprofCli, DiffRefusesANegativeDurationNamingTheFileAndTheKey) {
+  const auto report = dir() / "report.json";
+  ASSERT_EQ(run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--format", "json", "--out",
+                       report.string()})
+                .exit_code,
+            0);
+  auto text = read_file(report);
+  ASSERT_TRUE(text.ok());
+  json negative = json::parse(*text);
+  negative["summary"]["total_duration_ns"] = -1000;
+  const auto edited = dir() / "negative.json";
+  ASSERT_TRUE(write_file_atomic(edited, negative.dump()).ok());
+  KprofRun diff = run_kprof({"diff", report.string(), edited.string(), "--format", "prompt"});
+  EXPECT_EQ(diff.exit_code, 4) << diff.err;
+  EXPECT_NE(diff.err.find("report B (" + edited.string() +
+                          "): 'summary.total_duration_ns' is -1000: a duration cannot be negative"),
+            std::string::npos)
+      << diff.err;
+  EXPECT_TRUE(diff.out.empty()) << "no speedup or percentage made of it: " << diff.out;
+}
+
+TEST_F(KprofCli, DoubleDashLetsReportAndHarnessTakeAFileNamedLikeAnOption) {
+  std::filesystem::copy_file(fixture("curated_nvtx_vadd.csv"), dir() / "-x.csv");
+  KprofRun report = run_kprof({"report", "--format", "json", "--", "-x.csv"}, {},
+                              std::chrono::seconds(60), dir());
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(json::parse(report.out)["kernels"][0]["name"], "add_kernel");
+
+  std::filesystem::copy_file(std::string(KPROF_EXAMPLES_DIR) + "/twostage/kernel.py",
+                             dir() / "-k.py");
+  KprofRun harness = run_kprof({"harness", "-o", "h.py", "--", "-k.py", "-p.py"}, {},
+                               std::chrono::seconds(60), dir());
+  ASSERT_EQ(harness.exit_code, 0) << harness.err;
+  auto plan = read_file(dir() / "h.plan.json");
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(json::parse(*plan)["candidates"][0]["kernel"], (dir() / "-k.py").string());
+}
+
 TEST_F(KprofCli, HistoryConvergedPrintsTheConvergenceDocumentThroughTheSinks) {
   const auto out = dir() / "rounds";
   ASSERT_EQ(run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--round", "1", "--out",

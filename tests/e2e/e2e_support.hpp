@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,11 +24,13 @@ struct KprofRun {
   std::string err;
 };
 
-/// Runs the kprof binary with `args`; `env` adds variables.
+/// Runs the kprof binary with `args`; `env` adds variables; `cwd` is its working directory.
 inline KprofRun run_kprof(std::vector<std::string> args,
                           std::vector<std::pair<std::string, std::string>> env = {},
-                          std::chrono::seconds timeout = std::chrono::seconds(120)) {
+                          std::chrono::seconds timeout = std::chrono::seconds(120),
+                          std::optional<std::filesystem::path> cwd = std::nullopt) {
   ProcessSpec spec;
+  spec.cwd = std::move(cwd);
   spec.argv = {KPROF_BINARY};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.env_set = std::move(env);

@@ -91,7 +91,9 @@ protected:
   }
 
   KprofRun run_with_env(const std::vector<std::string>& argv,
-                        std::vector<std::pair<std::string, std::string>> env) {
+                        std::vector<std::pair<std::string, std::string>> env,
+                        std::chrono::seconds timeout = std::chrono::seconds(120),
+                        std::optional<fs::path> cwd = std::nullopt) {
     env.emplace_back("PYTHONPATH", standin("fake_torch"));
     env.emplace_back("KPROF_LOCK_DIR", (dir() / "locks").string());
     env.emplace_back("XDG_CACHE_HOME", (dir() / "cache").string());
@@ -102,7 +104,13 @@ protected:
     if (!has_csv) {
       env.emplace_back("KPROF_FAKE_NCU_CSV", m_twostage.string());
     }
-    return run_kprof(argv, env);
+    return run_kprof(argv, env, timeout, std::move(cwd));
+  }
+
+  /// The options every stand-in run passes, for a command line built by hand.
+  [[nodiscard]] std::vector<std::string> standin_options() const {
+    return {"--ncu", standin("ncu"), "--python", "/usr/bin/python3",
+            "--out", out().string(), "--format", "json"};
   }
 
   [[nodiscard]] fs::path out() const { return dir() / "out"; }
@@ -691,6 +699,139 @@ TEST_F(KprofProfile, AKernelPathThatIsNotUtf8IsRefusedClearlyNotACrash) {
                                          "--out",
                                          out().string()};
   EXPECT_EQ(run_with_env(argv, {}).exit_code, 2);
+}
+
+TEST_F(KprofProfile, ABatchUnderAHangingNcuEndsAtItsTimeoutAndLeavesNoProcessBehind) {
+  // Two candidates: the first session starts the next harness beside it (prestart), under the
+  // same hung ncu. The timeout must bound that standby too, not only the session.
+  std::vector<std::string> argv = {"batch",
+                                   example("twostage/problem.py"),
+                                   example("twostage/kernel.py"),
+                                   example("twostage/kernel.py"),
+                                   "--timeout",
+                                   "2",
+                                   "--retries",
+                                   "0"};
+  const std::vector<std::string> options = standin_options();
+  argv.insert(argv.end(), options.begin(), options.end());
+  const auto started = std::chrono::steady_clock::now();
+  KprofRun run =
+      run_with_env(argv, {{"KPROF_FAKE_NCU_SCENARIO", "hang"}}, std::chrono::seconds(60));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_EQ(run.exit_code, 12) << run.err;
+  EXPECT_LT(seconds, 60.0);
+  const json batch = read_json(out() / "round000" / "batch.json");
+  ASSERT_EQ(batch["candidates"].size(), 2U) << batch.dump();
+  for (const auto& candidate : batch["candidates"]) {
+    EXPECT_EQ(candidate["error"]["category"], "timeout") << candidate.dump();
+  }
+  const std::string needle = dir().string();
+  const bool all_gone = eventually([&] { return processes_mentioning(needle).empty(); });
+  for (pid_t left : processes_mentioning(needle)) {
+    ::kill(left, SIGKILL); // do not leave them to the next test
+  }
+  EXPECT_TRUE(all_gone) << "a process of the batch outlived it";
+}
+
+TEST_F(KprofProfile, DoubleDashEndsTheOptionsSoAFileNamedLikeAnOptionCanBeProfiled) {
+  fs::copy_file(example("twostage/kernel.py"), dir() / "-x.py");
+  fs::copy_file(example("twostage/problem.py"), dir() / "-p.py");
+  std::vector<std::string> profile = {"profile"};
+  std::vector<std::string> options = standin_options();
+  profile.insert(profile.end(), options.begin(), options.end());
+  profile.insert(profile.end(), {"--", "-x.py", "-p.py"});
+  KprofRun run = run_with_env(profile, {}, std::chrono::seconds(120), dir());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(read_json(out() / "round000" / "report.json")["metadata"]["kernel_file"],
+            (dir() / "-x.py").string());
+
+  std::vector<std::string> batch = {"batch", "--round", "1"};
+  batch.insert(batch.end(), options.begin(), options.end());
+  batch.insert(batch.end(), {"--", "-p.py", "-x.py"});
+  run = run_with_env(batch, {}, std::chrono::seconds(120), dir());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(read_json(out() / "round001" / "batch.json")["candidates"][0]["kernel_file"],
+            (dir() / "-x.py").string());
+
+  // Without the `--`, the file is taken for an option and named as one.
+  KprofRun refused = run_kprof({"profile", "-x.py", "-p.py"}, {}, std::chrono::seconds(30), dir());
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+}
+
+TEST_F(KprofProfile, AProblemOrKernelFileThatIsADirectoryIsSaidToBeOne) {
+  const fs::path problem_dir = dir() / "problem_dir";
+  fs::create_directories(problem_dir);
+  fs::copy_file(example("twostage/problem.py"), problem_dir / "problem.py");
+  KprofRun run = run_kprof({"profile", example("twostage/kernel.py"), problem_dir.string(), "--ncu",
+                            (dir() / "no-ncu").string(), "--out", out().string()});
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_NE(run.err.find("the problem file " + problem_dir.string() +
+                         " is a directory, not a file: did you mean " +
+                         (problem_dir / "problem.py").string() + "?"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find("not found"), std::string::npos) << run.err;
+
+  const fs::path kernel_dir = dir() / "kernel_dir";
+  fs::create_directories(kernel_dir);
+  KprofRun batch = run_kprof({"batch", example("twostage/problem.py"),
+                              example("twostage/kernel.py"), kernel_dir.string(), "--ncu",
+                              (dir() / "no-ncu").string(), "--out", out().string()});
+  EXPECT_EQ(batch.exit_code, 3) << batch.err;
+  EXPECT_NE(batch.err.find("the kernel file " + kernel_dir.string() +
+                           " is a directory, not a file: give the path of the kernel.py file "
+                           "itself"),
+            std::string::npos)
+      << batch.err;
+}
+
+TEST_F(KprofProfile, DoctorWithAMissingPythonSaysSoFirstAndExitsWithInputNotFound) {
+  // No --ncu and no nvidia-smi on PATH: the python the user named is still the first thing said.
+  const std::string missing = (dir() / "nonexistent" / "python3").string();
+  KprofRun doctor = run_kprof({"doctor", "--python", missing}, {{"PATH", "/usr/bin:/bin"}});
+  EXPECT_EQ(doctor.exit_code, 3) << doctor.out << doctor.err;
+  const std::string first_line = doctor.out.substr(0, doctor.out.find('\n'));
+  EXPECT_EQ(first_line.rfind("python", 0), 0U) << doctor.out;
+  EXPECT_NE(first_line.find("FAIL"), std::string::npos) << doctor.out;
+  EXPECT_NE(first_line.find("python executable not found: " + missing + " (from --python)"),
+            std::string::npos)
+      << doctor.out;
+  EXPECT_NE(doctor.err.find("kprof: error: python executable not found: " + missing),
+            std::string::npos)
+      << doctor.err;
+}
+
+TEST_F(KprofProfile, AKernelThatEndsTheProcessWithOsExitZeroIsSaidToHaveExitedNotToLaunchNothing) {
+  KprofRun run = profile({case_file("exits_in_call/kernel.py"), case_file("vector/problem.py")});
+  EXPECT_EQ(run.exit_code, 18) << run.err;
+  EXPECT_NE(run.err.find("the program exited (os._exit or sys.exit with code 0) during the "
+                         "profiled call of " +
+                         case_file("exits_in_call/kernel.py") +
+                         ", before kprof's harness finished"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find("no kernel"), std::string::npos) << run.err;
+  const json error = read_json(out() / "round000" / "error.json");
+  EXPECT_EQ(error["error"]["category"], "program_crashed");
+  EXPECT_EQ(error["metadata"]["attempts"], 1) << "the same kernel exits again: no retry";
+}
+
+TEST_F(KprofProfile, AKernelThatDiesOfSigsegvIsTheProgramsCrashWithThePhaseAndTheLine) {
+  KprofRun run = profile({case_file("segfault/kernel.py"), case_file("vector/problem.py")});
+  EXPECT_EQ(run.exit_code, 18) << run.err;
+  EXPECT_NE(run.err.find("the profiled program crashed with SIGSEGV during the warm-up calls of " +
+                         case_file("segfault/kernel.py")),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find("ncu failed"), std::string::npos) << run.err;
+  // The harness's faulthandler put the Python stack into the detail: the line that crashed.
+  EXPECT_NE(run.err.find("Fatal Python error: Segmentation fault"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("segfault/kernel.py\", line 7 in kernel_function"), std::string::npos)
+      << run.err;
+  const json error = read_json(out() / "round000" / "error.json");
+  EXPECT_EQ(error["error"]["category"], "program_crashed");
+  EXPECT_EQ(error["metadata"]["attempts"], 1);
 }
 
 } // namespace

@@ -296,13 +296,29 @@ def test_every_error_class_has_its_own_category_and_exit_code():
         kprof.UsageError, kprof.InputNotFound, kprof.MalformedOutput, kprof.NoKernelsProfiled,
         kprof.NcuNotFound, kprof.PermissionDenied, kprof.KernelImportError, kprof.ProblemInvalid,
         kprof.KernelRuntimeError, kprof.UnknownMetric, kprof.Timeout, kprof.NcuFailed,
-        kprof.OutputError, kprof.DatabaseError, kprof.GpuBusy, kprof.InternalError,
+        kprof.OutputError, kprof.DatabaseError, kprof.GpuBusy, kprof.SlurmError,
+        kprof.ProgramCrashed, kprof.InternalError,
     ]
     assert all(issubclass(cls, kprof.KprofError) for cls in classes)
     assert len({cls.category for cls in classes}) == len(classes)
     codes = {cls("x").exit_code for cls in classes}
     assert len(codes) == len(classes) and 0 not in codes
     assert kprof.UsageError("x").exit_code == 2 and kprof.InputNotFound("x").exit_code == 3
+    assert kprof.ProgramCrashed("x").exit_code == 18
+
+
+def test_the_error_classes_are_the_librarys_categories_one_for_one():
+    # README's exit-code table is the library's (a C++ test compares them): every code of an
+    # error category there has its class, and every class's category is one the library knows.
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## Exit codes", 1)[1].split("\n\n", 2)[1]
+    cells = [line.split("|")[1].strip() for line in table.splitlines() if line.startswith("| ")]
+    documented = {int(cell) for cell in cells if cell.isdigit()}
+    not_errors = {0, 1, 130}  # success, not converged, interrupted
+    classes = set(kprof._errors.ERROR_CLASSES.values())
+    assert {cls("x").exit_code for cls in classes} == documented - not_errors
+    known = [cls for cls in classes if cls is kprof.InternalError or cls("x").exit_code != 70]
+    assert len(known) == len(classes)
 
 
 def test_errors_survive_pickling_for_process_pools():

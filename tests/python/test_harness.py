@@ -183,6 +183,28 @@ def test_kernel_that_raises_inside_the_range_still_pops_it(tmp_path):
     assert run.events[-4:] == ["sync", "push kprof:cand0", "pop", "sync"]
 
 
+def test_kernel_killed_by_sigsegv_leaves_its_phase_and_prints_the_python_line_that_crashed(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "segfault/kernel.py"])
+
+    assert run.code == -11  # the signal still ends the process: kprof sees the crash
+    assert run.status["phase"] == "candidates"
+    assert run.candidate(0)["phase"] == "warmup"
+    assert run.candidate(0)["error"] is None
+    # faulthandler's stack: what kprof puts in the detail of "crashed with SIGSEGV during ..."
+    assert "Fatal Python error: Segmentation fault" in run.stderr
+    assert 'segfault/kernel.py", line 7 in kernel_function' in run.stderr
+
+
+def test_kernel_that_calls_os_exit_leaves_the_profiled_call_as_its_last_phase(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "exits_in_call/kernel.py"])
+
+    assert run.code == 0
+    assert run.status["phase"] == "candidates"  # never "done": how kprof tells it exited
+    assert run.candidate(0)["phase"] == "profiled_call"
+    assert run.candidate(0)["ok"] is False and run.candidate(0)["error"] is None
+    assert run.events[-1] == "push kprof:cand0"
+
+
 def test_kernel_with_a_syntax_error_is_a_kernel_import_error(tmp_path):
     run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "syntax_error/kernel.py"])
 

@@ -161,6 +161,25 @@ TEST(NcuFileReader, RefusesAReportOnAPipeNamingNcuImport) {
       << result.error().message;
 }
 
+TEST(NcuFileReader, SaysUtf16OnStandardInputIsUtf16AndWhatToPipeItThrough) {
+  ::signal(SIGPIPE, SIG_IGN);
+  std::string utf16 = "\xFF\xFE";
+  for (const char c : slurp(ncu_fixture("curated_nvtx_twostage.csv"))) {
+    utf16 += c;
+    utf16 += '\0';
+  }
+  for (const std::size_t chunk : {std::size_t{3}, csv::k_default_chunk_size}) {
+    auto result = read_through_pipe(utf16, chunk);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.error().category, ErrorCategory::malformed_input);
+    EXPECT_NE(result.error().message.find("<stdin> is UTF-16 text"), std::string::npos)
+        << result.error().message;
+    EXPECT_NE(result.error().message.find("pipe it through `iconv -f UTF-16 -t UTF-8` first"),
+              std::string::npos)
+        << result.error().message;
+  }
+}
+
 TEST(NcuFileReader, SaysEmptyStandardInputIsEmpty) {
   auto result = read_through_pipe("", 4096);
   ASSERT_FALSE(result.ok());

@@ -186,6 +186,61 @@ TEST(NcuCsvReader, RejectsBinaryData) {
   EXPECT_EQ(error.message.find('\n'), std::string::npos);
 }
 
+/// ASCII `text` in UTF-16 or UTF-32 (`width` bytes a character), little- or big-endian, after
+/// `bom`: how a Windows editor or PowerShell's `>` saves ncu's CSV.
+std::string encoded(std::string_view text, std::size_t width, bool little, std::string_view bom) {
+  std::string out(bom);
+  for (const char c : text) {
+    std::string unit(width, '\0');
+    unit[little ? 0 : width - 1] = c;
+    out += unit;
+  }
+  return out;
+}
+
+TEST(NcuCsvReader, SaysUtf16AndUtf32TextIsNotUtf8AndHowToConvertIt) {
+  const std::string text = slurp(ncu_fixture("curated_nvtx_twostage.csv"));
+  struct Case {
+    std::size_t width;
+    bool little;
+    std::string bom;
+    std::string_view said;
+    std::string_view iconv;
+  };
+  const std::vector<Case> cases = {
+      {2, true, "\xFF\xFE", "is UTF-16 text (little-endian, with a byte-order mark)",
+       "`iconv -f UTF-16 -t UTF-8 capture.csv > converted.csv`"},
+      {2, false, "\xFE\xFF", "is UTF-16 text (big-endian, with a byte-order mark)",
+       "`iconv -f UTF-16 -t UTF-8 capture.csv > converted.csv`"},
+      {2, true, "", "is UTF-16 text (little-endian, without a byte-order mark)",
+       "`iconv -f UTF-16LE -t UTF-8 capture.csv > converted.csv`"},
+      {2, false, "", "is UTF-16 text (big-endian, without a byte-order mark)",
+       "`iconv -f UTF-16BE -t UTF-8 capture.csv > converted.csv`"},
+      {4, true, std::string("\xFF\xFE\0\0", 4),
+       "is UTF-32 text (little-endian, with a byte-order mark)", "`iconv -f UTF-32 -t UTF-8"},
+      {4, false, "", "is UTF-32 text (big-endian, without a byte-order mark)",
+       "`iconv -f UTF-32BE -t UTF-8"},
+  };
+  for (const Case& c : cases) {
+    const std::string data = encoded(text, c.width, c.little, c.bom);
+    for (const std::size_t chunk : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+      auto result = csv::parse_ncu_csv_chunked(data, {}, "capture.csv", chunk);
+      ASSERT_FALSE(result.ok()) << c.said;
+      const Error& error = result.error();
+      EXPECT_EQ(error.category, ErrorCategory::malformed_input);
+      EXPECT_EQ(error.message.rfind("capture.csv ", 0), 0U) << error.message;
+      EXPECT_NE(error.message.find(c.said), std::string::npos) << error.message;
+      EXPECT_NE(error.message.find("ncu writes UTF-8: convert it with"), std::string::npos)
+          << error.message;
+      EXPECT_NE(error.message.find(c.iconv), std::string::npos) << error.message;
+      EXPECT_EQ(error.message.find("binary"), std::string::npos) << error.message;
+    }
+  }
+  // Shorter than the bytes looked at: the byte-order mark still says it.
+  const Error tiny = parse_error(encoded("\"ID\"", 2, true, "\xFF\xFE"));
+  EXPECT_NE(tiny.message.find("UTF-16 text"), std::string::npos) << tiny.message;
+}
+
 TEST(NcuCsvReader, RejectsAnUnrelatedCsv) {
   const Error plain = parse_error("name,value\nfoo,1\nbar,2\n");
   EXPECT_EQ(plain.category, ErrorCategory::malformed_input);

@@ -159,6 +159,40 @@ TEST(DiffReports, NamesTheSideThatIsNotAReport) {
   EXPECT_NE(diff.error().message.find("report B"), std::string::npos) << diff.error().message;
 }
 
+TEST(DiffReports, RefusesANegativeDurationNamingTheSideItsSourceAndTheKey) {
+  DiffOptions options;
+  options.source_a = "before.json";
+  options.source_b = "after.json";
+  Json negative_total = after_report();
+  negative_total["summary"]["total_duration_ns"] = -1.25e6;
+  auto total = diff_reports(before_report(), negative_total, options);
+  ASSERT_FALSE(total.ok());
+  EXPECT_EQ(total.error().category, ErrorCategory::malformed_input);
+  EXPECT_NE(total.error().message.find("report B (after.json): 'summary.total_duration_ns' is "
+                                       "-1250000: a duration cannot be negative"),
+            std::string::npos)
+      << total.error().message;
+
+  Json negative_kernel = before_report();
+  negative_kernel["summary"]["kernels"][1]["duration_ns"] = -5;
+  auto kernel = diff_reports(negative_kernel, after_report(), options);
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_NE(kernel.error().message.find("report A (before.json): 'summary.kernels[1].duration_ns' "
+                                        "is -5"),
+            std::string::npos)
+      << kernel.error().message;
+
+  // A launch's gpu time, where the per-metric percentages come from.
+  Json negative_launch = after_report();
+  negative_launch["kernels"][0]["metrics"]["gpu__time_duration.sum"]["value"] = -7;
+  auto launch = diff_reports(before_report(), negative_launch);
+  ASSERT_FALSE(launch.ok());
+  EXPECT_NE(
+      launch.error().message.find("report B: 'kernels[0].metrics.gpu__time_duration.sum' is -7"),
+      std::string::npos)
+      << launch.error().message;
+}
+
 /// A hot_lines member with one line per (line number, source, share).
 Json hot_lines_of(const std::vector<std::tuple<int, std::string, double>>& lines) {
   Json entries = Json::array();

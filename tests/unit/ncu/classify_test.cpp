@@ -104,6 +104,22 @@ TEST(ClassifyNcuRun, CallsAProgramThatFailedBeforeAnyKernelAnNcuFailure) {
   EXPECT_NE(verdict.error->detail.find("can't open file '/nonexistent.py'"), std::string::npos);
 }
 
+TEST(ClassifyNcuRun, CallsAProgramKilledByASignalTheProgramsCrashNotNcus) {
+  // ncu reports a program a signal killed as a shell does: 128 + the signal (139: SIGSEGV).
+  const std::string log = "==PROF== Connected to process 4242 (/usr/bin/python3)\n"
+                          "==PROF== Disconnected from process 4242\n"
+                          "==ERROR== The application returned an error code (139).\n";
+  const NcuVerdict verdict = classify_ncu_run(exited(139), log, false);
+  ASSERT_TRUE(verdict.error.has_value());
+  EXPECT_EQ(verdict.error->category, ErrorCategory::program_crashed);
+  EXPECT_EQ(verdict.error->message, "the profiled program crashed: it was killed by SIGSEGV (exit "
+                                    "code 139) before any kernel was profiled");
+  EXPECT_FALSE(verdict.retryable);
+  EXPECT_EQ(verdict.program_exit_code, 139);
+  EXPECT_EQ(verdict.program_signal, 11);
+  expect_one_line(verdict);
+}
+
 TEST(ClassifyNcuRun, SaysHowToFixMissingCounterPermission) {
   const NcuVerdict verdict = classify_ncu_run(exited(1), k_permission_log, false);
   ASSERT_TRUE(verdict.error.has_value());

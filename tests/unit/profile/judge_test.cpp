@@ -137,5 +137,77 @@ TEST(JudgeCandidate, AnNcuKilledByASignalAfterWritingItsRowsIsPartialNotOk) {
   EXPECT_NE(verdict.error->message.find("SIGKILL"), std::string::npos) << verdict.error->message;
 }
 
+/// A harness status whose one candidate is `phase` when the process ended (the harness's own phase
+/// "candidates": it did not finish).
+HarnessStatus ended_in(HarnessPhase phase) {
+  HarnessCandidateStatus candidate;
+  candidate.index = 0;
+  candidate.range = candidate_range(0);
+  candidate.phase = phase;
+  HarnessStatus status = harness_with({candidate});
+  status.phase = "candidates";
+  return status;
+}
+
+/// What the stand-in ncu (and a shell) print for a program that ended with `code`.
+std::string program_log(int code) {
+  return "==PROF== Connected to process 4242 (/usr/bin/python3)\n"
+         "==PROF== Disconnected from process 4242\n"
+         "==ERROR== The application returned an error code (" +
+         std::to_string(code) + ").\n";
+}
+
+TEST(JudgeCandidate, AProgramKilledBySigsegvIsItsOwnCrashNamingThePhaseNotAnNcuFailure) {
+  const auto session = outcome(exited(139), program_log(139), ended_in(HarnessPhase::warmup));
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(2), 0);
+  EXPECT_TRUE(verdict.decided);
+  EXPECT_EQ(verdict.status, CandidateStatus::failed);
+  ASSERT_TRUE(verdict.error.has_value());
+  EXPECT_EQ(verdict.error->category, ErrorCategory::program_crashed);
+  EXPECT_NE(verdict.error->message.find("the profiled program crashed with SIGSEGV during the "
+                                        "warm-up calls of /work/kernel0.py"),
+            std::string::npos)
+      << verdict.error->message;
+  EXPECT_FALSE(verdict.retryable) << "the same kernel crashes again";
+  EXPECT_FALSE(judge_candidate(session, plan_of(2), 1).decided) << "never reached";
+}
+
+TEST(JudgeCandidate, AProgramThatExitedWithCodeZeroInItsProfiledCallIsSaidToHaveExited) {
+  // ncu exits 0 and prints no application exit code; the status stops in the profiled call.
+  const auto session = outcome(exited(0), recorded("no_kernels_profiled.txt"),
+                               ended_in(HarnessPhase::profiled_call));
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
+  EXPECT_EQ(verdict.status, CandidateStatus::failed);
+  ASSERT_TRUE(verdict.error.has_value());
+  EXPECT_EQ(verdict.error->category, ErrorCategory::program_crashed);
+  EXPECT_NE(verdict.error->message.find("the program exited (os._exit or sys.exit with code 0) "
+                                        "during the profiled call of /work/kernel0.py, before "
+                                        "kprof's harness finished"),
+            std::string::npos)
+      << verdict.error->message;
+}
+
+TEST(JudgeCandidate, AProgramThatExitedWithAnotherCodeMidPhaseIsSaidToHaveExited) {
+  const auto session = outcome(exited(5), program_log(5), ended_in(HarnessPhase::import_kernel));
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
+  ASSERT_TRUE(verdict.error.has_value());
+  EXPECT_EQ(verdict.error->category, ErrorCategory::program_crashed);
+  EXPECT_NE(verdict.error->message.find("exited with code 5 (os._exit or a C library exit) during "
+                                        "the import of /work/kernel0.py"),
+            std::string::npos)
+      << verdict.error->message;
+}
+
+TEST(JudgeCandidate, TheHarnessesOwnExitCodesAndTimeoutsAreNotTheProgramsCrash) {
+  for (const int code : {k_harness_exit_problem_invalid, k_harness_exit_internal}) {
+    const auto session = outcome(exited(code), program_log(code), ended_in(HarnessPhase::warmup));
+    const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
+    ASSERT_TRUE(verdict.error.has_value()) << code;
+    EXPECT_NE(verdict.error->category, ErrorCategory::program_crashed) << code;
+  }
+  const auto late = outcome(timed_out(), "", ended_in(HarnessPhase::profiled_call));
+  EXPECT_EQ(judge_candidate(late, plan_of(1), 0).error->category, ErrorCategory::timeout);
+}
+
 } // namespace
 } // namespace kprof

@@ -91,6 +91,26 @@ protected:
   std::optional<TempDir> m_dir;
 };
 
+TEST_F(ProfilerWithFakeRunner, CreateRefusesAGpuBeyondTheVisibleOnesBeforeLookingForNcu) {
+  // The same check as the CLI's and Python's option parsing, in the library itself.
+  const char* was = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::optional<std::string> saved =
+      was != nullptr ? std::optional<std::string>(was) : std::nullopt;
+  ::setenv("CUDA_VISIBLE_DEVICES", "0", 1);
+  ProfileOptions o = options();
+  o.gpus = {0, 99};
+  o.ncu = path() / "no-ncu";
+  auto created = KernelProfiler::create(o);
+  if (saved) {
+    ::setenv("CUDA_VISIBLE_DEVICES", saved->c_str(), 1);
+  } else {
+    ::unsetenv("CUDA_VISIBLE_DEVICES");
+  }
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.error().category, ErrorCategory::usage) << created.error().message;
+  EXPECT_EQ(created.error().message, "GPU 99: only 1 GPU is visible (valid: 0 to 0)");
+}
+
 TEST_F(ProfilerWithFakeRunner, AnOkRoundLandsInPlaceWithItsKernelAgentFileAndHistoryRow) {
   auto runner = std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{profiles_ok({0})});
   ProfileOptions o = options();
