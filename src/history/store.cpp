@@ -688,11 +688,8 @@ Result<HistoryStore> HistoryStore::open(const fs::path& path) {
     return empty.error().with_context(context);
   }
   if (path.has_parent_path()) {
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    if (ec) {
-      return make_error(ErrorCategory::io, fmt::format("{}: cannot create {}: {}", context,
-                                                       path.parent_path().string(), ec.message()));
+    if (auto created = kprof::create_directories(path.parent_path()); !created) {
+      return created.error().with_context(context);
     }
   }
   sqlite3* raw = nullptr;

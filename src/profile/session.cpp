@@ -243,10 +243,14 @@ private:
       // and sessions on different GPUs overlap (kprof's GpuLock still serializes sessions on one
       // GPU). The replay passes of two processes still take turns below that (measured:
       // docs/device-runs/2026-11-30-two-gpus.md).
-      const fs::path tmp = fs::temp_directory_path() / fmt::format("kprof-ncu-gpu{}", request.gpu);
-      std::error_code made;
-      fs::create_directories(tmp, made);
-      if (!made) {
+      // The directory is this user's own (0700, checked): under a shared /tmp another user
+      // could otherwise make it first and plant what ncu reads there.
+      const fs::path tmp =
+          fs::temp_directory_path() / fmt::format("kprof-ncu-{}-gpu{}", ::geteuid(), request.gpu);
+      (void)::mkdir(tmp.c_str(), 0700);
+      struct stat info {};
+      if (::lstat(tmp.c_str(), &info) == 0 && S_ISDIR(info.st_mode) && info.st_uid == ::geteuid() &&
+          (info.st_mode & (S_IWGRP | S_IWOTH)) == 0) {
         spec.env_set.emplace_back("TMPDIR", tmp.string());
       }
     }
@@ -372,9 +376,7 @@ private:
     standby->dir = m_settings.standby_root /
                    fmt::format("{}-gpu{}-{}", static_cast<long>(::getpid()), request.gpu, number);
     standby->fifo = standby->dir / "candidates.fifo";
-    std::error_code ec;
-    fs::create_directories(standby->dir, ec);
-    if (ec || ::mkfifo(standby->fifo.c_str(), 0600) != 0) {
+    if (!kprof::create_directories(standby->dir) || ::mkfifo(standby->fifo.c_str(), 0600) != 0) {
       return;
     }
     const fs::path script = standby->dir / "harness.py";

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <random>
 #include <system_error>
@@ -23,6 +24,11 @@
 #include <fmt/format.h>
 
 #include "util/unique_fd.hpp"
+
+namespace {
+constexpr mode_t k_created_directory_mode = 0755;
+constexpr mode_t k_created_file_mode = 0644;
+} // namespace
 
 namespace kprof {
 namespace {
@@ -112,7 +118,10 @@ Result<AtomicFile> AtomicFile::create(const std::filesystem::path& path) {
   for (int attempt = 0; attempt < 16 && !fd; ++attempt) {
     temp_path = directory /
                 fmt::format(".{}.tmp.{}.{}", path.filename().string(), ::getpid(), random_suffix());
-    fd.reset(::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+    // 0644 at most, whatever the umask: nobody else may change what kprof wrote (a script it
+    // runs, a report an agent acts on).
+    fd.reset(
+        ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, k_created_file_mode));
     if (!fd && errno != EEXIST) {
       return io_error(path, "write", errno);
     }
@@ -188,11 +197,20 @@ Result<void> write_file_atomic(const std::filesystem::path& path, std::string_vi
 }
 
 Result<void> create_directories(const std::filesystem::path& path) {
+  // Each missing directory is made 0755 (less under a stricter umask), never writable by other
+  // users whatever the umask: kprof writes scripts it then runs into these directories, and
+  // under `umask 000` std::filesystem's 0777 would let another user replace them.
   std::error_code error;
-  std::filesystem::create_directories(path, error);
-  if (error) {
-    return make_error(ErrorCategory::io, fmt::format("cannot create directory {}: {}",
-                                                     path.string(), error.message()));
+  std::filesystem::path made;
+  for (const auto& part : path) {
+    made /= part;
+    if (part.empty() || part == "/" || std::filesystem::is_directory(made, error)) {
+      continue;
+    }
+    if (::mkdir(made.c_str(), k_created_directory_mode) != 0 && errno != EEXIST) {
+      return make_error(ErrorCategory::io, fmt::format("cannot create directory {}: {}",
+                                                       made.string(), std::strerror(errno)));
+    }
   }
   // create_directories succeeds quietly when a non-directory already has the name.
   if (!std::filesystem::is_directory(path, error)) {

@@ -233,6 +233,10 @@ struct ChildSetup {
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   ::setpgid(0, 0);
+  // What kprof's children write (ncu's log and report, the harness's status) is never writable
+  // by other users, whatever umask kprof was started with: kprof reads it back as its answer.
+  const mode_t inherited = ::umask(0);
+  ::umask(inherited | S_IWGRP | S_IWOTH);
   // Die with kprof. A parent that died before the prctl is caught by the re-check.
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != setup.parent) {
     ::_exit(127);

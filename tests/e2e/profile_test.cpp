@@ -5,6 +5,7 @@
 #include <fstream>
 #include <thread>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -209,6 +210,38 @@ TEST_F(KprofProfile, ChecksTheMetricNamesOncePerNcuDriverAndGpuNotOncePerOutputD
   const std::string third_check =
       read_json(dir() / "third" / "round000" / "report.json")["metadata"]["metric_check"];
   EXPECT_EQ(third_check.find("cached"), std::string::npos) << third_check;
+}
+
+TEST_F(KprofProfile, UnderUmask000NothingItWritesIsWritableByOtherUsers) {
+  // kprof runs the harness.py it writes; under umask 000 another user must not be able to
+  // replace it (or anything else) in the directories kprof makes.
+  const mode_t previous = ::umask(0);
+  KprofRun run = profile({example("twostage/kernel.py"), example("twostage/problem.py")});
+  ::umask(previous);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::vector<fs::path> checked = {out()};
+  for (const auto& entry : fs::recursive_directory_iterator(out())) {
+    if (!entry.is_symlink()) {
+      checked.push_back(entry.path());
+    }
+  }
+  ASSERT_GT(checked.size(), 5U);
+  for (const fs::path& path : checked) {
+    struct stat info {};
+    ASSERT_EQ(::lstat(path.c_str(), &info), 0) << path;
+    if (S_ISFIFO(info.st_mode) || S_ISSOCK(info.st_mode)) {
+      continue;
+    }
+    EXPECT_EQ(info.st_mode & (S_IWGRP | S_IWOTH), 0U)
+        << path << " has mode " << std::oct << (info.st_mode & 07777U);
+  }
+  const fs::path ncu_tmp =
+      fs::temp_directory_path() / ("kprof-ncu-" + std::to_string(::geteuid()) + "-gpu0");
+  if (fs::exists(ncu_tmp)) {
+    struct stat info {};
+    ASSERT_EQ(::lstat(ncu_tmp.c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & 077U, 0U) << std::oct << (info.st_mode & 07777U);
+  }
 }
 
 TEST_F(KprofProfile, WritesTheWholeRoundLayoutAndReportsBothKernels) {
