@@ -28,6 +28,7 @@ import json
 import logging
 import multiprocessing
 import os
+import shutil
 import statistics
 import sys
 import time
@@ -154,11 +155,19 @@ def make_profilers(mode, work, logger, semaphore, notes):
     if mode == "kernelagent":
         from triton_kernel_agent.opt_worker_component.profiling.kernel_profiler import KernelProfiler
 
+        # KernelAgent's ncu would run with ncu's default clock control (base), which changes the
+        # GPU's clocks: on the shared device it runs through a wrapper that adds
+        # --clock-control none, the only change to KernelAgent's profiler.
+        real_ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
+        wrapper = work / "ncu-clock-none"
+        wrapper.write_text(f'#!/bin/sh\nexec "{real_ncu}" --clock-control none "$@"\n', encoding="utf-8")
+        wrapper.chmod(0o755)
+
         def build(directory):
             (directory / "artifacts").mkdir(parents=True, exist_ok=True)
             (directory / "logs").mkdir(parents=True, exist_ok=True)
             return KernelProfiler(logger=logger, artifacts_dir=directory / "artifacts", logs_dir=directory / "logs",
-                                  ncu_bin_path=None, profiling_semaphore=semaphore)
+                                  ncu_bin_path=str(wrapper), profiling_semaphore=semaphore)
 
         return build
     import kprof.kernelagent
@@ -170,9 +179,8 @@ def make_profilers(mode, work, logger, semaphore, notes):
     except Exception as error:  # noqa: BLE001 - said in the summary
         notes.append(f"KernelAgent's registry could not be imported ({error}); a local one with its rule was used")
         registry = LocalRegistry()
-    # KernelAgent's ncu runs with ncu's default clock control (base): so does kprof here, unless
-    # KPROF_CLOCK says otherwise.
-    clock = os.environ.get("KPROF_CLOCK", "base")
+    # Both profilers run with --clock-control none (the device's clocks are left alone).
+    clock = os.environ.get("KPROF_CLOCK", "none")
     kprof.kernelagent.register(registry, standby=(mode == "kprof-standby"), clock_control=clock)
     try:
         from kernel_perf_agent.kernel_opt.roofline.ncu_roofline import RooflineConfig

@@ -7,7 +7,7 @@
 # meta-pytorch/KernelAgent in .kernelagent/, ignored by git, 6 MB, carried with .device/),
 # CASES (a directory of <case>/kernel.py + problem.py, e.g. shared/cases), CALLS=2 (profiles per
 # case and mode), MODES="kernelagent kprof kprof-standby", ONLY (case names, default all),
-# KPROF_CLOCK=base (kprof's clock control; KernelAgent's ncu runs with ncu's default, base).
+# KPROF_CLOCK=none (both profilers: KernelAgent's ncu through a wrapper adding --clock-control none).
 # Prints per case and mode the kernels found, the memory/compute SOL of the kernel KernelAgent's
 # loop reads, and the seconds per call; $OUT/kernelagent.json holds the whole summary.
 set -uo pipefail
@@ -23,7 +23,7 @@ note "- KernelAgent: $KA ($(git -C "$KA" rev-parse --short HEAD 2>/dev/null || e
 note "- cases: $CASES; calls: ${CALLS:-2}; modes: ${MODES:-kernelagent kprof kprof-standby}"
 build_kprof python
 work=$(mktemp -d /tmp/kprof-kernelagent.XXXXXX)
-PYTHONPATH="$build/python:$KA${PYTHONPATH:+:$PYTHONPATH}" KPROF_CLOCK="${KPROF_CLOCK:-base}" timeout 540 \
+PYTHONPATH="$build/python:$KA${PYTHONPATH:+:$PYTHONPATH}" KPROF_CLOCK="${KPROF_CLOCK:-none}" timeout 540 \
   python3 scripts/device-kernelagent.py --kernelagent "$KA" --cases "$CASES" --work "$work" \
     --json "$out/kernelagent.json" --calls "${CALLS:-2}" \
     --modes "${MODES:-kernelagent kprof kprof-standby}" --only "${ONLY:-}" 2>&1 \
