@@ -18,8 +18,8 @@
 namespace kprof {
 
 /// `text` made safe for HTML text and attribute values: & < > " ' become entities, bytes that
-/// are not valid UTF-8 and control characters other than tab and newline become U+FFFD. Never
-/// throws.
+/// are not valid UTF-8 and control characters other than tab and newline (C0, DEL, and the C1
+/// controls U+0080..U+009F) become U+FFFD. Never throws.
 std::string escape_html(std::string_view text);
 
 /// The page of one report document (what `kprof report --format html` prints): header facts,

@@ -2,6 +2,8 @@
 // validated when read back, and handed to the sinks.
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -594,16 +596,41 @@ Result<Format> parse_format(std::string_view word) {
       fmt::format("unknown format '{}' (valid: json, csv, prompt, table, html)", word));
 }
 
+namespace {
+
+/// The edge of the text formats (csv, prompt, table): the sink renders the document with its
+/// strings made printable (report_detail::printable_copy), so that no sink, and no renderer of
+/// another document kind, has to escape what it prints. JSON escapes by itself (json_text) and
+/// HTML by escape_html, so they render the document as it is.
+class PrintableSink final : public Sink {
+public:
+  explicit PrintableSink(std::unique_ptr<Sink> inner) : m_inner(std::move(inner)) {}
+
+  [[nodiscard]] Format format() const override { return m_inner->format(); }
+
+  [[nodiscard]] std::string render(const Json& doc, const RenderOptions& options) const override {
+    if (const std::optional<Json> escaped = report_detail::printable_copy(doc)) {
+      return m_inner->render(*escaped, options);
+    }
+    return m_inner->render(doc, options);
+  }
+
+private:
+  std::unique_ptr<Sink> m_inner;
+};
+
+} // namespace
+
 std::unique_ptr<Sink> make_sink(Format format) {
   switch (format) {
   case Format::json:
     return report_detail::make_json_sink();
   case Format::csv:
-    return report_detail::make_csv_sink();
+    return std::make_unique<PrintableSink>(report_detail::make_csv_sink());
   case Format::prompt:
-    return report_detail::make_prompt_sink();
+    return std::make_unique<PrintableSink>(report_detail::make_prompt_sink());
   case Format::table:
-    return report_detail::make_table_sink();
+    return std::make_unique<PrintableSink>(report_detail::make_table_sink());
   case Format::html:
     return report_detail::make_html_sink();
   }

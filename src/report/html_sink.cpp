@@ -1080,6 +1080,11 @@ std::string escape_html(std::string_view text) {
       ++i;
       continue;
     }
+    if (length == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
+      append_replacement(out); // U+0080..U+009F: C1 controls, like the C0 ones above
+      i += length;
+      continue;
+    }
     out.append(text.substr(i, length));
     i += length;
   }

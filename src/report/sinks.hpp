@@ -114,6 +114,13 @@ std::string short_value_text(const std::optional<double>& value, std::string_vie
 /// {category, message, detail}, or null.
 Json error_json(const std::optional<Error>& error);
 
+/// `doc` with every string, object keys included, passed through printable(Multiline::yes), or
+/// nullopt when no string of it needs escaping (then no copy is made). The csv, prompt and
+/// table sinks render the escaped copy (make_sink), so a kernel name, path, log line or
+/// traceback in a document reaches a terminal or a spreadsheet with its control characters
+/// shown as `\xNN`, never acted on.
+std::optional<Json> printable_copy(const Json& doc);
+
 // ---- the documents other than the report (DocumentKind) ----------------------------------
 
 /// The text of `doc` in a text format (csv, prompt or table) when it is not a report: the

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "kprof/numbers.hpp"
+#include "kprof/strings.hpp"
 #include "report/sinks.hpp"
 
 namespace kprof::report_detail {
@@ -281,6 +282,69 @@ Json error_json(const std::optional<Error>& error) {
   return Json{{"category", std::string(to_string(error->category))},
               {"message", error->message},
               {"detail", error->detail}};
+}
+
+namespace {
+
+bool json_is_printable(const Json& value) {
+  switch (value.type()) {
+  case Json::value_t::string:
+    return is_printable(value.get_ref<const Json::string_t&>(), Multiline::yes);
+  case Json::value_t::object: {
+    const auto& members = value.get_ref<const Json::object_t&>();
+    return std::all_of(members.begin(), members.end(), [](const auto& member_pair) {
+      return is_printable(member_pair.first, Multiline::yes) &&
+             json_is_printable(member_pair.second);
+    });
+  }
+  case Json::value_t::array: {
+    const auto& elements = value.get_ref<const Json::array_t&>();
+    return std::all_of(elements.begin(), elements.end(), json_is_printable);
+  }
+  default:
+    return true;
+  }
+}
+
+/// `value` with its strings made printable. Objects are rebuilt member by member at the end of
+/// the ordered map (no lookup per key, which is linear there); two keys that escape to the same
+/// text would both stay, and readers take the first.
+Json printable_json(const Json& value) {
+  switch (value.type()) {
+  case Json::value_t::string:
+    return Json(printable(value.get_ref<const Json::string_t&>(), Multiline::yes));
+  case Json::value_t::object: {
+    Json out = Json::object();
+    auto& members = out.get_ref<Json::object_t&>();
+    const auto& from = value.get_ref<const Json::object_t&>();
+    members.reserve(from.size());
+    for (const auto& [key, member_value] : from) {
+      members.emplace_back(printable(key, Multiline::yes), printable_json(member_value));
+    }
+    return out;
+  }
+  case Json::value_t::array: {
+    Json out = Json::array();
+    auto& elements = out.get_ref<Json::array_t&>();
+    const auto& from = value.get_ref<const Json::array_t&>();
+    elements.reserve(from.size());
+    for (const Json& element : from) {
+      elements.push_back(printable_json(element));
+    }
+    return out;
+  }
+  default:
+    return value;
+  }
+}
+
+} // namespace
+
+std::optional<Json> printable_copy(const Json& doc) {
+  if (json_is_printable(doc)) {
+    return std::nullopt;
+  }
+  return printable_json(doc);
 }
 
 std::string gpu_line(const Json& doc) {

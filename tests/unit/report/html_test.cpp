@@ -105,6 +105,14 @@ TEST(EscapeHtml, KeepsValidUtf8AndReplacesInvalidBytes) {
   EXPECT_EQ(escape_html("tab\tline\n"), "tab\tline\n");
 }
 
+TEST(EscapeHtml, ReplacesC1ControlsLikeC0Ones) {
+  const std::string replacement = "\xEF\xBF\xBD";
+  EXPECT_EQ(escape_html("csi\xC2\x9B"
+                        "2J nel\xC2\x85"),
+            "csi" + replacement + "2J nel" + replacement);
+  EXPECT_EQ(escape_html("nbsp\xC2\xA0"), "nbsp\xC2\xA0") << "U+00A0 is a character";
+}
+
 TEST(ReportPage, DrawsOnePointPerKernelNamedOnHoverAndInTheLegend) {
   const std::string page =
       render_report_html(fixture_report("curated_nvtx_twostage.csv", "default"));
