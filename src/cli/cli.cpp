@@ -14,6 +14,7 @@
 #include "kprof/files.hpp"
 #include "kprof/options.hpp"
 #include "kprof/process.hpp"
+#include "kprof/strings.hpp"
 #include "kprof/version.hpp"
 
 namespace kprof {
@@ -31,6 +32,23 @@ Result<Format> choose_format(const std::string& word, Format fallback) {
     return parse_format(word);
   }
   return stdout_is_terminal() ? Format::table : fallback;
+}
+
+void print_message(std::string_view prefix, std::string_view text) {
+  // One escaping for everything kprof says on stderr (strings.hpp): a message or its detail
+  // quotes file names, ncu's log, the profiled program's traceback.
+  const std::string shown = printable(text, Multiline::yes);
+  std::string out;
+  out.reserve(shown.size() + prefix.size() + 8);
+  bool first = true;
+  for (const std::string_view line : split_lines(shown)) {
+    out.append(first ? prefix : std::string_view("  ")).append(line).append("\n");
+    first = false;
+  }
+  if (first) {
+    out.append(prefix).append("\n");
+  }
+  std::fwrite(out.data(), 1, out.size(), stderr);
 }
 
 RenderOptions render_options() {
@@ -106,16 +124,13 @@ namespace {
 
 /// Prints `kprof: error: ...` (and the detail, indented) and returns the category's exit code.
 int fail(const Error& error) {
-  std::fprintf(stderr, "kprof: error: %s\n", error.message.c_str());
+  print_message("kprof: error: ", error.message);
   std::string_view detail = error.detail;
-  while (!detail.empty() && detail.back() == '\n') {
+  while (!detail.empty() && (detail.back() == '\n' || detail.back() == '\r')) {
     detail.remove_suffix(1);
   }
-  while (!detail.empty()) {
-    const auto end = detail.find('\n');
-    const std::string line(detail.substr(0, end));
-    std::fprintf(stderr, "  %s\n", line.c_str());
-    detail = end == std::string_view::npos ? std::string_view() : detail.substr(end + 1);
+  if (!detail.empty()) {
+    print_message("  ", detail);
   }
   return exit_code(error.category);
 }
@@ -151,7 +166,7 @@ int finish(Result<Outcome> result) {
     std::fflush(stdout);
   }
   for (const std::string& note : outcome.notes) {
-    std::fprintf(stderr, "kprof: %s\n", note.c_str());
+    print_message("kprof: ", note);
   }
   if (outcome.error) {
     return fail(*outcome.error);
@@ -285,8 +300,8 @@ int run_cli_command(int argc, char** argv) {
                                        "command: {})",
                                        word, joined_names(commands))));
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "kprof: error: %s\n", e.what());
-    std::fprintf(stderr, "Run with --help for more information.\n");
+    print_message("kprof: error: ", e.what()); // it may quote a word of the command line
+    print_message("", "Run with --help for more information.");
     return exit_code(ErrorCategory::usage);
   }
 

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -69,6 +70,11 @@ std::unique_ptr<Command> add_view_command(CLI::App& app);
 
 bool stdout_is_terminal();
 bool stderr_is_terminal();
+
+/// Writes `text` to stderr after `prefix`, made printable (kprof/strings.hpp: control characters
+/// and bytes that are not UTF-8 shown as `\xNN`); each further line of it is indented by two
+/// spaces. The one way kprof writes messages, notes and progress to stderr.
+void print_message(std::string_view prefix, std::string_view text);
 
 /// The format a command prints: --format when given, else table on a terminal, else `fallback`.
 Result<Format> choose_format(const std::string& word, Format fallback);

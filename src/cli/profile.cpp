@@ -1,6 +1,5 @@
 // kprof profile KERNEL PROBLEM and kprof batch PROBLEM KERNELS...: rounds through KernelProfiler,
 // with the options of the shared table (include/kprof/options.hpp).
-#include <cstdio>
 
 #include <fmt/format.h>
 
@@ -10,6 +9,7 @@
 #include "kprof/profiler.hpp"
 #include "kprof/serve.hpp"
 #include "kprof/slurm.hpp"
+#include "kprof/strings.hpp"
 
 namespace kprof::cli {
 namespace fs = std::filesystem;
@@ -25,9 +25,7 @@ Result<RunRequest> run_request(const TableOptions& words) {
     return request;
   }
   if (stderr_is_terminal()) {
-    request->options.on_progress = [](const std::string& line) {
-      std::fprintf(stderr, "kprof: %s\n", line.c_str());
-    };
+    request->options.on_progress = [](const std::string& line) { print_message("kprof: ", line); };
   }
   return request;
 }
@@ -219,7 +217,8 @@ private:
       }
       Json document = plan->to_json();
       document["script_text"] = plan->script_text;
-      outcome.text = format == Format::json ? json_text(document) : slurm_plan_text(*plan);
+      outcome.text = format == Format::json ? json_text(document)
+                                            : printable(slurm_plan_text(*plan), Multiline::yes);
       return outcome;
     }
     auto round = run_slurm_batch(batch);
@@ -289,9 +288,7 @@ public:
     settings.options = std::move(request->options);
     settings.problem = m_problem;
     settings.idle_timeout = std::chrono::seconds(m_idle);
-    settings.log = [](const std::string& line) {
-      std::fprintf(stderr, "kprof serve: %s\n", line.c_str());
-    };
+    settings.log = [](const std::string& line) { print_message("kprof serve: ", line); };
     if (auto served = serve(settings); !served) {
       return served.error();
     }

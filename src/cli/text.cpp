@@ -7,12 +7,17 @@
 #include "kprof/harness.hpp"
 #include "kprof/json_file.hpp"
 #include "kprof/status.hpp"
+#include "kprof/strings.hpp"
 
 namespace kprof::cli {
 
+// These quote names and paths from the command line or a metric listing; like the sinks' text
+// they are printable (kprof/strings.hpp), their control characters shown as \xNN.
+
 std::string metric_check_passed_text(const MetricSet& set, const std::string& listing_file) {
-  return fmt::format("all {} metrics of set '{}' are known to {}\n", set.metrics.size(), set.name,
-                     listing_file);
+  return printable(fmt::format("all {} metrics of set '{}' are known to {}\n", set.metrics.size(),
+                               set.name, listing_file),
+                   Multiline::yes);
 }
 
 std::string unknown_metrics_text(const std::vector<std::string>& unknown) {
@@ -20,13 +25,14 @@ std::string unknown_metrics_text(const std::vector<std::string>& unknown) {
   for (const auto& name : unknown) {
     text += fmt::format("unknown: {}\n", name);
   }
-  return text;
+  return printable(text, Multiline::yes);
 }
 
 std::string harness_written_text(const std::string& script, const std::string& plan) {
-  return fmt::format("wrote {} and {}\nrun it:     python3 {} {}\nunder ncu:  ncu --nvtx "
-                     "--nvtx-include '{}' ... python3 {} {}\n",
-                     script, plan, script, plan, nvtx_include_for_ranges(), script, plan);
+  return printable(fmt::format("wrote {} and {}\nrun it:     python3 {} {}\nunder ncu:  ncu --nvtx "
+                               "--nvtx-include '{}' ... python3 {} {}\n",
+                               script, plan, script, plan, nvtx_include_for_ranges(), script, plan),
+                   Multiline::yes);
 }
 
 } // namespace kprof::cli
