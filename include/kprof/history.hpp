@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kprof/error.hpp"
+#include "kprof/files.hpp"
 #include "kprof/report.hpp"
 #include "kprof/status.hpp"
 
@@ -114,9 +115,12 @@ public:
   /// Opens an existing history for reading only (`kprof history`, `kprof diff`): never creates,
   /// migrates or writes anything, so a history in a read-only directory, a 0444 file or one of
   /// an older schema version can be read. SQLite opens it with mode=ro while its WAL or rollback
-  /// journal exists (a writer may be at work: its committed rounds are seen), and with
-  /// immutable=1 when it does not (or when mode=ro cannot open it, e.g. the -shm file cannot be
-  /// created in a read-only directory), so that no -wal/-shm file is left beside it. Fails with
+  /// journal holds something (a writer may be at work, or was killed: its committed rounds are
+  /// seen, also through a -wal and -shm the reader cannot write), and with immutable=1 when
+  /// there is none, so that no -wal/-shm file is left beside it. When mode=ro cannot use a live
+  /// journal (a -wal without its -shm in a directory where none can be made), it reads a
+  /// private copy of the file and its journal (in $TMPDIR, removed with the store) rather than
+  /// the file alone, which would miss the rounds in the journal. Fails with
   /// input_not_found (no such file), io (a directory or not a regular file), or database (an
   /// empty file: "... is empty (0 bytes): not a kprof history"; not an SQLite database; no
   /// kprof schema; "written by a newer kprof"). Writing through the store fails (database).
@@ -177,9 +181,14 @@ public:
 
 private:
   HistoryStore(std::filesystem::path path, std::unique_ptr<sqlite3, Closer> db,
-               int schema_version = k_history_schema_version);
+               int schema_version = k_history_schema_version,
+               std::optional<TempDir> snapshot = std::nullopt);
 
   std::filesystem::path m_path;
+  /// The private copy that open_read_only() reads when SQLite cannot read the file in place
+  /// (its journal is live but no -shm file can be made beside it); removed with the store,
+  /// after m_db (declared after it) is closed.
+  std::optional<TempDir> m_snapshot;
   std::unique_ptr<sqlite3, Closer> m_db;
   int m_schema_version = k_history_schema_version;
 };

@@ -45,7 +45,7 @@ public:
         return make_error(ErrorCategory::input_not_found,
                           fmt::format("no history in {}", m_args[0]));
       }
-      auto store = HistoryStore::open(db);
+      auto store = HistoryStore::open_read_only(db); // never writes (history.cpp says why)
       if (!store) {
         return std::move(store).error();
       }

@@ -25,7 +25,9 @@ public:
       return make_error(ErrorCategory::input_not_found,
                         fmt::format("no history in {} (expected {})", m_dir, db.string()));
     }
-    auto store = HistoryStore::open(db);
+    // Read-only: `kprof history` never creates, migrates or writes kprof.db (a shared run
+    // directory may belong to another user, or be on a read-only disk).
+    auto store = HistoryStore::open_read_only(db);
     if (!store) {
       return std::move(store).error();
     }

@@ -273,6 +273,82 @@ Result<std::unique_ptr<sqlite3, HistoryStore::Closer>> open_read_only_uri(const 
   return db;
 }
 
+/// What lies beside a database file: no journal, one that holds nothing (a -wal of at most its
+/// 32-byte header, an empty -journal), or a live one.
+enum class Journal { none, empty, live };
+
+Journal journal_of(const fs::path& path) {
+  Journal journal = Journal::none;
+  for (const auto& [suffix, header] : {std::pair{"-wal", 32U}, std::pair{"-journal", 0U}}) {
+    std::error_code ec;
+    const fs::path file(path.string() + suffix);
+    if (!fs::exists(file, ec)) {
+      continue;
+    }
+    const std::uintmax_t size = fs::file_size(file, ec);
+    if (ec || size > header) {
+      return Journal::live;
+    }
+    journal = Journal::empty;
+  }
+  return journal;
+}
+
+struct Snapshot {
+  TempDir dir;
+  std::unique_ptr<sqlite3, HistoryStore::Closer> db;
+};
+
+/// A private copy of `path` and its journal, brought up to date (the WAL checkpointed, a hot
+/// journal rolled back) by a read-write connection to the copy, then opened read-only.
+Result<Snapshot> read_only_snapshot(const fs::path& path) {
+  auto dir = TempDir::create("kprof-history-copy");
+  if (!dir) {
+    return std::move(dir).error();
+  }
+  const fs::path copy = dir->path() / path.filename();
+  for (const char* suffix : {"", "-wal", "-journal"}) {
+    std::error_code ec;
+    const fs::path from(path.string() + suffix);
+    if (*suffix != '\0' && !fs::exists(from, ec)) {
+      continue;
+    }
+    const fs::path to(copy.string() + suffix);
+    fs::copy_file(from, to, ec);
+    if (!ec) { // the copy is ours to write, whatever the modes of the original
+      fs::permissions(to, fs::perms::owner_read | fs::perms::owner_write, ec);
+    }
+    if (ec) {
+      return make_error(ErrorCategory::io,
+                        fmt::format("cannot copy {}: {}", from.string(), ec.message()));
+    }
+  }
+  {
+    sqlite3* raw = nullptr;
+    const int rc =
+        sqlite3_open_v2(copy.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+    std::unique_ptr<sqlite3, HistoryStore::Closer> writer(raw);
+    if (rc != SQLITE_OK) {
+      return history::sqlite_error(writer.get(), rc, "cannot open the copy");
+    }
+    if (auto version = read_version_retrying(writer.get()); !version) {
+      return std::move(version).error();
+    }
+    if (sqlite3_db_readonly(writer.get(), "main") != 0) {
+      return make_error(ErrorCategory::database, "the copy cannot be written");
+    }
+  } // closing the last connection folds the WAL into the copy and removes it
+  std::error_code ec;
+  if (fs::exists(copy.string() + "-wal", ec) || fs::exists(copy.string() + "-journal", ec)) {
+    return make_error(ErrorCategory::database, "the journal of the copy could not be applied");
+  }
+  auto db = open_read_only_uri(copy, true);
+  if (!db) {
+    return std::move(db).error();
+  }
+  return Snapshot{std::move(dir).value(), std::move(db).value()};
+}
+
 Result<void> migrate(sqlite3* db) {
   auto version = read_version_retrying(db);
   if (!version) {
@@ -675,8 +751,10 @@ void HistoryStore::Closer::operator()(sqlite3* db) const noexcept {
   sqlite3_close_v2(db);
 }
 
-HistoryStore::HistoryStore(fs::path path, std::unique_ptr<sqlite3, Closer> db, int schema_version)
-    : m_path(std::move(path)), m_db(std::move(db)), m_schema_version(schema_version) {}
+HistoryStore::HistoryStore(fs::path path, std::unique_ptr<sqlite3, Closer> db, int schema_version,
+                           std::optional<TempDir> snapshot)
+    : m_path(std::move(path)), m_snapshot(std::move(snapshot)), m_db(std::move(db)),
+      m_schema_version(schema_version) {}
 
 HistoryStore::HistoryStore(HistoryStore&& other) noexcept = default;
 HistoryStore& HistoryStore::operator=(HistoryStore&& other) noexcept = default;
@@ -741,11 +819,23 @@ Result<HistoryStore> HistoryStore::open_read_only(const fs::path& path) {
   // mode=ro attaches to a live WAL (or rollback journal), but in WAL mode it creates the -wal and
   // -shm files when they are missing and, being read-only, cannot remove them again. Without
   // them nothing is in flight, and immutable=1 reads the file as it is, creating nothing.
-  const bool journal_present = fs::exists(fs::path(path.string() + "-wal"), ec) ||
-                               fs::exists(fs::path(path.string() + "-journal"), ec);
-  auto db = open_read_only_uri(path, !journal_present);
-  if (!db && journal_present) {
-    db = open_read_only_uri(path, true); // e.g. the -shm file cannot be created here
+  const Journal journal = journal_of(path);
+  auto db = open_read_only_uri(path, journal == Journal::none);
+  std::optional<TempDir> snapshot;
+  if (!db && journal == Journal::empty) {
+    db = open_read_only_uri(path, true); // nothing in the journal: the file is the history
+  } else if (!db && journal == Journal::live) {
+    // SQLite cannot use the journal here (a -wal without its -shm in a directory where none can
+    // be made, a hot rollback journal on a read-only disk); immutable=1 would ignore the rounds
+    // in it. A private copy with its journal reads them.
+    auto copied = read_only_snapshot(path);
+    if (!copied) {
+      return make_error(ErrorCategory::database,
+                        fmt::format("{}: {}; and a private copy could not be read either: {}",
+                                    context, db.error().message, copied.error().message));
+    }
+    db = std::move(copied->db);
+    snapshot.emplace(std::move(copied->dir));
   }
   if (!db) {
     return db.error().with_context(context);
@@ -763,7 +853,7 @@ Result<HistoryStore> HistoryStore::open_read_only(const fs::path& path) {
                                   "(schema version {})",
                                   context, *version));
   }
-  return HistoryStore(path, std::move(db).value(), *version);
+  return HistoryStore(path, std::move(db).value(), *version, std::move(snapshot));
 }
 
 Result<std::int64_t> HistoryStore::record_round(const RoundEntry& entry) {

@@ -1,17 +1,38 @@
-// kprof on a shared host: what it prints can be trusted by a terminal or a log.
+// kprof on a shared host: what it prints can be trusted by a terminal or a log, and the read-only
+// commands read a history they cannot (or must not) write.
 //
 // - stderr: messages and their details (a file name, ncu's log, a traceback) come out with their
-//   control characters as `\xNN`, never raw.
+//   control characters as `\xNN`, never raw;
+// - `kprof history` (every format, --converged) and `kprof diff DIR A B` read a history in a
+//   directory of another user, with a live or a dead writer's -wal/-shm that the reader cannot
+//   write, on a read-only mount, or with a -wal whose -shm is gone, and leave no file behind.
+//
+// The tests that read as another user run as uid 65534 (setpriv), so they need root; they say
+// skipped otherwise.
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <string>
-#include <string_view>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "e2e/e2e_support.hpp"
+#include "kprof/history.hpp"
 #include "kprof/strings.hpp"
 
 namespace kprof::e2e {
 namespace {
 
+using nlohmann::json;
 namespace fs = std::filesystem;
 
 constexpr int k_input_not_found = 3;
@@ -89,6 +110,258 @@ TEST_F(PrintableStderr, ABinaryNcuLogReachesStderrEscapedNotByteForByte) {
   EXPECT_EQ(first_raw_control(run.err), "") << run.err;
   EXPECT_NE(run.err.find("\\x1b[2J\\x1b]0;owned\\x07\\x00\\x9b\\xff\\xfe"), std::string::npos)
       << run.err;
+}
+
+// ---- a history that the reader cannot write -------------------------------------------------
+
+/// Every file under `dir` with its size and modification time: what a reader must not change.
+std::map<std::string, std::string> files_of(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) == 0) {
+      files[it->path().lexically_relative(dir).string()] =
+          std::to_string(st.st_size) + "@" + std::to_string(st.st_mtim.tv_sec) + "." +
+          std::to_string(st.st_mtim.tv_nsec) + " mode " + std::to_string(st.st_mode);
+    }
+  }
+  return files;
+}
+
+class ReadOnlyHistoryCli : public E2eTest {
+protected:
+  void SetUp() override {
+    E2eTest::SetUp();
+    if (::geteuid() != 0) {
+      GTEST_SKIP() << "needs root, to read as another user (uid 65534 through setpriv)";
+    }
+    // uid 65534 reaches the test's directory and runs its own copy of the binary (the build
+    // tree may be out of its reach).
+    fs::permissions(dir(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
+    fs::create_directories(dir() / "bin");
+    fs::copy_file(KPROF_BINARY, dir() / "bin" / "kprof");
+    fs::permissions(dir() / "bin",
+                    fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+    fs::permissions(dir() / "bin" / "kprof",
+                    fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+    KprofRun probe = as_nobody({"--version"});
+    if (probe.exit_code != 0) {
+      GTEST_SKIP() << "cannot run kprof as uid 65534 through setpriv: " << probe.err;
+    }
+  }
+
+  /// `kprof ARGS` as uid 65534 (setpriv).
+  KprofRun as_nobody(const std::vector<std::string>& args) {
+    ProcessSpec spec;
+    spec.argv = {"setpriv",
+                 "--reuid",
+                 "65534",
+                 "--regid",
+                 "65534",
+                 "--clear-groups",
+                 (dir() / "bin" / "kprof").string()};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.env_set.emplace_back("NO_COLOR", "1");
+    spec.env_set.emplace_back("TMPDIR", "/tmp");
+    spec.timeout = std::chrono::seconds(60);
+    auto result = run_process(spec);
+    if (!result.ok()) {
+      return {-1, "", result.error().message};
+    }
+    return {result->exit_code, result->out, result->err};
+  }
+
+  /// A run directory `name` with rounds 1 and 2 recorded by `kprof report --round` (closed,
+  /// checkpointed), as root.
+  fs::path recorded_run(const std::string& name) {
+    const fs::path run = dir() / name;
+    for (const auto& [round, capture] : {std::pair{"1", "curated_nvtx_twostage.csv"},
+                                         std::pair{"2", "curated_instances_twostage.csv"}}) {
+      KprofRun recorded = run_kprof({"report", fixture(capture), "--round", round, "--out",
+                                     run.string(), "--format", "json"});
+      EXPECT_EQ(recorded.exit_code, 0) << recorded.err;
+    }
+    EXPECT_FALSE(fs::exists(run / "kprof.db-wal"));
+    return run;
+  }
+
+  /// Round 3 (round 2's report again) recorded by a writer that is killed before it closes the
+  /// database: the round is only in the -wal, and -wal and -shm stay behind.
+  static void record_round_three_and_die(const fs::path& run) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      const std::optional<HistoryStore> store = record_round_three(run);
+      std::_Exit(store ? 0 : 1); // the store stays open: no checkpoint, -wal and -shm stay
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT_TRUE(fs::exists(run / "kprof.db-wal"));
+    ASSERT_TRUE(fs::exists(run / "kprof.db-shm"));
+  }
+
+  /// Round 3 recorded through `store` (left open by the caller: a live writer), else through a
+  /// store of its own.
+  static std::optional<HistoryStore> record_round_three(const fs::path& run) {
+    auto store = HistoryStore::open(run / "kprof.db");
+    if (!store) {
+      ADD_FAILURE() << store.error().message;
+      return std::nullopt;
+    }
+    auto report = load_report(run / "round002" / "report.json");
+    if (!report) {
+      ADD_FAILURE() << report.error().message;
+      return std::nullopt;
+    }
+    RoundEntry entry;
+    entry.round = 3;
+    entry.label = "kernel.py";
+    entry.document = std::move(report).value();
+    if (auto recorded = store->record_round(entry); !recorded) {
+      ADD_FAILURE() << recorded.error().message;
+    }
+    return std::move(store).value();
+  }
+
+  /// Every read-only command on `run` as uid 65534: history in each format and --converged, and
+  /// diff; each sees `rounds` rounds and leaves every file of `run` as it was.
+  void expect_history_and_diff_work(const fs::path& run, int rounds) {
+    const auto before = files_of(run);
+    KprofRun as_json = as_nobody({"history", run.string(), "--format", "json"});
+    ASSERT_EQ(as_json.exit_code, 0) << as_json.err;
+    ASSERT_TRUE(json::accept(as_json.out)) << as_json.out;
+    EXPECT_EQ(json::parse(as_json.out)["rows"].size(), static_cast<std::size_t>(rounds))
+        << as_json.out;
+
+    KprofRun as_csv = as_nobody({"history", run.string(), "--format", "csv"});
+    ASSERT_EQ(as_csv.exit_code, 0) << as_csv.err;
+    EXPECT_EQ(std::count(as_csv.out.begin(), as_csv.out.end(), '\n'), rounds + 1) << as_csv.out;
+
+    KprofRun as_table = as_nobody({"history", run.string(), "--format", "table"});
+    ASSERT_EQ(as_table.exit_code, 0) << as_table.err;
+    EXPECT_NE(as_table.out.find("scale_kernel"), std::string::npos) << as_table.out;
+
+    KprofRun verdict = as_nobody({"history", run.string(), "--converged", "--format", "json"});
+    EXPECT_TRUE(verdict.exit_code == 0 || verdict.exit_code == 1) << verdict.err;
+    ASSERT_TRUE(json::accept(verdict.out)) << verdict.err;
+    EXPECT_EQ(json::parse(verdict.out)["kind"], "convergence");
+    EXPECT_EQ(json::parse(verdict.out)["rounds"], rounds);
+
+    KprofRun diff =
+        as_nobody({"diff", run.string(), "1", std::to_string(rounds), "--format", "json"});
+    ASSERT_EQ(diff.exit_code, 0) << diff.err;
+    ASSERT_TRUE(json::accept(diff.out)) << diff.out;
+    EXPECT_EQ(json::parse(diff.out)["kind"], "diff");
+
+    EXPECT_EQ(files_of(run), before) << "a read-only command changed or created a file";
+  }
+};
+
+constexpr fs::perms k_0755 = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec;
+constexpr fs::perms k_0644 =
+    fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read;
+constexpr fs::perms k_0555 = fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                             fs::perms::group_exec | fs::perms::others_read |
+                             fs::perms::others_exec;
+constexpr fs::perms k_0444 = fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;
+
+void set_modes(const fs::path& run, fs::perms dir_mode, fs::perms file_mode) {
+  for (const auto& entry : fs::recursive_directory_iterator(run)) {
+    fs::permissions(entry.path(), entry.is_directory() ? dir_mode : file_mode);
+  }
+  fs::permissions(run, dir_mode);
+}
+
+void chown_all(const fs::path& run, uid_t uid) {
+  for (const auto& entry : fs::recursive_directory_iterator(run)) {
+    ASSERT_EQ(::lchown(entry.path().c_str(), uid, uid), 0) << entry.path();
+  }
+  ASSERT_EQ(::lchown(run.c_str(), uid, uid), 0);
+}
+
+// Each case is read twice: as a finished history (no journal beside kprof.db, which is what a
+// reader usually finds, and what the read-write open of kprof 0.1 failed on), then with the
+// -wal (and -shm) of a writer, whose round 3 is only in the -wal.
+
+TEST_F(ReadOnlyHistoryCli, ReadsARootOwnedRunDirectoryWithAndWithoutALiveWriter) {
+  // (a) run directory root:root 0755, kprof.db 0644.
+  const fs::path run = recorded_run("run");
+  set_modes(run, k_0755, k_0644);
+  expect_history_and_diff_work(run, 2);
+  // A writer at work: the test holds the store open, round 3 is in its -wal.
+  std::optional<HistoryStore> writer = record_round_three(run);
+  ASSERT_TRUE(writer.has_value());
+  set_modes(run, k_0755, k_0644);
+  ASSERT_TRUE(fs::exists(run / "kprof.db-wal"));
+  expect_history_and_diff_work(run, 3);
+}
+
+TEST_F(ReadOnlyHistoryCli, ReadsA0555DirectoryWithAndWithoutADeadWritersWalAndShm) {
+  // (b) a directory made read-only (0555, files 0444), of the reader itself.
+  const fs::path run = recorded_run("run");
+  chown_all(run, 65534);
+  set_modes(run, k_0555, k_0444);
+  expect_history_and_diff_work(run, 2);
+  // The -wal and -shm of a writer that was killed.
+  record_round_three_and_die(run);
+  chown_all(run, 65534);
+  set_modes(run, k_0555, k_0444);
+  expect_history_and_diff_work(run, 3);
+}
+
+TEST_F(ReadOnlyHistoryCli, ReadsAReadOnlyBindMount) {
+  // (b) the run directory on a read-only mount (a bind mount in a mount namespace of this test
+  // process alone); the writer's journal is added through the directory itself.
+  const fs::path run = recorded_run("run");
+  const fs::path mounted = dir() / "mounted";
+  fs::create_directories(mounted);
+  fs::permissions(mounted, k_0755);
+  if (::unshare(CLONE_NEWNS) != 0 ||
+      ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+      ::mount(run.c_str(), mounted.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+    GTEST_SKIP() << "cannot make a bind mount here: " << std::strerror(errno);
+  }
+  const bool read_only =
+      ::mount(nullptr, mounted.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) == 0;
+  if (read_only) {
+    EXPECT_FALSE(std::ofstream(mounted / "probe").is_open()) << "the mount is writable";
+    expect_history_and_diff_work(mounted, 2);
+    record_round_three_and_die(run);
+    expect_history_and_diff_work(mounted, 3);
+  }
+  ::umount2(mounted.c_str(), MNT_DETACH);
+  if (!read_only) {
+    GTEST_SKIP() << "cannot remount read-only here";
+  }
+}
+
+TEST_F(ReadOnlyHistoryCli, ReadsAWritableDirectoryLeavingNoJournalAndReadsJournalsItCannotWrite) {
+  // (c) the reader may write the directory (0777) but not the root-owned 0644 kprof.db. Opened
+  // read-write, SQLite made -wal and -shm files of the reader's there, which the owner's next
+  // kprof could not write; read-only, nothing is made.
+  const fs::path run = recorded_run("run");
+  set_modes(run, fs::perms::all, k_0644);
+  expect_history_and_diff_work(run, 2);
+  EXPECT_FALSE(fs::exists(run / "kprof.db-shm"));
+  // The root-owned 0644 -wal and -shm of a killed writer, which the reader cannot write.
+  record_round_three_and_die(run);
+  set_modes(run, fs::perms::all, k_0644);
+  expect_history_and_diff_work(run, 3);
+}
+
+TEST_F(ReadOnlyHistoryCli, ReadsTheRoundsOfAWalWhoseShmIsGoneFromAReadOnlyDirectory) {
+  // A -wal without its -shm (a copy of the run directory, a cleaner) in a 0555 directory: SQLite
+  // cannot make the -shm it needs, and reading the file alone would miss round 3.
+  const fs::path run = recorded_run("run");
+  record_round_three_and_die(run);
+  fs::remove(run / "kprof.db-shm");
+  set_modes(run, k_0555, k_0444);
+  expect_history_and_diff_work(run, 3);
+  EXPECT_FALSE(fs::exists(run / "kprof.db-shm"));
 }
 
 } // namespace
