@@ -96,6 +96,10 @@ struct HistoryRow {
   /// The most recent attempt of its round and candidate (a failed re-run kept beside a good round
   /// is latest; the good row is not).
   bool latest = true;
+  /// False for a round that was committed to its directory but whose row is not in kprof.db
+  /// yet (its writer was killed in between; history_rows()). Such a row has id 0 and attempt 0
+  /// (not numbered yet), and is never best; the next writer records it.
+  bool recorded = true;
 
   [[nodiscard]] RoundRef ref() const { return RoundRef{round, candidate}; }
 };
@@ -151,6 +155,18 @@ public:
   /// many finished results (a shard of a batch) at the cost of one commit.
   Result<std::vector<std::int64_t>> record_rounds(std::span<const RoundEntry> entries);
 
+  /// Records, in ONE write transaction, each entry that the history does not hold yet (holds()),
+  /// exactly as record_rounds() would, and skips the others; so recording the same committed
+  /// round twice (its writer, then the next one that found it unrecorded) leaves one row.
+  /// Returns the ids of the rows it added. Fails as record_rounds() does.
+  Result<std::vector<std::int64_t>> record_missing_rounds(std::span<const RoundEntry> entries);
+
+  /// True when a row of the history is `entry` as recorded: the same round, candidate, kept_at,
+  /// created_at, status and label. False for an entry without created_at (it would be stamped
+  /// "now" when recorded). Fails with usage or malformed_input as record_round() would refuse
+  /// the entry, or database.
+  [[nodiscard]] Result<bool> holds(const RoundEntry& entry) const;
+
   /// Every row, ordered by round, candidate (a plain round first) and attempt, with best_so_far,
   /// best and latest computed (kept failed attempts never count as best). Reads version 1
   /// databases too. database error on failure.
@@ -183,6 +199,7 @@ private:
   HistoryStore(std::filesystem::path path, std::unique_ptr<sqlite3, Closer> db,
                int schema_version = k_history_schema_version,
                std::optional<TempDir> snapshot = std::nullopt);
+  Result<std::vector<std::int64_t>> record(std::span<const RoundEntry> entries, bool skip_recorded);
 
   std::filesystem::path m_path;
   /// The private copy that open_read_only() reads when SQLite cannot read the file in place
@@ -193,9 +210,58 @@ private:
   int m_schema_version = k_history_schema_version;
 };
 
+// ---- committed rounds and their rows --------------------------------------------------------
+// A round directory is moved into place (StagedRound::commit) before its rows are written, and
+// no rename and SQLite transaction can be one step. So the writer first puts the round's
+// entries, without their documents, in the staging directory as `.history-pending.json`
+// (RoundLayout::k_history_pending), and removes that file once the rows are in kprof.db. A
+// writer killed in between leaves the file: the next writer in the run directory records the
+// rows (record_pending_rounds), and `kprof history` lists the round as not recorded yet
+// (history_rows). docs/history.md, "A round without its row".
+
+/// A committed round (or kept attempt) directory that holds `.history-pending.json`.
+struct PendingRound {
+  std::filesystem::path dir;
+  /// Its entries, kept_at set from the directory's name, documents loaded from the candidates'
+  /// report.json (RoundLayout::candidate_dir).
+  std::vector<RoundEntry> entries;
+};
+
+/// Writes `entries` (one round's, with created_at set) to `dir`/.history-pending.json, atomically,
+/// without their documents: those are the report.json files of the candidates in `dir`. io error.
+Result<void> write_pending_round(const std::filesystem::path& dir,
+                                 std::span<const RoundEntry> entries);
+
+/// Every directory of run directory `out_dir` that is a round (roundNNN) or a kept attempt
+/// (roundNNN.attempt-K) and holds `.history-pending.json`, in the order their rows were meant to
+/// be written (by round; in place before its attempts, attempts by K). A file that cannot be
+/// read or parsed, or names a report.json that cannot be loaded, leaves its directory out.
+/// Never fails (an unreadable `out_dir` has none).
+std::vector<PendingRound> pending_rounds(const std::filesystem::path& out_dir);
+
+/// Records every pending round of `out_dir` except the one in `except` (the caller's own, which
+/// it records itself from memory), each in one transaction with record_missing_rounds(), and
+/// removes each one's `.history-pending.json` once its rows are in. A round that cannot be
+/// recorded keeps its file for the next writer. Returns the number of rows added.
+std::size_t record_pending_rounds(HistoryStore& store, const std::filesystem::path& out_dir,
+                                  const std::filesystem::path& except = {});
+
+/// What `kprof history DIR` lists: `store`'s rows() (none when `store` is null: DIR has no
+/// kprof.db yet) and, for every entry of DIR's pending rounds that `store` does not hold, a row
+/// with `recorded` false, placed by round and candidate after the recorded ones of the same
+/// round and candidate; `latest` is computed over all of them, `best_so_far` and `best` only
+/// over the recorded rows. Reads only. database error when the store cannot be read.
+Result<std::vector<HistoryRow>> history_rows(const HistoryStore* store,
+                                             const std::filesystem::path& out_dir);
+
+/// The row `entry` would be once recorded, with `recorded` false (id 0, attempt 0). usage or
+/// malformed_input when record_round() would refuse the entry.
+Result<HistoryRow> unrecorded_row(const RoundEntry& entry);
+
 /// The rows as a document: {"schema_version": 1, "kind": "history", "rows": [{round,
 /// candidate, label, status, created_at, total_duration_ns, dominant_kernel, bottleneck,
-/// compute_sol_pct, memory_sol_pct, max_sol_pct, best_so_far, best, error}]}. Never fails.
+/// compute_sol_pct, memory_sol_pct, max_sol_pct, best_so_far, best, attempt (null when not
+/// recorded), latest, kept_at, recorded, error}]}. Never fails.
 Json history_document(const std::vector<HistoryRow>& rows);
 
 /// render(format, history_document(rows)):

@@ -44,6 +44,9 @@ public:
   static constexpr std::string_view k_error = "error.json";
   static constexpr std::string_view k_batch = "batch.json";
   static constexpr std::string_view k_history_db = "kprof.db";
+  /// In a round (or attempt) directory: its history entries while their rows are not written
+  /// yet (docs/history.md, "A round without its row").
+  static constexpr std::string_view k_history_pending = ".history-pending.json";
 
   /// `out_dir` is used as given (make it absolute first when children run elsewhere).
   explicit RoundLayout(std::filesystem::path out_dir) : m_out_dir(std::move(out_dir)) {}
@@ -65,6 +68,14 @@ public:
   /// the name of a replaced round on its way out (".round007.old-1234-0badcafe"); nullopt when
   /// `name` is neither.
   static std::optional<pid_t> staging_owner(std::string_view name);
+
+  /// A directory name of out_dir as a round: "round007" is {7, 0} (in place), "round007.attempt-2"
+  /// is {7, 2}; nullopt for any other name (staging directories included).
+  struct RoundDirName {
+    int round = 0;
+    int attempt = 0; ///< 0: roundNNN itself, K: roundNNN.attempt-K
+  };
+  static std::optional<RoundDirName> parse_round_dir_name(std::string_view name);
 
   /// out_dir/round007.attempt-2: the kept failed attempt number `attempt` (>= 1) of round 7.
   [[nodiscard]] std::filesystem::path attempt_dir(int round, int attempt) const;

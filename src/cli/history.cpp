@@ -1,4 +1,8 @@
 // kprof history DIR: the rounds recorded in DIR/kprof.db, or the convergence verdict.
+#include <algorithm>
+#include <iterator>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
@@ -20,20 +24,24 @@ public:
   }
 
   Result<Outcome> run() override {
-    const fs::path db = fs::path(m_dir) / "kprof.db";
-    if (!fs::exists(db)) {
-      return make_error(ErrorCategory::input_not_found,
-                        fmt::format("no history in {} (expected {})", m_dir, db.string()));
-    }
     // Read-only: `kprof history` never creates, migrates or writes kprof.db (a shared run
     // directory may belong to another user, or be on a read-only disk).
-    auto store = HistoryStore::open_read_only(db);
-    if (!store) {
-      return std::move(store).error();
+    const fs::path db = fs::path(m_dir) / "kprof.db";
+    std::optional<HistoryStore> store;
+    if (fs::exists(db)) {
+      auto opened = HistoryStore::open_read_only(db);
+      if (!opened) {
+        return std::move(opened).error();
+      }
+      store.emplace(std::move(opened).value());
     }
-    auto rows = store->rows();
+    auto rows = history_rows(store ? &*store : nullptr, m_dir);
     if (!rows) {
       return std::move(rows).error();
+    }
+    if (!store && rows->empty()) {
+      return make_error(ErrorCategory::input_not_found,
+                        fmt::format("no history in {} (expected {})", m_dir, db.string()));
     }
     auto format = choose_format(m_format, Format::json);
     if (!format) {
@@ -44,7 +52,11 @@ public:
       outcome.text = render_history(*rows, *format);
       return outcome;
     }
-    auto verdict = converged(*rows, m_convergence);
+    // The verdict is that of the recorded rows: what kprof.db holds.
+    std::vector<HistoryRow> recorded;
+    std::copy_if(rows->begin(), rows->end(), std::back_inserter(recorded),
+                 [](const HistoryRow& row) { return row.recorded; });
+    auto verdict = converged(recorded, m_convergence);
     if (!verdict) {
       return std::move(verdict).error();
     }

@@ -26,9 +26,10 @@ Json row_json(const HistoryRow& row) {
   out["max_sol_pct"] = optional_number(row.max_sol_pct);
   out["best_so_far"] = row.best_so_far;
   out["best"] = row.best;
-  out["attempt"] = row.attempt;
+  out["attempt"] = row.recorded ? Json(row.attempt) : Json(nullptr);
   out["latest"] = row.latest;
   out["kept_at"] = row.kept_at.empty() ? Json(nullptr) : Json(row.kept_at);
+  out["recorded"] = row.recorded;
   if (row.error) {
     out["error"] = Json{{"category", to_string(row.error->category)},
                         {"message", row.error->message},

@@ -676,6 +676,36 @@ Result<RunFacts> run_facts(const RoundEntry& entry, const std::string& context) 
   return facts;
 }
 
+/// True when a row is `entry` as recorded (HistoryStore::holds). An entry without created_at is
+/// never held: recording stamps it with the time of recording.
+Result<bool> holds_row(sqlite3* db, const RoundEntry& entry, const RunFacts& facts, int& code) {
+  if (entry.created_at.empty()) {
+    return false;
+  }
+  const bool attempts = stored_schema_version(db) >= 2;
+  auto stmt = Statement::prepare(
+      db, fmt::format("SELECT 1 FROM runs WHERE round = ?1 AND candidate IS ?2 AND created_at = ?3 "
+                      "AND status = ?4 AND label = ?5{} LIMIT 1",
+                      attempts ? " AND kept_at IS ?6" : ""));
+  if (!stmt) {
+    code = sqlite3_errcode(db);
+    return std::move(stmt).error();
+  }
+  stmt->bind(1, entry.round);
+  stmt->bind(2, entry.candidate);
+  stmt->bind(3, std::string_view(entry.created_at));
+  stmt->bind(4, to_string(entry.status));
+  stmt->bind(5, std::string_view(facts.label));
+  if (attempts) {
+    stmt->bind_text_or_null(6, entry.kept_at);
+  }
+  auto row = stmt->step(&code);
+  if (!row) {
+    return std::move(row).error();
+  }
+  return *row;
+}
+
 /// Marks best_so_far (running record per round) and best (the overall record). `rows` must be
 /// ordered by round, then candidate.
 void mark_best(std::vector<HistoryRow>& rows) {
@@ -866,6 +896,27 @@ Result<std::int64_t> HistoryStore::record_round(const RoundEntry& entry) {
 }
 
 Result<std::vector<std::int64_t>> HistoryStore::record_rounds(std::span<const RoundEntry> entries) {
+  return record(entries, false);
+}
+
+Result<std::vector<std::int64_t>>
+HistoryStore::record_missing_rounds(std::span<const RoundEntry> entries) {
+  return record(entries, true);
+}
+
+Result<bool> HistoryStore::holds(const RoundEntry& entry) const {
+  auto facts = run_facts(entry, fmt::format("while looking for {} in {}",
+                                            to_string(RoundRef{entry.round, entry.candidate}),
+                                            m_path.string()));
+  if (!facts) {
+    return std::move(facts).error();
+  }
+  int code = SQLITE_OK;
+  return holds_row(m_db.get(), entry, *facts, code);
+}
+
+Result<std::vector<std::int64_t>> HistoryStore::record(std::span<const RoundEntry> entries,
+                                                       bool skip_recorded) {
   KPROF_ASSERT(m_db != nullptr);
   const auto entry_context = [this](const RoundEntry& entry) {
     return fmt::format("while recording {} in {}",
@@ -892,6 +943,15 @@ Result<std::vector<std::int64_t>> HistoryStore::record_rounds(std::span<const Ro
         std::vector<std::int64_t> ids;
         ids.reserve(entries.size());
         for (std::size_t i = 0; i < entries.size(); ++i) {
+          if (skip_recorded) {
+            auto held = holds_row(db, entries[i], facts[i], code);
+            if (!held) {
+              return std::move(held).error();
+            }
+            if (*held) {
+              continue;
+            }
+          }
           auto id = insert_run(db, entries[i], facts[i], code);
           if (!id) {
             if (several) {
@@ -1077,6 +1137,31 @@ Result<Json> HistoryStore::document(const RoundRef& ref) const {
 
 Result<Json> HistoryStore::document(int round, std::optional<int> candidate) const {
   return document(RoundRef{round, candidate});
+}
+
+Result<HistoryRow> unrecorded_row(const RoundEntry& entry) {
+  auto facts = run_facts(entry, fmt::format("while reading {} from its directory",
+                                            to_string(RoundRef{entry.round, entry.candidate})));
+  if (!facts) {
+    return std::move(facts).error();
+  }
+  HistoryRow row;
+  row.round = entry.round;
+  row.candidate = entry.candidate;
+  row.label = facts->label;
+  row.status = entry.status;
+  row.created_at = facts->created_at;
+  row.total_duration_ns = facts->total_duration_ns;
+  row.dominant_kernel = facts->dominant_kernel;
+  row.bottleneck = facts->bottleneck;
+  row.compute_sol_pct = facts->compute_sol_pct;
+  row.memory_sol_pct = facts->memory_sol_pct;
+  row.max_sol_pct = max_sol_pct(row.compute_sol_pct, row.memory_sol_pct);
+  row.error = entry.error;
+  row.attempt = 0;
+  row.kept_at = entry.kept_at;
+  row.recorded = false;
+  return row;
 }
 
 } // namespace kprof

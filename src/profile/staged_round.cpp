@@ -151,10 +151,43 @@ Result<void> StagedRound::write_batch(const Json& batch) const {
   return write_json_atomic(m_staging / RoundLayout::k_batch, batch);
 }
 
+std::vector<RoundEntry> StagedRound::history_entries(const std::vector<CandidateResult>& candidates,
+                                                     const fs::path& final_dir) const {
+  const std::string created_at = utc_timestamp();
+  std::vector<RoundEntry> entries;
+  entries.reserve(candidates.size());
+  for (const auto& candidate : candidates) {
+    RoundEntry entry;
+    entry.round = m_round;
+    entry.candidate = candidate_key(candidate.index);
+    entry.label = candidate.kernel.filename().string();
+    entry.status = candidate.status;
+    entry.error = candidate.error;
+    entry.document = candidate.report;
+    entry.created_at = created_at; // set here, so that the pending note names these rows
+    if (!m_in_place) {
+      entry.kept_at = final_dir.filename().string();
+    } else if (!m_displaced.empty()) {
+      entry.displaced_to = m_displaced.filename().string();
+    }
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
 Result<fs::path> StagedRound::commit(std::vector<CandidateResult>& candidates,
                                      const CommitSettings& settings) {
   KPROF_ASSERT(!m_staging.empty());
   const fs::path final_dir = m_destination;
+  // The rows cannot be written in the step that moves the round into place: the note of them
+  // goes in with the round, and goes once they are in kprof.db (kprof/history.hpp).
+  std::vector<RoundEntry> entries;
+  if (settings.record_history) {
+    entries = history_entries(candidates, final_dir);
+    if (auto noted = write_pending_round(m_staging, entries); !noted) {
+      return noted.error();
+    }
+  }
   std::error_code ec;
   if (m_in_place && fs::exists(final_dir, ec)) {
     const fs::path old =
@@ -210,23 +243,14 @@ Result<fs::path> StagedRound::commit(std::vector<CandidateResult>& candidates,
     if (!store) {
       return store.error().with_context("while recording the round in the history");
     }
-    for (const auto& candidate : candidates) {
-      RoundEntry entry;
-      entry.round = m_round;
-      entry.candidate = candidate_key(candidate.index);
-      entry.label = candidate.kernel.filename().string();
-      entry.status = candidate.status;
-      entry.error = candidate.error;
-      entry.document = candidate.report;
-      if (!m_in_place) {
-        entry.kept_at = final_dir.filename().string();
-      } else if (!m_displaced.empty()) {
-        entry.displaced_to = m_displaced.filename().string();
-      }
-      if (auto recorded = store->record_round(entry); !recorded) {
-        return recorded.error().with_context("while recording the round in the history");
-      }
+    // Rounds of writers that were killed after their rename first, in the order they were
+    // committed, so that attempt numbers keep counting; then this one, from memory.
+    record_pending_rounds(*store, m_layout.out_dir(), final_dir);
+    if (auto recorded = store->record_missing_rounds(entries); !recorded) {
+      return recorded.error().with_context("while recording the round in the history");
     }
+    std::error_code ignored; // a note left behind names rows that are in: the next writer drops it
+    fs::remove(final_dir / RoundLayout::k_history_pending, ignored);
   }
   return final_dir;
 }

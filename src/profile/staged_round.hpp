@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kprof/error.hpp"
+#include "kprof/history.hpp"
 #include "kprof/json_file.hpp"
 #include "kprof/profiler.hpp"
 #include "kprof/round_layout.hpp"
@@ -77,10 +78,13 @@ public:
   /// moving a displaced() result aside first. In place, it then writes the KernelAgent file of
   /// every candidate with a report (out_dir and logs_dir, or logs_dir only with
   /// kernelagent_logs_only); a kept attempt leaves them alone, so they keep matching the good
-  /// round. Records `candidates` in the history (a kept attempt with RoundEntry::kept_at, a
-  /// displacing one with RoundEntry::displaced_to). Sets each candidate's `dir`. Returns the
-  /// destination. io or database error; after a failed rename the staging
-  /// directory is removed and nothing else has changed.
+  /// round. Records `candidates` in the history in one transaction (a kept attempt with
+  /// RoundEntry::kept_at, a displacing one with RoundEntry::displaced_to),
+  /// after the rounds of out_dir that an earlier writer committed but did not record
+  /// (record_pending_rounds); until its rows are in, the round holds the note of them
+  /// (RoundLayout::k_history_pending), so that a kprof killed in between leaves them to the
+  /// next writer. Sets each candidate's `dir`. Returns the destination. io or database error;
+  /// after a failed rename the staging directory is removed and nothing else has changed.
   Result<std::filesystem::path> commit(std::vector<CandidateResult>& candidates,
                                        const CommitSettings& settings);
 
@@ -89,6 +93,10 @@ private:
       : m_layout(std::move(layout)), m_round(round), m_batch(batch), m_staging(std::move(staging)),
         m_destination(m_layout.round_dir(round)) {}
   [[nodiscard]] std::optional<int> candidate_key(int index) const;
+  /// The history entries of `candidates`, all stamped with the time of this call.
+  [[nodiscard]] std::vector<RoundEntry>
+  history_entries(const std::vector<CandidateResult>& candidates,
+                  const std::filesystem::path& final_dir) const;
 
   RoundLayout m_layout;
   int m_round = 0;

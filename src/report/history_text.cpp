@@ -34,24 +34,36 @@ const Json& error_of(const Json& row) {
   return error != nullptr && error->is_object() ? *error : k_none;
 }
 
+/// False for a committed round whose row is not in kprof.db yet (docs/history.md).
+bool recorded(const Json& row) {
+  return bool_at(row, "recorded").value_or(true);
+}
+
+/// The attempt number; "" for a row not recorded yet (it has none until it is).
+std::string attempt_number(const Json& row) {
+  return recorded(row) ? optional_index(row, "attempt", "1") : std::string();
+}
+
 std::string history_csv(const Json& doc) {
   std::string out =
       "round,candidate,label,status,created_at,total_duration_ns,dominant_kernel,bottleneck,"
       "compute_sol_pct,memory_sol_pct,max_sol_pct,best_so_far,best,error_category,"
-      "error_message,attempt,latest,kept_at\n";
+      "error_message,attempt,latest,kept_at,recorded\n";
   for (const Json& row : rows_of(doc)) {
     const Json& error = error_of(row);
     out += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", optional_index(row, "round", ""),
-        optional_index(row, "candidate", ""), csv_field(text_at(row, "label")),
-        text_at(row, "status"), csv_field(text_at(row, "created_at")),
-        csv_number(number_at(row, "total_duration_ns")), csv_field(text_at(row, "dominant_kernel")),
-        text_at(row, "bottleneck"), csv_number(number_at(row, "compute_sol_pct")),
-        csv_number(number_at(row, "memory_sol_pct")), csv_number(number_at(row, "max_sol_pct")),
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        optional_index(row, "round", ""), optional_index(row, "candidate", ""),
+        csv_field(text_at(row, "label")), text_at(row, "status"),
+        csv_field(text_at(row, "created_at")), csv_number(number_at(row, "total_duration_ns")),
+        csv_field(text_at(row, "dominant_kernel")), text_at(row, "bottleneck"),
+        csv_number(number_at(row, "compute_sol_pct")), csv_number(number_at(row, "memory_sol_pct")),
+        csv_number(number_at(row, "max_sol_pct")),
         bool_at(row, "best_so_far").value_or(false) ? 1 : 0,
         bool_at(row, "best").value_or(false) ? 1 : 0, text_at(error, "category"),
-        csv_field(text_at(error, "message")), optional_index(row, "attempt", "1"),
-        bool_at(row, "latest").value_or(true) ? 1 : 0, csv_field(text_at(row, "kept_at")));
+        csv_field(text_at(error, "message")), attempt_number(row),
+        bool_at(row, "latest").value_or(true) ? 1 : 0, csv_field(text_at(row, "kept_at")),
+        recorded(row) ? 1 : 0);
   }
   return out;
 }
@@ -59,7 +71,7 @@ std::string history_csv(const Json& doc) {
 /// "2 latest", "1", "2 (round001.attempt-2)": the attempt column of the table, shown once any
 /// row is a re-run.
 std::string attempt_text(const Json& row) {
-  std::string out = optional_index(row, "attempt", "1");
+  std::string out = recorded(row) ? optional_index(row, "attempt", "1") : std::string("-");
   if (bool_at(row, "latest").value_or(true)) {
     out += " latest";
   }
@@ -77,7 +89,7 @@ std::string history_table(const Json& doc) {
   std::vector<std::vector<std::string>> cells;
   bool any_rerun = false;
   for (const Json& row : rows) {
-    any_rerun = any_rerun || optional_index(row, "attempt", "1") != "1";
+    any_rerun = any_rerun || (recorded(row) && optional_index(row, "attempt", "1") != "1");
   }
   cells.push_back({" ", "round", "cand", "status", "duration", "max SOL", "bottleneck", "kernel",
                    "label", "error"});
@@ -85,18 +97,20 @@ std::string history_table(const Json& doc) {
     cells.back().insert(cells.back().begin() + 3, "attempt");
   }
   bool any_best = false;
+  bool any_unrecorded = false;
   for (const Json& row : rows) {
     const bool best_so_far = bool_at(row, "best_so_far").value_or(false);
     any_best = any_best || best_so_far;
+    any_unrecorded = any_unrecorded || !recorded(row);
     std::string error;
     if (const Json& found = error_of(row); !found.empty()) {
       // One line per row: a multi-line message is cut at its first line break.
       error =
           first_line(fmt::format("{}: {}", text_at(found, "category"), text_at(found, "message")));
     }
-    cells.push_back({best_so_far ? "*" : " ", optional_index(row, "round", "-"),
-                     optional_index(row, "candidate", "-"), text_at(row, "status"),
-                     duration_text(number_at(row, "total_duration_ns")),
+    cells.push_back({best_so_far ? "*" : (recorded(row) ? " " : "!"),
+                     optional_index(row, "round", "-"), optional_index(row, "candidate", "-"),
+                     text_at(row, "status"), duration_text(number_at(row, "total_duration_ns")),
                      short_percent_text(number_at(row, "max_sol_pct")),
                      or_dash(text_at(row, "bottleneck")), or_dash(text_at(row, "dominant_kernel")),
                      or_dash(text_at(row, "label")), error});
@@ -107,6 +121,10 @@ std::string history_table(const Json& doc) {
   std::string out = columns(cells);
   if (any_best) {
     out += "* new best so far (lowest total duration among ok rounds up to that round)\n";
+  }
+  if (any_unrecorded) {
+    out += "! in its round directory but not recorded in kprof.db yet (its writer stopped before "
+           "the row); the next profile or batch in this directory records it\n";
   }
   return out;
 }

@@ -75,6 +75,28 @@ fs::path RoundLayout::attempt_dir(int round, int attempt) const {
   return m_out_dir / fmt::format("{}{}{}", round_name(round), k_attempt_marker, attempt);
 }
 
+std::optional<RoundLayout::RoundDirName> RoundLayout::parse_round_dir_name(std::string_view name) {
+  constexpr std::string_view k_prefix = "round";
+  if (name.substr(0, k_prefix.size()) != k_prefix) {
+    return std::nullopt;
+  }
+  name.remove_prefix(k_prefix.size());
+  const auto marker = name.find(k_attempt_marker);
+  const std::string_view digits = name.substr(0, marker);
+  const auto round = parse_int(digits);
+  if (!round || round_name(*round) != fmt::format("{}{}", k_prefix, digits)) {
+    return std::nullopt; // "round7", "round007x", "round-1"
+  }
+  if (marker == std::string_view::npos) {
+    return RoundDirName{*round, 0};
+  }
+  const auto attempt = parse_int(name.substr(marker + k_attempt_marker.size()));
+  if (!attempt || *attempt < 1) {
+    return std::nullopt;
+  }
+  return RoundDirName{*round, *attempt};
+}
+
 int RoundLayout::next_attempt(int round) const {
   return next_number(round, k_attempt_marker);
 }

@@ -5,7 +5,9 @@
 //   control characters as `\xNN`, never raw;
 // - `kprof history` (every format, --converged) and `kprof diff DIR A B` read a history in a
 //   directory of another user, with a live or a dead writer's -wal/-shm that the reader cannot
-//   write, on a read-only mount, or with a -wal whose -shm is gone, and leave no file behind.
+//   write, on a read-only mount, or with a -wal whose -shm is gone, and leave no file behind;
+// - `kprof history` lists a round that was committed to its directory but whose row is not in
+//   kprof.db (its writer was killed in between) as not recorded yet, writing nothing.
 //
 // The tests that read as another user run as uid 65534 (setpriv), so they need root; they say
 // skipped otherwise.
@@ -27,6 +29,7 @@
 
 #include "e2e/e2e_support.hpp"
 #include "kprof/history.hpp"
+#include "kprof/round_layout.hpp"
 #include "kprof/strings.hpp"
 
 namespace kprof::e2e {
@@ -362,6 +365,50 @@ TEST_F(ReadOnlyHistoryCli, ReadsTheRoundsOfAWalWhoseShmIsGoneFromAReadOnlyDirect
   set_modes(run, k_0555, k_0444);
   expect_history_and_diff_work(run, 3);
   EXPECT_FALSE(fs::exists(run / "kprof.db-shm"));
+}
+
+// ---- a committed round without its row ------------------------------------------------------
+
+class UnrecordedRound : public E2eTest {};
+
+TEST_F(UnrecordedRound, HistoryListsACommittedRoundWithoutItsRowAsNotRecordedYet) {
+  // Round 2's directory is in place with its note of the rows to write (what StagedRound::commit
+  // leaves when it is killed after the rename), but kprof.db holds round 1 only.
+  const fs::path run = dir() / "run";
+  KprofRun first = run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--round", "1",
+                              "--out", run.string(), "--format", "json"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const fs::path round2 = run / "round002";
+  fs::create_directories(round2);
+  fs::copy_file(run / "round001" / "report.json", round2 / "report.json");
+  RoundEntry entry;
+  entry.round = 2;
+  entry.label = "kernel.py";
+  entry.created_at = "2026-12-01T10:00:00Z";
+  entry.document = Json::object(); // only whether there is one goes into the note
+  ASSERT_TRUE(write_pending_round(round2, std::span<const RoundEntry>(&entry, 1)).ok());
+  const auto before = files_of(run);
+
+  KprofRun as_json = run_kprof({"history", run.string(), "--format", "json"});
+  ASSERT_EQ(as_json.exit_code, 0) << as_json.err;
+  const json rows = json::parse(as_json.out)["rows"];
+  ASSERT_EQ(rows.size(), 2U) << as_json.out;
+  EXPECT_EQ(rows[0]["recorded"], true);
+  EXPECT_EQ(rows[1]["round"], 2);
+  EXPECT_EQ(rows[1]["recorded"], false);
+  EXPECT_EQ(rows[1]["attempt"], nullptr);
+  EXPECT_EQ(rows[1]["created_at"], "2026-12-01T10:00:00Z");
+  EXPECT_EQ(rows[1]["dominant_kernel"], rows[0]["dominant_kernel"]) << "read from round002/";
+
+  KprofRun as_table = run_kprof({"history", run.string(), "--format", "table"});
+  ASSERT_EQ(as_table.exit_code, 0) << as_table.err;
+  EXPECT_NE(as_table.out.find("not recorded in kprof.db yet"), std::string::npos) << as_table.out;
+  KprofRun as_csv = run_kprof({"history", run.string(), "--format", "csv"});
+  ASSERT_EQ(as_csv.exit_code, 0) << as_csv.err;
+  EXPECT_NE(as_csv.out.find(",recorded\n"), std::string::npos) << as_csv.out;
+  EXPECT_EQ(as_csv.out.substr(as_csv.out.rfind(',', as_csv.out.size() - 2)), ",0\n") << as_csv.out;
+
+  EXPECT_EQ(files_of(run), before) << "history wrote something";
 }
 
 } // namespace
