@@ -113,12 +113,22 @@ struct HotLine {
   std::vector<InlinedPart> inlined; ///< what was folded in
 };
 
+/// A Triton library line folded into the user line that called it (kept with or without samples,
+/// so that the diagnosis can place the line's instructions).
+struct FoldedLine {
+  std::string library_file; ///< as the source page printed it
+  int library_line = 0;
+  std::string file; ///< the user line's file, as its hot line names it
+  int line = 0;
+};
+
 /// The per-line facts of one launch (or the sum of several launches of one kernel).
 struct KernelHotLines {
   double samples = 0;                    ///< all samples of the kernel, every file
   bool few_samples = false;              ///< samples < min_kernel_samples
   std::vector<HotLine> lines;            ///< every user line with samples, hottest first
   std::vector<InlinedPart> unattributed; ///< library lines no single user line called
+  std::vector<FoldedLine> folded{};      ///< every library line folded, samples or not
   std::vector<std::string> notes;        ///< e.g. "no PTX found: Triton library lines not folded"
 };
 

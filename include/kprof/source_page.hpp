@@ -5,11 +5,12 @@
 // a header (`"Line No","Source","Address","Source","Warp Stall Sampling (All Samples)",...`, 68
 // columns with ncu 2025.3.1) and then rows. A row with a line number is the total of that source
 // line; a row with an empty line number is one SASS instruction under it (`...` rows stand for
-// elided instructions). Blocks come in launch order and name no launch ID or NVTX range; within
-// one launch each file has one block. Without line info ncu prints only a `==WARNING== No
-// lineinfo available ...` line. See docs/hot-lines.md.
+// elided instructions; kprof keeps each instruction under its line). Blocks come in launch order
+// and name no launch ID or NVTX range; within one launch each file has one block. Without line info
+// ncu prints only a `==WARNING== No lineinfo available ...` line. See docs/hot-lines.md.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -23,13 +24,14 @@ namespace kprof {
 /// The counters of one source line (a line row of the source page), or a sum of such rows.
 /// A counter ncu printed as `-` or left out reads as 0.
 struct LineCounters {
-  double samples = 0;            ///< "Warp Stall Sampling (All Samples)"
-  double samples_not_issued = 0; ///< "Warp Stall Sampling (Not-issued Samples)"
-  double instructions_executed = 0;
-  double l2_sectors = 0;           ///< "L2 Theoretical Sectors Global"
-  double l2_sectors_ideal = 0;     ///< "L2 Theoretical Sectors Global Ideal"
-  double l2_sectors_excessive = 0; ///< "L2 Theoretical Sectors Global Excessive"
-  double shared_wavefronts = 0;    ///< "L1 Wavefronts Shared"
+  double samples = 0;                      ///< "Warp Stall Sampling (All Samples)"
+  double samples_not_issued = 0;           ///< "Warp Stall Sampling (Not-issued Samples)"
+  double instructions_executed = 0;        ///< warp-level: "Instructions Executed"
+  double thread_instructions_executed = 0; ///< "Thread Instructions Executed": the lanes
+  double l2_sectors = 0;                   ///< "L2 Theoretical Sectors Global"
+  double l2_sectors_ideal = 0;             ///< "L2 Theoretical Sectors Global Ideal"
+  double l2_sectors_excessive = 0;         ///< "L2 Theoretical Sectors Global Excessive"
+  double shared_wavefronts = 0;            ///< "L1 Wavefronts Shared"
   double shared_wavefronts_ideal = 0;
   double shared_wavefronts_excessive = 0; ///< bank conflicts
   /// "Access Size" of the line's memory instructions in bits, 0 when it has none or several.
@@ -43,11 +45,22 @@ struct LineCounters {
   LineCounters& operator+=(const LineCounters& other);
 };
 
+/// One SASS instruction of a source line: a row of the page without a line number, under the
+/// line's row. Its counters are the instruction's own (a line's are their sum).
+struct SassInstruction {
+  std::uint64_t address = 0; ///< "Address", as printed in hex ("0x7f45037b3220")
+  std::string text;          ///< the SASS, predicate kept: "@!P0 LDG.E.128 R16, desc[UR6][R2.64]"
+  LineCounters counters;
+};
+
 /// One source line of a block.
 struct SourceLine {
   int line = 0;     ///< 1-based line number in `SourceBlock::file`
   std::string text; ///< the source text ncu imported ("x = tl.load(...)")
   LineCounters counters;
+  /// Its SASS instructions in page order, each address once (ncu prints the instructions of some
+  /// lines twice); `...` rows (elided instructions) are left out.
+  std::vector<SassInstruction> instructions{};
 };
 
 /// One block of the page: the lines of one source file in one profiled launch.
@@ -70,8 +83,10 @@ struct SourcePage {
 /// "Warp Stall Sampling (All Samples)", a line row with fewer fields than its header (a page cut
 /// short) or an unreadable line number, or text that is not CSV. ncu leaves the quotes inside the
 /// source text unescaped: they are lost (`float("inf")` reads `float(inf)`), and a row that a
-/// quoted comma split into extra fields is joined back. An empty page, or one with only ncu
-/// messages, is a valid page with no blocks. Never throws on any input.
+/// quoted comma split into extra fields is joined back. A SASS row is kept under the line row
+/// before it; one before any line row of its block, or whose address is not hex, is left out. An
+/// empty page, or one with only ncu messages, is a valid page with no blocks. Never throws on any
+/// input.
 Result<SourcePage> parse_source_page(std::string_view text, std::string_view origin = "<text>");
 
 /// Reads and parses a source-page CSV file (same refusals as read_ncu_csv for paths that are not

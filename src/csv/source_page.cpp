@@ -4,8 +4,9 @@
 // "Function Name" record, a header, then rows. The header is repeated for every block and its
 // columns are found by name, never by position (ncu adds columns between versions, and the two
 // "Source" columns are told apart only by order: the first is the CUDA/Python text, the second
-// the SASS). A row with a line number is the total of that source line and is kept; a row with an
-// empty line number is one SASS instruction (or `...` for elided ones) and is skipped. The same
+// the SASS). A row with a line number is the total of that source line; a row with an empty line
+// number is one SASS instruction (or `...` for elided ones), kept under the line row before it
+// (the diagnosis reads which instructions a line runs and what they wait for). The same
 // tokenizer as the raw and details pages splits records from text; the only text ncu prints here
 // is its own `==WARNING==` lines (for a kernel without line info, that is all there is). A block
 // cut short (no header, fewer fields than its header) is malformed input, never a guess.
@@ -14,6 +15,8 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <charconv>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <span>
@@ -34,6 +37,7 @@ LineCounters& LineCounters::operator+=(const LineCounters& other) {
   samples += other.samples;
   samples_not_issued += other.samples_not_issued;
   instructions_executed += other.instructions_executed;
+  thread_instructions_executed += other.thread_instructions_executed;
   l2_sectors += other.l2_sectors;
   l2_sectors_ideal += other.l2_sectors_ideal;
   l2_sectors_excessive += other.l2_sectors_excessive;
@@ -68,9 +72,12 @@ struct SourceColumns {
   std::size_t count = 0; ///< fields in the header
   std::size_t line_no = k_none;
   std::size_t source = k_none; ///< the first "Source": the source text
+  std::size_t sass = k_none;   ///< the second "Source": the SASS text
+  std::size_t address = k_none;
   std::size_t samples = k_none;
   std::size_t samples_not_issued = k_none;
   std::size_t instructions_executed = k_none;
+  std::size_t thread_instructions_executed = k_none;
   std::size_t l2_sectors = k_none;
   std::size_t l2_sectors_ideal = k_none;
   std::size_t l2_sectors_excessive = k_none;
@@ -83,10 +90,12 @@ struct SourceColumns {
 
 /// The counter a header name stands for, or nullptr.
 std::size_t* counter_column(SourceColumns& columns, std::string_view name) {
-  const std::array<std::pair<std::string_view, std::size_t*>, 12> names{{
+  const std::array<std::pair<std::string_view, std::size_t*>, 14> names{{
       {k_all_samples, &columns.samples},
       {"Warp Stall Sampling (Not-issued Samples)", &columns.samples_not_issued},
       {"Instructions Executed", &columns.instructions_executed},
+      {"Thread Instructions Executed", &columns.thread_instructions_executed},
+      {"Address", &columns.address},
       {"L2 Theoretical Sectors Global", &columns.l2_sectors},
       {"L2 Theoretical Sectors Global Ideal", &columns.l2_sectors_ideal},
       {"L2 Theoretical Sectors Global Excessive", &columns.l2_sectors_excessive},
@@ -115,8 +124,10 @@ SourceColumns find_columns(std::span<const std::string_view> header) {
   for (std::size_t i = 0; i < header.size(); ++i) {
     const std::string_view name = trim_spaces(header[i]);
     if (std::size_t* column = counter_column(columns, name)) {
-      if (*column == k_none) { // the first of a repeated name ("Source")
+      if (*column == k_none) {
         *column = i;
+      } else if (column == &columns.source && columns.sass == k_none) {
+        columns.sass = i; // the second "Source" is the SASS
       }
     } else if (is_stall_column(name)) {
       columns.stalls.emplace_back(i, std::string(name.substr(k_stall_prefix.size())));
@@ -149,6 +160,8 @@ LineCounters read_counters(std::span<const std::string_view> fields, const Sourc
   counters.samples = counter_value(fields, columns.samples);
   counters.samples_not_issued = counter_value(fields, columns.samples_not_issued);
   counters.instructions_executed = counter_value(fields, columns.instructions_executed);
+  counters.thread_instructions_executed =
+      counter_value(fields, columns.thread_instructions_executed);
   counters.l2_sectors = counter_value(fields, columns.l2_sectors);
   counters.l2_sectors_ideal = counter_value(fields, columns.l2_sectors_ideal);
   counters.l2_sectors_excessive = counter_value(fields, columns.l2_sectors_excessive);
@@ -164,6 +177,34 @@ LineCounters read_counters(std::span<const std::string_view> fields, const Sourc
     }
   }
   return counters;
+}
+
+/// "0x7f45037b3220"; nullopt for `...` and anything else that is not a hex address.
+std::optional<std::uint64_t> hex_address(std::string_view field) {
+  field = trim_spaces(field);
+  if (!field.starts_with("0x") || field.size() == 2) {
+    return std::nullopt;
+  }
+  field.remove_prefix(2);
+  std::uint64_t value = 0;
+  const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value, 16);
+  if (error != std::errc() || end != field.data() + field.size()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+/// The SASS text with its runs of spaces made one ("@!P0  LDG.E R4" -> "@!P0 LDG.E R4").
+std::string collapse_spaces(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (c == ' ' && !out.empty() && out.back() == ' ') {
+      continue;
+    }
+    out += c;
+  }
+  return out;
 }
 
 /// ncu's warnings and errors; its other `==PROF==` chatter is not kept.
@@ -280,7 +321,8 @@ private:
     }
     const std::string_view number = trim_spaces(fields[m_columns.line_no]);
     if (number.empty()) {
-      return true; // a SASS instruction, or `...`
+      add_instruction(fields);
+      return true;
     }
     const auto line_no = parse_grouped_int(number);
     if (!line_no || *line_no <= 0 || *line_no > std::numeric_limits<int>::max()) {
@@ -294,6 +336,31 @@ private:
     source_line.counters = read_counters(fields, m_columns);
     m_page.blocks.back().lines.push_back(std::move(source_line));
     return true;
+  }
+
+  /// A SASS row: kept under the block's last line row, once per address. `...` rows, rows before
+  /// any line row and rows whose address is not hex add nothing.
+  void add_instruction(std::span<const std::string_view> fields) {
+    std::vector<SourceLine>& lines = m_page.blocks.back().lines;
+    if (lines.empty() || m_columns.address == k_none) {
+      return;
+    }
+    const std::optional<std::uint64_t> address = hex_address(fields[m_columns.address]);
+    if (!address) {
+      return;
+    }
+    std::vector<SassInstruction>& instructions = lines.back().instructions;
+    if (std::any_of(instructions.begin(), instructions.end(),
+                    [&](const SassInstruction& seen) { return seen.address == *address; })) {
+      return;
+    }
+    SassInstruction instruction;
+    instruction.address = *address;
+    if (m_columns.sass != k_none) {
+      instruction.text = collapse_spaces(trim_spaces(fields[m_columns.sass]));
+    }
+    instruction.counters = read_counters(fields, m_columns);
+    instructions.push_back(std::move(instruction));
   }
 
   /// ncu prints the source text without escaping its quotes: `"s = "a,b""` reaches us as more

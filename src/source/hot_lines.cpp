@@ -255,7 +255,8 @@ bool in_launch(const std::vector<SourceBlock>& blocks, std::string_view file) {
 /// launch called.
 std::vector<InlinedPart> fold_library_block(const SourceBlock& block,
                                             const std::vector<SourceBlock>& blocks,
-                                            const InlineMap& map, std::vector<HotLine>& lines) {
+                                            const InlineMap& map, std::vector<HotLine>& lines,
+                                            std::vector<FoldedLine>& folded) {
   std::vector<InlinedPart> unattributed;
   for (const SourceLine& source : block.lines) {
     const std::vector<InlineCaller> callers = map.callers(block.file, source.line);
@@ -264,6 +265,7 @@ std::vector<InlinedPart> fold_library_block(const SourceBlock& block,
     if (one_user_line(callers) && in_launch(blocks, callers.front().file)) {
       HotLine& target = line_of_caller(lines, callers.front());
       target.counters += source.counters;
+      folded.push_back(FoldedLine{block.file, source.line, target.file, target.line});
       if (part.samples > 0) {
         target.inlined.push_back(std::move(part));
       }
@@ -340,7 +342,7 @@ KernelHotLines fold_hot_lines(const std::vector<SourceBlock>& blocks, const Inli
   }
   for (const SourceBlock& block : blocks) {
     if (is_triton_library_file(block.file)) {
-      auto parts = fold_library_block(block, blocks, map, lines);
+      auto parts = fold_library_block(block, blocks, map, lines, hot.folded);
       hot.unattributed.insert(hot.unattributed.end(), parts.begin(), parts.end());
     }
   }

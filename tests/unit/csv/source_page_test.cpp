@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <span>
 #include <string>
@@ -142,6 +143,59 @@ TEST(SourcePageReader, EveryLineTotalIsTheSumOfTheSassRowsUnderIt) {
     }
     EXPECT_EQ(lines, independent.sums.size());
   }
+}
+
+TEST(SourcePageReader, KeepsEveryLinesSassInstructionsOnceEachWithTheirOwnCounters) {
+  // The histogram page of the planted suite prints the instructions of some lines twice.
+  for (const char* name : {"source/softmax.source.csv", "source/matmul.source.csv",
+                           "planted/hist_i32/source.csv", "planted/vec_f32/source.csv"}) {
+    SCOPED_TRACE(name);
+    auto page = read_source_page(ncu_fixture(name));
+    ASSERT_TRUE(page.ok()) << page.error().message;
+    std::size_t instructions = 0;
+    for (const SourceBlock& block : page->blocks) {
+      for (const SourceLine& line : block.lines) {
+        double samples = 0;
+        std::vector<std::uint64_t> addresses;
+        for (const SassInstruction& instruction : line.instructions) {
+          samples += instruction.counters.samples;
+          addresses.push_back(instruction.address);
+          EXPECT_FALSE(instruction.text.empty());
+          EXPECT_EQ(instruction.text.find("  "), std::string::npos) << instruction.text;
+        }
+        EXPECT_EQ(samples, line.counters.samples) << block.file << ":" << line.line;
+        std::sort(addresses.begin(), addresses.end());
+        EXPECT_EQ(std::adjacent_find(addresses.begin(), addresses.end()), addresses.end());
+        instructions += line.instructions.size();
+      }
+    }
+    EXPECT_GT(instructions, 0U);
+  }
+}
+
+TEST(SourcePageReader, ReadsAnInstructionsAddressTextAndLanes) {
+  auto page = read_source_page(ncu_fixture("planted/hist_i32/source.csv"));
+  ASSERT_TRUE(page.ok()) << page.error().message;
+  // The CUDA histogram's atomicAdd, inlined from the toolkit's header: one REDG per warp of 32
+  // lanes ("REDG.E.ADD.STRONG.GPU desc[UR4][R4.64], R7","161",..., "262144","8388608", ...).
+  const SassInstruction* red = nullptr;
+  for (const SourceBlock& block : page->blocks) {
+    for (const SourceLine& line : block.lines) {
+      for (const SassInstruction& instruction : line.instructions) {
+        if (block.function.starts_with("histogram_atomic_kernel") &&
+            instruction.text.starts_with("REDG")) {
+          red = &instruction;
+        }
+      }
+    }
+  }
+  ASSERT_NE(red, nullptr);
+  EXPECT_EQ(red->address, 0x7fcb6afa4420U);
+  EXPECT_EQ(red->text, "REDG.E.ADD.STRONG.GPU desc[UR4][R4.64], R7");
+  EXPECT_EQ(red->counters.samples, 161);
+  EXPECT_EQ(red->counters.instructions_executed, 262144);
+  EXPECT_EQ(red->counters.thread_instructions_executed, 8388608);
+  EXPECT_EQ(red->counters.l2_sectors, 262144);
 }
 
 TEST(SourcePageReader, ReadsTheCountersOfTheLoadLine) {

@@ -331,6 +331,28 @@ TEST(FoldHotLines, CreatesTheCallersLineWhenItHadNoSamplesOfItsOwn) {
   EXPECT_EQ(hot.lines.front().line, 8);
 }
 
+TEST(FoldHotLines, ListsEveryLibraryLineItFoldedSamplesOrNot) {
+  InlineMap map;
+  map.add_ptx("\t.loc\t2 170 27 // standard.py:170:27 @[ k.py:9:19 ]\n"
+              "\t.loc\t2 191 40 // standard.py:191:40 @[ k.py:9:19 ]\n\t.file\t1 \"/w/k.py\"\n"
+              "\t.file\t2 \"" +
+              k_standard + "\"\n");
+  LineCounters lib;
+  lib.samples = 30;
+  const std::vector<SourceBlock> blocks = {
+      {k_standard, "k", {{170, "return core.maximum(a, b)", lib}, {191, "return max(x)", {}}}},
+      {"/w/k.py", "k", {{9, "m = tl.max(y, 0)", lib}}},
+  };
+  const KernelHotLines hot = fold_hot_lines(blocks, map);
+  ASSERT_EQ(hot.folded.size(), 2U);
+  for (const FoldedLine& folded : hot.folded) {
+    EXPECT_EQ(folded.library_file, k_standard);
+    EXPECT_EQ(folded.file, "/w/k.py");
+    EXPECT_EQ(folded.line, 9);
+  }
+  EXPECT_EQ(hot.folded[1].library_line, 191); // no samples, still placed
+}
+
 TEST(FoldHotLines, SaysWhenAKernelHasTooFewSamplesToTrustItsShares) {
   LineCounters few;
   few.samples = 12;
