@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +56,7 @@ struct GpuSpec {
   double bf16_tensor_flops = 0;          ///< dense
   int sm_count = 0;
   double l2_bytes = 0;
+  int max_warps_per_sm = 0; ///< resident warps an SM holds at most (occupancy's 100%)
 };
 
 /// The spec whose name matches `device_name` (as ncu prints device__attribute_display_name,
@@ -63,6 +65,10 @@ std::optional<GpuSpec> find_gpu_spec(std::string_view device_name);
 
 /// Every known GPU (at least H100, H200, A100, B200, L40S).
 const std::vector<GpuSpec>& known_gpus();
+
+/// The spec of the GPU `capture` names (device__attribute_display_name), when kprof knows it.
+/// The one way analyse() and the report find a capture's GPU.
+std::optional<GpuSpec> gpu_spec_of(const Capture& capture);
 
 enum class Bottleneck { memory, compute, latency };
 /// "memory", "compute" or "latency".
@@ -100,6 +106,12 @@ struct RooflineThresholds {
 Roofline roofline_of(const Capture& capture, const KernelRecord& kernel,
                      const std::optional<GpuSpec>& gpu, const RooflineThresholds& thresholds = {});
 
+/// True for a kernel of a library the candidate calls rather than writes: PyTorch (`at::`,
+/// `c10::`), CUB, Thrust, CUTLASS, cuBLAS/cuBLASLt (`gemv`, `gemmSN`, `nvjet`, `sm90_xmma`, ...),
+/// cuDNN, NCCL, FlashAttention (`flash::`). Read from the name alone (docs/diagnosis.md lists
+/// the patterns); a Triton or CUDA kernel of the candidate's own is never one.
+bool is_library_kernel(std::string_view name);
+
 /// One kernel name after selection: its launches and their aggregate.
 struct KernelSummary {
   std::string name;
@@ -109,6 +121,7 @@ struct KernelSummary {
   std::optional<double> duration_ns;
   std::optional<double> share; ///< duration / total duration, 0..1
   Roofline roofline;           ///< of the longest launch (the last if none is timed)
+  bool library = false;        ///< is_library_kernel(name)
 };
 
 struct Summary {
@@ -124,6 +137,71 @@ struct Analysis {
   Summary summary;
   std::optional<GpuSpec> gpu;
   std::string gpu_name; ///< as the capture printed it ("" if absent)
+};
+
+/// A number read from a capture and the column it was read from: what a diagnosis's evidence
+/// names ("Theoretical Occupancy" on a details page, "launch__occupancy_limit_registers" on a raw
+/// page, "datasheet: NVIDIA H200" for a figure of the GPU table).
+struct SourcedNumber {
+  double value = 0;
+  std::string metric;
+};
+
+/// What the diagnosis reads of one launch besides its rules, grid and block (docs/diagnosis.md
+/// names the columns of each). A value is empty when the capture holds none of its columns: a
+/// lean capture has few of them, a details page most.
+struct LaunchFacts {
+  std::optional<SourcedNumber> duration_ns;
+  std::optional<SourcedNumber> sm_count;         ///< SMs of the GPU
+  std::optional<SourcedNumber> waves_per_sm;     ///< grid / blocks one wave holds
+  std::optional<SourcedNumber> max_warps_per_sm; ///< an SM's resident warps at most
+  std::optional<SourcedNumber> theoretical_occupancy_pct;
+  std::optional<SourcedNumber> achieved_occupancy_pct;
+  std::optional<SourcedNumber> block_limit_registers;  ///< blocks per SM the registers allow
+  std::optional<SourcedNumber> block_limit_shared_mem; ///< ... the shared memory allows
+  std::optional<SourcedNumber> block_limit_warps;      ///< ... the block's warps allow
+  std::optional<SourcedNumber> block_limit_blocks;     ///< ... the SM's block slots allow
+  std::optional<SourcedNumber> block_limit_barriers;   ///< ... the barriers allow
+  std::optional<SourcedNumber> registers_per_thread;
+  std::optional<SourcedNumber> shared_mem_dynamic_bytes;   ///< per block
+  std::optional<SourcedNumber> shared_mem_static_bytes;    ///< per block
+  std::optional<SourcedNumber> shared_mem_allocated_bytes; ///< per block, all kinds
+  std::optional<SourcedNumber> spill_requests;             ///< local-memory spill requests
+  std::optional<SourcedNumber> branch_uniform_pct; ///< branch targets taken by the whole warp
+  std::optional<SourcedNumber> divergent_branches; ///< per warp scheduler, average
+  std::optional<SourcedNumber> active_threads_per_warp;
+  std::optional<SourcedNumber> predicated_on_threads_per_warp; ///< active and not predicated off
+  std::optional<SourcedNumber> global_load_sector_use_pct;     ///< bytes used of each loaded sector
+  std::optional<SourcedNumber> dram_throughput_pct;
+  std::optional<SourcedNumber> l2_throughput_pct;
+  std::optional<SourcedNumber> l1_throughput_pct;
+  std::optional<SourcedNumber> fma_pipe_pct;
+  std::optional<SourcedNumber> tensor_pipe_pct;
+  std::optional<SourcedNumber> issue_active_pct; ///< issue slots busy
+  /// Stall reasons, percent of the active warps' cycles (the default set's Stalls group).
+  std::optional<SourcedNumber> long_scoreboard_stall_pct;
+  std::optional<SourcedNumber> lg_throttle_stall_pct;
+  std::optional<SourcedNumber> mio_throttle_stall_pct;
+  std::optional<SourcedNumber> barrier_stall_pct;
+  Roofline roofline; ///< of this launch
+};
+
+/// Reads LaunchFacts; resolves a capture's columns once (a 20,000-launch capture is read per
+/// launch). Borrows the capture, which must outlive it.
+class LaunchFactReader {
+public:
+  LaunchFactReader(const Capture& capture, std::optional<GpuSpec> gpu,
+                   const RooflineThresholds& thresholds = {});
+  ~LaunchFactReader();
+  LaunchFactReader(const LaunchFactReader&) = delete;
+  LaunchFactReader& operator=(const LaunchFactReader&) = delete;
+
+  [[nodiscard]] LaunchFacts read(const KernelRecord& launch) const;
+  [[nodiscard]] const std::optional<GpuSpec>& gpu() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
 };
 
 /// Runs selection and analysis. Fails with no_kernels when nothing is selected (the message says

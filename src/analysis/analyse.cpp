@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <array>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -61,7 +63,36 @@ std::optional<Error> explain_empty(const Capture& capture, const SelectOptions& 
                                 options.nvtx_range, distinct_list(ranges_of_matching)));
 }
 
+/// Name patterns of library kernels (docs/diagnosis.md): a prefix of the name once a leading
+/// "void " is dropped, or a word anywhere in it.
+constexpr std::array<std::string_view, 13> k_library_prefixes{
+    "at::",  "c10::", "cub::",  "cutlass::", "thrust::", "flash::", "cudnn::",
+    "sm80_", "sm90_", "sm100_", "ampere_",   "volta_",   "turing_"};
+constexpr std::array<std::string_view, 12> k_library_words{"cublas",
+                                                           "cudnn",
+                                                           "cutlass",
+                                                           "nccl",
+                                                           "xmma_",
+                                                           "nvjet",
+                                                           "gemmSN_",
+                                                           "gemv2N_",
+                                                           "gemv2T_",
+                                                           "gemvNSP",
+                                                           "splitKreduce_kernel",
+                                                           "CUDAFunctor"};
+
 } // namespace
+
+bool is_library_kernel(std::string_view name) {
+  constexpr std::string_view k_void = "void ";
+  const std::string_view bare = name.starts_with(k_void) ? name.substr(k_void.size()) : name;
+  const auto has_prefix = [&](std::string_view prefix) { return bare.starts_with(prefix); };
+  const auto has_word = [&](std::string_view word) {
+    return name.find(word) != std::string_view::npos;
+  };
+  return std::any_of(k_library_prefixes.begin(), k_library_prefixes.end(), has_prefix) ||
+         std::any_of(k_library_words.begin(), k_library_words.end(), has_word);
+}
 
 Result<Analysis> analyse(const Capture& capture, const SelectOptions& options,
                          const RooflineThresholds& thresholds) {
@@ -73,8 +104,8 @@ Result<Analysis> analyse(const Capture& capture, const SelectOptions& options,
   Analysis result;
   if (auto name = capture.device_name()) {
     result.gpu_name = *name;
-    result.gpu = find_gpu_spec(*name);
   }
+  result.gpu = gpu_spec_of(capture);
   result.selected = analysis::select_kernels(facts, options);
   KPROF_ASSERT(!result.selected.empty());
 
@@ -83,7 +114,10 @@ Result<Analysis> analyse(const Capture& capture, const SelectOptions& options,
     const std::string& name = capture.kernels[index].name;
     const auto [slot, inserted] = summary_of.try_emplace(name, result.kernels.size());
     if (inserted) {
-      result.kernels.push_back(KernelSummary{name, {}, std::nullopt, std::nullopt, {}});
+      KernelSummary summary;
+      summary.name = name;
+      summary.library = is_library_kernel(name);
+      result.kernels.push_back(std::move(summary));
     }
     result.kernels[slot->second].launches.push_back(index);
   }

@@ -12,8 +12,6 @@
 namespace kprof::analysis {
 namespace {
 
-enum class Unit { time_ns, percent, bytes, bytes_per_s, count };
-
 struct Candidate {
   Fact fact;
   std::string_view name;
@@ -64,9 +62,15 @@ struct Scale {
   double factor;
 };
 
-/// The factor that turns a value printed in `unit` into the fact's unit; nullopt when the unit
-/// is not one of the family's (a "Memory Throughput" in byte/s is no percentage). An empty unit
-/// counts as the base unit (hand-built captures, attributes).
+bool matches(const Column& column, const Candidate& candidate) {
+  if (column.name == candidate.name) {
+    return true;
+  }
+  return candidate.is_label && is_label_column(column, candidate.name);
+}
+
+} // namespace
+
 std::optional<double> unit_scale(Unit family, std::string_view unit) {
   if (unit.empty()) {
     return 1.0;
@@ -104,21 +108,27 @@ std::optional<double> unit_scale(Unit family, std::string_view unit) {
     return std::nullopt;
   case Unit::count:
     return look_up(k_count, unit);
+  case Unit::bytes_per_block: {
+    constexpr std::string_view k_per_block = "/block";
+    return unit.ends_with(k_per_block)
+               ? look_up(k_bytes, unit.substr(0, unit.size() - k_per_block.size()))
+               : look_up(k_bytes, unit);
+  }
+  case Unit::as_printed:
+    return 1.0;
   }
   return std::nullopt;
 }
 
-bool matches(const Column& column, const Candidate& candidate) {
-  if (column.name == candidate.name) {
+bool is_label_column(const Column& column, std::string_view label) {
+  if (column.name == label) {
     return true;
   }
   // The reader names a details label "Section/Label" when the label is not unique.
   const std::string_view name = column.name;
-  return candidate.is_label && name.size() > candidate.name.size() &&
-         name.ends_with(candidate.name) && name[name.size() - candidate.name.size() - 1] == '/';
+  return name.size() > label.size() && name.ends_with(label) &&
+         name[name.size() - label.size() - 1] == '/';
 }
-
-} // namespace
 
 FactLookup::FactLookup(const Capture& capture) : m_capture(&capture) {
   for (const Candidate& candidate : k_candidates) {

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "kprof/capture.hpp"
@@ -32,6 +33,25 @@ enum class Fact : std::size_t {
   elapsed_cycles,         ///< gpc__cycles_elapsed.max | "Elapsed Cycles"
 };
 inline constexpr std::size_t k_fact_count = 12;
+
+/// The unit family of a fact: what its column's printed unit may be and how it scales.
+enum class Unit {
+  time_ns,
+  percent,
+  bytes,
+  bytes_per_s,
+  count,
+  bytes_per_block, ///< "byte/block", "Kbyte/block", ...: bytes
+  as_printed,      ///< any unit, the number kept as printed ("SM", "block", "warp", "")
+};
+
+/// The factor that turns a value printed in `unit` into the family's unit; nullopt when the unit
+/// is not one of the family's (a "Memory Throughput" in byte/s is no percentage). An empty unit
+/// counts as the base unit (hand-built captures, attributes).
+std::optional<double> unit_scale(Unit family, std::string_view unit);
+
+/// True when `column` is the details-page label `label`, named "Label" or "Section/Label".
+bool is_label_column(const Column& column, std::string_view label);
 
 /// Column lookup for one Capture. Holds a reference: the Capture must outlive it.
 class FactLookup {

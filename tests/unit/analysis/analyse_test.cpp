@@ -1,4 +1,5 @@
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <set>
 #include <string_view>
@@ -289,6 +290,84 @@ TEST(ReadOptionsFor, KeepsADetailsPageWholeWithItsRules) {
   EXPECT_EQ(projected->page, PageKind::details);
   EXPECT_EQ(csv::capture_difference(whole, *projected), "");
   EXPECT_FALSE(projected->kernels[0].rules.empty());
+}
+
+} // namespace
+} // namespace kprof
+
+namespace kprof {
+namespace {
+
+const std::filesystem::path k_planted =
+    std::filesystem::path(KPROF_FIXTURES_DIR) / "ncu" / "2025.3.1" / "planted";
+
+const KernelRecord& launch_named(const Capture& capture, std::string_view prefix) {
+  for (const KernelRecord& launch : capture.kernels) {
+    if (launch.name.starts_with(prefix)) {
+      return launch;
+    }
+  }
+  ADD_FAILURE() << "no launch " << prefix;
+  return capture.kernels.front();
+}
+
+TEST(LaunchFacts, ReadADetailsPagesLabelsAndTheDeepSetsMetricsWithTheirColumns) {
+  Result<Capture> capture = read_ncu_csv_file(k_planted / "vec_f32" / "details.csv");
+  ASSERT_TRUE(capture.ok()) << capture.error().message;
+  const LaunchFactReader reader(*capture, gpu_spec_of(*capture));
+  const LaunchFacts facts = reader.read(launch_named(*capture, "smem_heavy_scale_kernel"));
+  ASSERT_TRUE(facts.sm_count.has_value());
+  EXPECT_EQ(facts.sm_count->value, 132);
+  EXPECT_EQ(facts.sm_count->metric, "# SMs");
+  ASSERT_TRUE(facts.theoretical_occupancy_pct.has_value());
+  EXPECT_EQ(facts.theoretical_occupancy_pct->value, 6.25);
+  ASSERT_TRUE(facts.block_limit_shared_mem.has_value());
+  EXPECT_EQ(facts.block_limit_shared_mem->value, 2);
+  ASSERT_TRUE(facts.shared_mem_dynamic_bytes.has_value());
+  EXPECT_EQ(facts.shared_mem_dynamic_bytes->value, 102400);
+  // The deep set's metrics sit on the details page under their own names.
+  const LaunchFacts strided = reader.read(launch_named(*capture, "strided_load_kernel"));
+  ASSERT_TRUE(strided.global_load_sector_use_pct.has_value());
+  EXPECT_EQ(strided.global_load_sector_use_pct->value, 12.5);
+  EXPECT_EQ(strided.global_load_sector_use_pct->metric,
+            "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct");
+  EXPECT_EQ(strided.roofline.bottleneck, Bottleneck::memory);
+}
+
+TEST(LaunchFacts, TakeTheSmsFromTheGpuTableWhenALeanCaptureHasNoColumnForThem) {
+  Result<MetricSet> lean = find_metric_set("lean");
+  ASSERT_TRUE(lean.ok());
+  Result<Capture> capture =
+      read_ncu_csv_file(k_planted / "vec_f32" / "raw.csv", read_options_for(*lean));
+  ASSERT_TRUE(capture.ok()) << capture.error().message;
+  const LaunchFactReader reader(*capture, gpu_spec_of(*capture));
+  const LaunchFacts facts = reader.read(capture->kernels.front());
+  ASSERT_TRUE(facts.sm_count.has_value());
+  EXPECT_EQ(facts.sm_count->value, 132);
+  EXPECT_EQ(facts.sm_count->metric, "datasheet: NVIDIA H200");
+  EXPECT_FALSE(facts.theoretical_occupancy_pct.has_value());
+}
+
+TEST(LibraryKernels, AreNamedByTheirLibrariesNamespacesAndPrefixes) {
+  EXPECT_TRUE(is_library_kernel(
+      "void at::vectorized_elementwise_kernel<4, at::FillFunctor<float>, std::array<char *, 1>>"
+      "(int, T2, T3)"));
+  EXPECT_TRUE(is_library_kernel("void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm>(T1)"));
+  EXPECT_TRUE(is_library_kernel("sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32"));
+  EXPECT_TRUE(is_library_kernel("void cub::DeviceReduceKernel<...>(T1)"));
+  EXPECT_FALSE(is_library_kernel("strided_load_kernel"));
+  EXPECT_FALSE(is_library_kernel("histogram_atomic_kernel(const int *, int *, int)"));
+  EXPECT_FALSE(is_library_kernel("matmul_kernel"));
+  // analyse() marks them in the summary.
+  const Capture capture = test::make_raw_capture(
+      {Launch{"my_kernel", {{k_duration, 50}}, "kprof", {}},
+       Launch{"void at::native::reduce_kernel<512, 1>(T3)", {{k_duration, 5}}, "kprof", {}}},
+      "NVIDIA H200");
+  Result<Analysis> analysis = analyse(capture, SelectOptions{});
+  ASSERT_TRUE(analysis.ok());
+  ASSERT_EQ(analysis->kernels.size(), 2U);
+  EXPECT_FALSE(analysis->kernels[0].library);
+  EXPECT_TRUE(analysis->kernels[1].library);
 }
 
 } // namespace
