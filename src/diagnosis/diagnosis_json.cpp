@@ -1,0 +1,112 @@
+// The words of the diagnosis (its categories) and its JSON (docs/json-schema.md).
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <utility>
+
+#include "kprof/diagnosis.hpp"
+
+namespace kprof {
+namespace {
+
+using Category = DiagnosisCategory;
+
+constexpr double k_exact_integer_limit = 9007199254740992.0; // 2^53
+
+/// The report's rule for numbers: null when not finite, an integer when integral.
+Json number_json_of(double value) {
+  if (!std::isfinite(value)) {
+    return Json(nullptr);
+  }
+  if (std::fabs(value) < k_exact_integer_limit && std::trunc(value) == value) {
+    return Json(static_cast<std::int64_t>(value));
+  }
+  return Json(value);
+}
+
+constexpr std::array<std::pair<Category, std::string_view>, 20> k_words{{
+    {Category::uncoalesced_access, "uncoalesced_access"},
+    {Category::bank_conflicts, "bank_conflicts"},
+    {Category::too_few_blocks, "too_few_blocks"},
+    {Category::tail_effect, "tail_effect"},
+    {Category::low_occupancy, "low_occupancy"},
+    {Category::load_imbalance, "load_imbalance"},
+    {Category::register_spills, "register_spills"},
+    {Category::tensor_cores_unused, "tensor_cores_unused"},
+    {Category::atomic_contention, "atomic_contention"},
+    {Category::warp_divergence, "warp_divergence"},
+    {Category::barrier_stalls, "barrier_stalls"},
+    {Category::memory_latency, "memory_latency"},
+    {Category::mio_pressure, "mio_pressure"},
+    {Category::instruction_cache, "instruction_cache"},
+    {Category::launch_bound, "launch_bound"},
+    {Category::other, "other"},
+    {Category::dram_bound, "dram_bound"},
+    {Category::cache_bound, "cache_bound"},
+    {Category::compute_bound, "compute_bound"},
+    {Category::latency_bound, "latency_bound"},
+}};
+
+} // namespace
+
+std::string_view to_string(DiagnosisCategory category) {
+  for (const auto& [known, word] : k_words) {
+    if (known == category) {
+      return word;
+    }
+  }
+  return "other";
+}
+
+std::optional<DiagnosisCategory> parse_diagnosis_category(std::string_view word) {
+  for (const auto& [category, known] : k_words) {
+    if (known == word) {
+      return category;
+    }
+  }
+  return std::nullopt;
+}
+
+const std::vector<DiagnosisCategory>& diagnosis_categories() {
+  static const std::vector<DiagnosisCategory> k_all = [] {
+    std::vector<DiagnosisCategory> all;
+    all.reserve(k_words.size());
+    for (const auto& [category, word] : k_words) {
+      all.push_back(category);
+    }
+    return all;
+  }();
+  return k_all;
+}
+
+void to_json(Json& out, const DiagnosisEvidence& evidence) {
+  out = Json::object();
+  out["metric"] = evidence.metric;
+  if (const double* number = std::get_if<double>(&evidence.value)) {
+    out["value"] = number_json_of(*number);
+  } else {
+    out["value"] = std::get<std::string>(evidence.value);
+  }
+  out["meaning"] = evidence.meaning;
+}
+
+void to_json(Json& out, const DiagnosisCause& cause) {
+  out = Json::object();
+  out["category"] = std::string(to_string(cause.category));
+  out["title"] = cause.title;
+  if (cause.line) {
+    out["line"] = Json{{"file", cause.line->file}, {"line", cause.line->line}};
+  } else {
+    out["line"] = nullptr;
+  }
+  Json evidence = Json::array();
+  for (const DiagnosisEvidence& entry : cause.evidence) {
+    evidence.push_back(entry);
+  }
+  out["evidence"] = std::move(evidence);
+  out["estimated_speedup_pct"] =
+      cause.estimated_speedup_pct ? number_json_of(*cause.estimated_speedup_pct) : Json(nullptr);
+  out["source"] = cause.source;
+}
+
+} // namespace kprof

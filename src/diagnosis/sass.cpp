@@ -1,0 +1,230 @@
+// Design note: the SASS the diagnosis reads.
+//
+// ncu's source page gives every instruction's text (`@!P0 LDG.E.128 R16, desc[UR6][R2.64]`) and
+// counters. The diagnosis needs three things from the text: what kind of instruction it is (a
+// global load, a spill, an atomic, a tensor-core op), which general registers it writes (the
+// first operand of an instruction that is not a store, widened by `.64`/`.128`/`.WIDE`), and which
+// it reads (every other `R<n>`). A long-scoreboard stall is counted by ncu on the instruction
+// that waits, the consumer; the load it waits for is found by walking back from the consumer to
+// the nearest earlier writer of one of its registers, through arithmetic, until a load. That is
+// the static order of the code, not a trace: a value carried around a loop is found at its
+// producer before the loop body only when the producer precedes it. Uniform registers (`UR`),
+// predicates and constants are not followed.
+#include "diagnosis/sass.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <set>
+#include <string>
+
+namespace kprof::diagnosis {
+namespace {
+
+bool starts_with_any(std::string_view text, std::initializer_list<std::string_view> prefixes) {
+  return std::any_of(prefixes.begin(), prefixes.end(),
+                     [&](std::string_view prefix) { return text.starts_with(prefix); });
+}
+
+/// The opcode's first component ("LDG" of "LDG.E.128").
+std::string_view base_of(std::string_view opcode) {
+  return opcode.substr(0, opcode.find('.'));
+}
+
+SassKind kind_of(std::string_view opcode) {
+  const std::string_view base = base_of(opcode);
+  if (base == "LDG" || base == "LD") {
+    return SassKind::global_load;
+  }
+  if (base == "STG" || base == "ST") {
+    return SassKind::global_store;
+  }
+  if (base == "LDL") {
+    return SassKind::local_load;
+  }
+  if (base == "STL") {
+    return SassKind::local_store;
+  }
+  if (base == "LDS" || base == "LDSM") {
+    return SassKind::shared_load;
+  }
+  if (base == "STS") {
+    return SassKind::shared_store;
+  }
+  if (base == "ATOMG" || base == "ATOM" || base == "RED" || base == "REDG") {
+    return SassKind::global_atomic;
+  }
+  if (base == "ATOMS") {
+    return SassKind::shared_atomic;
+  }
+  if (base == "MEMBAR" || base == "ERRBAR" || base == "CCTL" || base == "FENCE") {
+    return SassKind::fence;
+  }
+  if (starts_with_any(base, {"HMMA", "HGMMA", "IMMA", "IGMMA", "QGMMA", "BMMA", "BGMMA", "DMMA",
+                             "UTCHMMA", "UTCQMMA", "UTCIMMA"})) {
+    return SassKind::tensor;
+  }
+  if (base == "MUFU") {
+    return SassKind::special;
+  }
+  if (base == "EXIT") {
+    return SassKind::exit;
+  }
+  return SassKind::other;
+}
+
+bool writes_no_register(SassKind kind) {
+  return kind == SassKind::global_store || kind == SassKind::local_store ||
+         kind == SassKind::shared_store || kind == SassKind::fence || kind == SassKind::exit;
+}
+
+/// Registers a `.64`/`.128` operand or opcode covers.
+int width_of(std::string_view suffix) {
+  if (suffix.find(".128") != std::string_view::npos) {
+    return 4;
+  }
+  if (suffix.find(".64") != std::string_view::npos ||
+      suffix.find(".WIDE") != std::string_view::npos) {
+    return 2;
+  }
+  return 1;
+}
+
+bool is_name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+/// Every general register `operand` names ("desc[UR6][R2.64+0x10]" -> R2, R3), RZ left out.
+void registers_in(std::string_view operand, std::vector<int>& out) {
+  for (std::size_t i = 0; i < operand.size(); ++i) {
+    if (operand[i] != 'R' || (i > 0 && is_name_char(operand[i - 1]))) {
+      continue;
+    }
+    std::size_t end = i + 1;
+    while (end < operand.size() && std::isdigit(static_cast<unsigned char>(operand[end])) != 0) {
+      ++end;
+    }
+    if (end == i + 1 ||
+        (end < operand.size() &&
+         (std::isalpha(static_cast<unsigned char>(operand[end])) != 0 || operand[end] == '_'))) {
+      continue; // RZ, or part of a longer name
+    }
+    const int first = std::stoi(std::string(operand.substr(i + 1, end - i - 1)));
+    const int width = width_of(operand.substr(end, operand.find_first_of(",]+ ", end) - end));
+    for (int r = first; r < first + width; ++r) {
+      out.push_back(r);
+    }
+    i = end;
+  }
+}
+
+std::vector<std::string_view> split_operands(std::string_view text) {
+  std::vector<std::string_view> operands;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    const char c = i < text.size() ? text[i] : ',';
+    if (c == '[') {
+      ++depth;
+    } else if (c == ']') {
+      --depth;
+    } else if (c == ',' && depth <= 0) {
+      std::string_view operand = text.substr(start, i - start);
+      while (!operand.empty() && (operand.front() == ' ' || operand.front() == '{')) {
+        operand.remove_prefix(1);
+      }
+      while (!operand.empty() &&
+             (operand.back() == ' ' || operand.back() == ';' || operand.back() == '}')) {
+        operand.remove_suffix(1);
+      }
+      if (!operand.empty()) {
+        operands.push_back(operand);
+      }
+      start = i + 1;
+    }
+  }
+  return operands;
+}
+
+} // namespace
+
+SassOp decode_sass(std::string_view text) {
+  SassOp op;
+  std::size_t at = text.find_first_not_of(' ');
+  if (at == std::string_view::npos) {
+    return op;
+  }
+  text.remove_prefix(at);
+  if (text.starts_with('@')) { // the predicate guarding the instruction
+    const std::size_t space = text.find(' ');
+    text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+  }
+  const std::size_t space = text.find(' ');
+  const std::string_view opcode = text.substr(0, space);
+  const std::string_view operands_text =
+      space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+  op.kind = kind_of(opcode);
+  op.access_bytes = 4 * width_of(opcode);
+  const std::vector<std::string_view> operands = split_operands(operands_text);
+  std::size_t first_read = 0;
+  if (!operands.empty() && !writes_no_register(op.kind) && operands.front().starts_with('R') &&
+      operands.front().find('[') == std::string_view::npos) {
+    std::vector<int> written;
+    registers_in(operands.front(), written);
+    // The opcode's width (LDG.E.128 R16) widens a destination named by its first register.
+    const int width = std::max(width_of(opcode), static_cast<int>(written.size()));
+    if (!written.empty()) {
+      for (int r = written.front(); r < written.front() + width; ++r) {
+        op.writes.push_back(r);
+      }
+    }
+    first_read = 1;
+  }
+  for (std::size_t i = first_read; i < operands.size(); ++i) {
+    registers_in(operands[i], op.reads);
+  }
+  return op;
+}
+
+bool is_long_scoreboard_producer(const SassOp& op) {
+  return (op.kind == SassKind::global_load || op.kind == SassKind::local_load ||
+          op.kind == SassKind::global_atomic) &&
+         !op.writes.empty();
+}
+
+bool is_short_scoreboard_producer(const SassOp& op) {
+  return (op.kind == SassKind::shared_load || op.kind == SassKind::shared_atomic ||
+          op.kind == SassKind::special) &&
+         !op.writes.empty();
+}
+
+std::vector<std::size_t> scoreboard_producers(const std::vector<SassOp>& ops,
+                                              bool (*is_producer)(const SassOp&),
+                                              std::size_t max_steps) {
+  std::vector<std::size_t> producers(ops.size());
+  for (std::size_t consumer = 0; consumer < ops.size(); ++consumer) {
+    producers[consumer] = consumer;
+    std::set<int> wanted(ops[consumer].reads.begin(), ops[consumer].reads.end());
+    const std::size_t stop = consumer > max_steps ? consumer - max_steps : 0;
+    for (std::size_t j = consumer; j-- > stop && !wanted.empty();) {
+      const SassOp& op = ops[j];
+      const bool writes_wanted = std::any_of(op.writes.begin(), op.writes.end(),
+                                             [&](int r) { return wanted.contains(r); });
+      if (!writes_wanted) {
+        continue;
+      }
+      if (is_producer(op)) {
+        producers[consumer] = j;
+        break;
+      }
+      // Arithmetic: what it computed from is what the consumer waits for.
+      for (const int r : op.writes) {
+        wanted.erase(r);
+      }
+      wanted.insert(op.reads.begin(), op.reads.end());
+    }
+  }
+  return producers;
+}
+
+} // namespace kprof::diagnosis

@@ -1,0 +1,250 @@
+// The diagnosis (src/diagnosis): the SASS it reads, and how causes are made and ranked from
+// rules and facts chosen by hand. tests/unit/diagnosis/planted_suite_test.cpp proves it on the
+// recorded planted-defect suite.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "diagnosis/code.hpp"
+#include "diagnosis/sass.hpp"
+#include "kprof/diagnosis.hpp"
+
+namespace kprof {
+namespace {
+
+using diagnosis::decode_sass;
+using diagnosis::SassKind;
+
+TEST(SassDecoding, ReadsAWideLoadsDestinationAndItsAddressRegisters) {
+  const diagnosis::SassOp op = decode_sass("@!P0 LDG.E.128 R16, desc[UR6][R2.64+0x800]");
+  EXPECT_EQ(op.kind, SassKind::global_load);
+  EXPECT_EQ(op.writes, (std::vector<int>{16, 17, 18, 19}));
+  EXPECT_EQ(op.reads, (std::vector<int>{2, 3}));
+  EXPECT_EQ(op.access_bytes, 16);
+}
+
+TEST(SassDecoding, GivesStoresAndReductionsNoDestination) {
+  const diagnosis::SassOp store = decode_sass("STG.E desc[UR4][R2.64], R5");
+  EXPECT_EQ(store.kind, SassKind::global_store);
+  EXPECT_TRUE(store.writes.empty());
+  EXPECT_EQ(store.reads, (std::vector<int>{2, 3, 5}));
+  EXPECT_EQ(decode_sass("REDG.E.ADD.STRONG.GPU desc[UR4][R4.64], R7").kind,
+            SassKind::global_atomic);
+  const diagnosis::SassOp atomic =
+      decode_sass("ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU PT, RZ, desc[UR6][R2.64], R5");
+  EXPECT_EQ(atomic.kind, SassKind::global_atomic);
+  EXPECT_TRUE(atomic.writes.empty());
+  EXPECT_EQ(decode_sass("LDL R3, [R1+0x10]").kind, SassKind::local_load);
+  EXPECT_EQ(decode_sass("STL [R1+0x10], R3").kind, SassKind::local_store);
+  EXPECT_EQ(decode_sass("HMMA.16816.F32 R4, R8, R12, R4").kind, SassKind::tensor);
+  EXPECT_EQ(decode_sass("REDUX.SUM UR4, R3").kind, SassKind::other);
+}
+
+TEST(SassDecoding, LeavesSpecialRegistersUniformRegistersAndRzOut) {
+  const diagnosis::SassOp op = decode_sass("S2R R0, SR_TID.X");
+  EXPECT_EQ(op.writes, (std::vector<int>{0}));
+  EXPECT_TRUE(op.reads.empty());
+  const diagnosis::SassOp wide = decode_sass("IMAD.WIDE R2, R5, 0x4, RZ");
+  EXPECT_EQ(wide.writes, (std::vector<int>{2, 3}));
+  EXPECT_EQ(wide.reads, (std::vector<int>{5}));
+}
+
+TEST(ScoreboardProducers, FollowAStoreBackThroughArithmeticToTheLoad) {
+  const std::vector<diagnosis::SassOp> ops{
+      decode_sass("IMAD.WIDE R2, R5, 0x4, R6"),  // 0: the address
+      decode_sass("LDG.E R4, desc[UR4][R2.64]"), // 1: the load
+      decode_sass("IMAD.WIDE R8, R5, 0x4, R10"), // 2
+      decode_sass("FMUL R7, R4, 2"),             // 3
+      decode_sass("STG.E desc[UR4][R8.64], R7"), // 4: waits for R7, made from R4
+      decode_sass("IADD3 R12, R13, 0x1, RZ")};   // 5: no load behind it
+  const std::vector<std::size_t> producers =
+      diagnosis::scoreboard_producers(ops, diagnosis::is_long_scoreboard_producer);
+  EXPECT_EQ(producers[4], 1U);
+  EXPECT_EQ(producers[3], 1U);
+  EXPECT_EQ(producers[5], 5U);
+}
+
+TEST(ToolkitHeaders, AreTheCudaIncludeDirectories) {
+  EXPECT_TRUE(diagnosis::is_toolkit_header("/usr/local/cuda/include/device_atomic_functions.hpp"));
+  EXPECT_TRUE(diagnosis::is_toolkit_header("/usr/local/cuda/include/crt/sm_80_rt.hpp"));
+  EXPECT_TRUE(
+      diagnosis::is_toolkit_header("/opt/cuda-12.4/targets/x86_64-linux/include/cuda_fp16.hpp"));
+  EXPECT_FALSE(diagnosis::is_toolkit_header("/work/tests/planted/cuda/planted.cu"));
+  EXPECT_FALSE(diagnosis::is_toolkit_header("/home/me/include/mine.cuh"));
+}
+
+TEST(DiagnosisCategories, ReadBackFromTheirWords) {
+  for (const DiagnosisCategory category : diagnosis_categories()) {
+    EXPECT_EQ(parse_diagnosis_category(to_string(category)), category) << to_string(category);
+  }
+  EXPECT_FALSE(parse_diagnosis_category("uncoalesced").has_value());
+}
+
+RuleResult rule(std::string name, std::string speedup_type, double estimate,
+                std::string description = "A finding. More text.") {
+  return RuleResult{
+      "Section", std::move(name), "OPT", std::move(description), std::move(speedup_type), estimate};
+}
+
+struct Case {
+  KernelRecord launch;
+  LaunchFacts facts;
+
+  Diagnosis diagnose(PageKind page = PageKind::details, std::string set = "deep") const {
+    DiagnosisInput input;
+    input.launch = &launch;
+    input.facts = &facts;
+    input.page = page;
+    input.metric_set = std::move(set);
+    return kprof::diagnose(input);
+  }
+};
+
+Case launch_of(std::array<std::int64_t, 3> grid, std::vector<RuleResult> rules = {}) {
+  Case c;
+  c.launch.name = "kernel";
+  c.launch.grid = grid;
+  c.launch.block = {128, 1, 1};
+  c.launch.rules = std::move(rules);
+  c.facts.sm_count = SourcedNumber{132, "# SMs"};
+  c.facts.duration_ns = SourcedNumber{100000, "Duration"};
+  c.facts.roofline.compute_sol_pct = 2;
+  c.facts.roofline.memory_sol_pct = 3;
+  return c;
+}
+
+TEST(Diagnose, NamesAGridSmallerThanTheGpuWithTheIdleSmsAsItsEstimate) {
+  const Diagnosis diagnosis = launch_of({4, 1, 1}).diagnose(PageKind::raw, "lean");
+  ASSERT_FALSE(diagnosis.causes.empty());
+  const DiagnosisCause& first = diagnosis.causes.front();
+  EXPECT_EQ(first.category, DiagnosisCategory::too_few_blocks);
+  EXPECT_FALSE(first.line.has_value());
+  ASSERT_TRUE(first.estimated_speedup_pct.has_value());
+  EXPECT_NEAR(*first.estimated_speedup_pct, 100.0 * 128 / 132, 0.01);
+  EXPECT_EQ(first.source, "kprof:launch");
+  EXPECT_NE(first.title.find("4 blocks"), std::string::npos) << first.title;
+  // A raw lean capture says what the deep set and the source page would add.
+  const std::vector<std::string>& notes = diagnosis.notes;
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
+    return note.find("--metrics deep") != std::string::npos;
+  }));
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
+    return note.find("lean set") != std::string::npos;
+  }));
+}
+
+TEST(Diagnose, NeverRanksAGenericSymptomFirstAndFoldsItIntoTheCause) {
+  Case c = launch_of({8192, 1, 1}, {rule("HighPipeUtilization", "local", 99.0,
+                                         "All compute pipelines are under-utilized. Either ..."),
+                                    rule("IssueSlotUtilization", "local", 50.0),
+                                    rule("UncoalescedGlobalAccess", "global", 40.0)});
+  const Diagnosis diagnosis = c.diagnose();
+  ASSERT_FALSE(diagnosis.causes.empty());
+  const DiagnosisCause& first = diagnosis.causes.front();
+  EXPECT_EQ(first.category, DiagnosisCategory::uncoalesced_access);
+  EXPECT_EQ(first.estimated_speedup_pct, 40.0);
+  EXPECT_EQ(first.source, "ncu:UncoalescedGlobalAccess");
+  const auto folded = [&](std::string_view name) {
+    return std::any_of(
+        first.evidence.begin(), first.evidence.end(),
+        [&](const DiagnosisEvidence& e) { return e.metric.find(name) != std::string::npos; });
+  };
+  EXPECT_TRUE(folded("HighPipeUtilization"));
+  EXPECT_TRUE(folded("IssueSlotUtilization"));
+  for (const DiagnosisCause& cause : diagnosis.causes) {
+    EXPECT_EQ(cause.title.find("under-utilized"), std::string::npos) << cause.title;
+  }
+}
+
+TEST(Diagnose, GivesALocalEstimateNoSpeedupAndRanksItAfterGlobalOnes) {
+  Case c = launch_of({256, 1, 1}, {rule("TheoreticalOccupancy", "local", 87.5),
+                                   rule("LaunchConfiguration", "global", 50.0)});
+  c.facts.theoretical_occupancy_pct = SourcedNumber{12.5, "Theoretical Occupancy"};
+  c.facts.block_limit_registers = SourcedNumber{1, "Block Limit Registers"};
+  c.facts.block_limit_blocks = SourcedNumber{32, "Block Limit SM"};
+  c.facts.registers_per_thread = SourcedNumber{184, "Registers Per Thread"};
+  const Diagnosis diagnosis = c.diagnose();
+  ASSERT_EQ(diagnosis.causes.size(), 2U);
+  EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::tail_effect);
+  EXPECT_EQ(diagnosis.causes[1].category, DiagnosisCategory::low_occupancy);
+  EXPECT_FALSE(diagnosis.causes[1].estimated_speedup_pct.has_value());
+  EXPECT_NE(diagnosis.causes[1].title.find("limited by registers: 184 per thread"),
+            std::string::npos)
+      << diagnosis.causes[1].title;
+}
+
+TEST(Diagnose, FoldsAMemoryStallIntoTheOccupancyLimitWhenNothingElseExplainsIt) {
+  Case c = launch_of(
+      {131072, 1, 1},
+      {rule("TheoreticalOccupancy", "global", 93.75),
+       rule("CPIStall", "global", 81.0,
+            "On average, each warp of this workload spends 33.4 cycles being stalled waiting for "
+            "a scoreboard dependency on a L1TEX (local, global, surface, texture) operation.")});
+  c.facts.theoretical_occupancy_pct = SourcedNumber{6.25, "Theoretical Occupancy"};
+  c.facts.block_limit_shared_mem = SourcedNumber{2, "Block Limit Shared Mem"};
+  c.facts.shared_mem_dynamic_bytes = SourcedNumber{102400, "Dynamic Shared Memory Per Block"};
+  const Diagnosis diagnosis = c.diagnose();
+  ASSERT_EQ(diagnosis.causes.size(), 1U);
+  EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::low_occupancy);
+  EXPECT_EQ(diagnosis.causes[0].estimated_speedup_pct, 93.75);
+  EXPECT_NE(diagnosis.causes[0].title.find("shared memory: 102,400 bytes per block"),
+            std::string::npos)
+      << diagnosis.causes[0].title;
+}
+
+TEST(Diagnose, CallsAMemoryBoundKernelWithoutDefectsDramBoundAtItsPercentOfPeak) {
+  Case c = launch_of({8192, 1, 1});
+  c.facts.roofline.memory_sol_pct = 77.7;
+  c.facts.roofline.compute_sol_pct = 15.7;
+  c.facts.roofline.bottleneck = Bottleneck::memory;
+  c.facts.dram_throughput_pct = SourcedNumber{77.67, "DRAM Throughput"};
+  c.facts.l2_throughput_pct = SourcedNumber{60.0, "L2 Cache Throughput"};
+  const Diagnosis diagnosis = c.diagnose();
+  ASSERT_EQ(diagnosis.causes.size(), 1U);
+  EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::dram_bound);
+  EXPECT_NE(diagnosis.causes[0].title.find("77.7% of peak"), std::string::npos)
+      << diagnosis.causes[0].title;
+  EXPECT_NEAR(*diagnosis.causes[0].estimated_speedup_pct, 22.3, 1e-9);
+}
+
+TEST(Diagnose, TurnsAMemoryBoundVerdictOnWastedSectorsIntoTheAccessDefect) {
+  Case c = launch_of({8192, 1, 1});
+  c.facts.roofline.memory_sol_pct = 89.1;
+  c.facts.roofline.bottleneck = Bottleneck::memory;
+  c.facts.global_load_sector_use_pct =
+      SourcedNumber{12.5, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"};
+  const Diagnosis diagnosis = c.diagnose(PageKind::raw, "default");
+  ASSERT_EQ(diagnosis.causes.size(), 1U);
+  const DiagnosisCause& cause = diagnosis.causes[0];
+  EXPECT_EQ(cause.category, DiagnosisCategory::uncoalesced_access);
+  EXPECT_NE(cause.title.find("12.5% of each loaded 32-byte sector used (up to 8.0x"),
+            std::string::npos)
+      << cause.title;
+  EXPECT_NE(cause.title.find("not the roofline"), std::string::npos) << cause.title;
+  // Without rule or source page: the unused bytes' share of the memory-bound time.
+  EXPECT_NEAR(*cause.estimated_speedup_pct, 0.875 * 89.1, 0.01);
+}
+
+TEST(DiagnosisJson, WritesEveryMemberOfACause) {
+  DiagnosisCause cause;
+  cause.category = DiagnosisCategory::bank_conflicts;
+  cause.title = "Shared-memory bank conflicts at k.cu:12";
+  cause.line = DiagnosisLine{"/src/k.cu", 12};
+  cause.evidence.push_back({"ncu rule X (global estimate)", 93.76, "why"});
+  cause.evidence.push_back({"roofline", std::string("memory-bound"), "verdict"});
+  cause.estimated_speedup_pct = 93.76;
+  cause.source = "ncu:UncoalescedSharedAccess";
+  const Json json = cause;
+  EXPECT_EQ(
+      json.dump(),
+      R"json({"category":"bank_conflicts","title":"Shared-memory bank conflicts at k.cu:12",)json"
+      R"json("line":{"file":"/src/k.cu","line":12},"evidence":[{"metric":"ncu rule X )json"
+      R"json((global estimate)","value":93.76,"meaning":"why"},{"metric":"roofline",)json"
+      R"json("value":"memory-bound","meaning":"verdict"}],"estimated_speedup_pct":93.76,)json"
+      R"json("source":"ncu:UncoalescedSharedAccess"})json");
+}
+
+} // namespace
+} // namespace kprof
