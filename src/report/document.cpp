@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "kprof/diagnosis.hpp"
 #include "kprof/files.hpp"
 #include "kprof/numbers.hpp"
 #include "kprof/report.hpp"
@@ -42,6 +43,7 @@ Json gpu_spec_json(const GpuSpec& spec) {
   out["bf16_tensor_flops"] = number_json(spec.bf16_tensor_flops);
   out["sm_count"] = spec.sm_count;
   out["l2_bytes"] = number_json(spec.l2_bytes);
+  out["max_warps_per_sm"] = spec.max_warps_per_sm;
   return out;
 }
 
@@ -84,7 +86,8 @@ Json rule_json(const RuleResult& rule) {
 }
 
 Json kernel_json(const Capture& capture, const KernelRecord& record,
-                 const std::vector<std::string>& keys) {
+                 const std::vector<std::string>& keys, const LaunchFactReader& facts,
+                 std::string_view metric_set) {
   Json out = Json::object();
   out["name"] = record.name;
   out["id"] = record.id;
@@ -116,6 +119,10 @@ Json kernel_json(const Capture& capture, const KernelRecord& record,
     }
     out["rules"] = std::move(rules);
   }
+  report_detail::DiagnosisMembers diagnosis =
+      report_detail::diagnosis_members(facts, record, capture.page, metric_set);
+  out["diagnosis"] = std::move(diagnosis.causes);
+  out["diagnosis_notes"] = std::move(diagnosis.notes);
   return out;
 }
 
@@ -182,6 +189,7 @@ Json summary_json(const Analysis& analysis) {
     entry["launches"] = kernel.launches.size();
     entry["duration_ns"] = optional_number(kernel.duration_ns);
     entry["share"] = optional_number(kernel.share);
+    entry["library"] = kernel.library;
     kernels.push_back(std::move(entry));
   }
   Json out = Json::object();
@@ -268,6 +276,30 @@ Result<void> validate_metadata(const Json& metadata) {
   return {};
 }
 
+/// kernels[].diagnosis, when present: an array of causes (docs/json-schema.md).
+Result<void> validate_diagnosis(const Json& kernel, const std::string& path) {
+  if (report_detail::member(kernel, "diagnosis") == nullptr) {
+    return {};
+  }
+  KPROF_REQUIRE(kernel, path, "diagnosis", "an array", is_array);
+  std::size_t index = 0;
+  for (const Json& cause : kernel.at("diagnosis")) {
+    const std::string cause_path = fmt::format("{}.diagnosis[{}]", path, index++);
+    if (!cause.is_object()) {
+      return invalid(fmt::format("'{}' is {}, expected an object", cause_path, cause.type_name()));
+    }
+    KPROF_REQUIRE(cause, cause_path, "category", "a string", is_string);
+    KPROF_REQUIRE(cause, cause_path, "title", "a string", is_string);
+    KPROF_REQUIRE(cause, cause_path, "line", "an object or null",
+                  [](const Json& v) { return v.is_object() || v.is_null(); });
+    KPROF_REQUIRE(cause, cause_path, "evidence", "an array", is_array);
+    KPROF_REQUIRE(cause, cause_path, "estimated_speedup_pct", "a number or null",
+                  is_number_or_null);
+    KPROF_REQUIRE(cause, cause_path, "source", "a string", is_string);
+  }
+  return {};
+}
+
 Result<void> validate_kernels(const Json& kernels) {
   std::size_t index = 0;
   for (const Json& kernel : kernels) {
@@ -302,6 +334,9 @@ Result<void> validate_kernels(const Json& kernels) {
         KPROF_REQUIRE(rule, rule_path, "description", "a string", is_string);
         KPROF_REQUIRE(rule, rule_path, "estimated_speedup", "a number or null", is_number_or_null);
       }
+    }
+    if (Result<void> checked = validate_diagnosis(kernel, path); !checked.ok()) {
+      return checked;
     }
   }
   return {};
@@ -370,6 +405,29 @@ std::vector<std::string> column_keys(const Capture& capture) {
   return keys;
 }
 
+DiagnosisMembers diagnosis_members(const LaunchFactReader& facts, const KernelRecord& launch,
+                                   PageKind page, std::string_view metric_set,
+                                   const std::vector<SourceBlock>* blocks,
+                                   const KernelHotLines* hot_lines) {
+  const LaunchFacts launch_facts = facts.read(launch);
+  DiagnosisInput input;
+  input.launch = &launch;
+  input.facts = &launch_facts;
+  input.page = page;
+  input.metric_set = std::string(metric_set);
+  input.blocks = blocks;
+  input.hot_lines = hot_lines;
+  const Diagnosis diagnosis = diagnose(input);
+  DiagnosisMembers members{Json::array(), Json::array()};
+  for (const DiagnosisCause& cause : diagnosis.causes) {
+    members.causes.push_back(cause);
+  }
+  for (const std::string& note : diagnosis.notes) {
+    members.notes.push_back(note);
+  }
+  return members;
+}
+
 double kernel_agent_number(double value) {
   constexpr int k_kernel_agent_digits = 3;
   return round_to(value, k_kernel_agent_digits);
@@ -418,9 +476,10 @@ Json build_report(const Capture& capture, const Analysis& analysis, const Metric
                   const Json& run_metadata) {
   Json doc = report_detail::report_skeleton(capture, analysis, metrics, run_metadata);
   const std::vector<std::string> keys = column_keys(capture);
+  const LaunchFactReader facts(capture, analysis.gpu);
   Json& kernels = doc["kernels"];
   for (const std::size_t index : analysis.selected) {
-    kernels.push_back(kernel_json(capture, capture.kernels[index], keys));
+    kernels.push_back(kernel_json(capture, capture.kernels[index], keys, facts, metrics.name));
   }
   doc["metrics"] = kernel_agent_metrics(capture, analysis, metrics);
   return doc;

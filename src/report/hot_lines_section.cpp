@@ -10,8 +10,11 @@
 #include <utility>
 #include <vector>
 
+#include "kprof/analysis.hpp"
 #include "kprof/files.hpp"
 #include "kprof/report.hpp"
+#include "kprof/report_view.hpp"
+#include "report/report_parts.hpp"
 
 namespace kprof {
 namespace fs = std::filesystem;
@@ -145,6 +148,14 @@ Result<void> attach_hot_lines(Json& report, const Capture& capture, const Source
     return {};
   }
   PtxLookup lookup(triton_cache);
+  // The diagnosis is written again with what the page adds (the lines, the instructions).
+  const LaunchFactReader facts(capture, gpu_spec_of(capture));
+  std::string metric_set;
+  if (const Json* metadata = json_read::member(report, "metadata")) {
+    if (const Json* set = json_read::member(*metadata, "metric_set")) {
+      metric_set = json_read::text_at(*set, "name");
+    }
+  }
   for (Json& entry : *kernels) {
     const Json* id = entry.contains("id") ? &entry["id"] : nullptr;
     if (id == nullptr || !id->is_number_integer()) {
@@ -155,11 +166,15 @@ Result<void> attach_hot_lines(Json& report, const Capture& capture, const Source
       continue;
     }
     const std::vector<SourceBlock>& blocks = (*launches)[found->second];
+    const KernelRecord& launch = capture.kernels[found->second];
+    const KernelHotLines hot = fold_launch(blocks, launch.name, lookup, options);
+    report_detail::DiagnosisMembers diagnosis =
+        report_detail::diagnosis_members(facts, launch, capture.page, metric_set, &blocks, &hot);
+    entry["diagnosis"] = std::move(diagnosis.causes);
+    entry["diagnosis_notes"] = std::move(diagnosis.notes);
     if (blocks.empty()) {
-      continue;
+      continue; // no line info: the diagnosis says so; no hot lines
     }
-    const KernelHotLines hot =
-        fold_launch(blocks, capture.kernels[found->second].name, lookup, options);
     entry["hot_lines"] = hot_lines_to_json(hot, options);
     entry["hot_lines"]["heat"] = heat_json(hot);
   }

@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "kprof/analysis.hpp"
+#include "kprof/hot_lines.hpp"
 #include "kprof/report.hpp"
+#include "kprof/source_page.hpp"
 
 namespace kprof::report_detail {
 
@@ -21,5 +24,17 @@ std::vector<std::string> column_keys(const Capture& capture);
 
 /// The KernelAgent `metrics` value of a number: rounded to 3 decimals like metrics_to_prompt.
 double kernel_agent_number(double value);
+
+/// The `diagnosis` and `diagnosis_notes` members of one kernels[] entry (kprof/diagnosis.hpp):
+/// what build_report and write_report_json both write, and attach_hot_lines rewrites with the
+/// launch's source-page blocks and hot lines.
+struct DiagnosisMembers {
+  Json causes; ///< array of causes, most important first
+  Json notes;  ///< array of strings
+};
+DiagnosisMembers diagnosis_members(const LaunchFactReader& facts, const KernelRecord& launch,
+                                   PageKind page, std::string_view metric_set,
+                                   const std::vector<SourceBlock>* blocks = nullptr,
+                                   const KernelHotLines* hot_lines = nullptr);
 
 } // namespace kprof::report_detail

@@ -255,7 +255,8 @@ void write_rule(JsonWriter& writer, const RuleResult& rule) {
 
 /// One kernels[] entry, as document.cpp's kernel_json builds it.
 void write_kernel(JsonWriter& writer, const Capture& capture, const KernelRecord& record,
-                  const std::vector<ColumnText>& columns) {
+                  const std::vector<ColumnText>& columns, const LaunchFactReader& facts,
+                  std::string_view metric_set) {
   writer.begin_object();
   writer.key(R"("name")");
   writer.string(record.name);
@@ -300,6 +301,12 @@ void write_kernel(JsonWriter& writer, const Capture& capture, const KernelRecord
     }
     writer.end_array();
   }
+  const report_detail::DiagnosisMembers diagnosis =
+      report_detail::diagnosis_members(facts, record, capture.page, metric_set);
+  writer.key(R"("diagnosis")");
+  writer.tree(diagnosis.causes);
+  writer.key(R"("diagnosis_notes")");
+  writer.tree(diagnosis.notes);
   writer.end_object();
 }
 
@@ -388,9 +395,10 @@ void write_report_json(const Capture& capture, const Analysis& analysis, const M
     writer.key(json_quoted(key));
     if (key == "kernels") {
       const std::vector<ColumnText> columns = column_texts(capture);
+      const LaunchFactReader facts(capture, analysis.gpu);
       writer.begin_array();
       for (const std::size_t index : analysis.selected) {
-        write_kernel(writer, capture, capture.kernels[index], columns);
+        write_kernel(writer, capture, capture.kernels[index], columns, facts, metrics.name);
         writer.flush_if_full();
       }
       writer.end_array();

@@ -133,3 +133,23 @@ def test_cuda_kernels_go_through_load_inline_with_lineinfo_and_their_own_line_nu
     assert "load_inline(" in text
     assert '"-lineinfo"' in text
     assert '#line 1 "%s"' in text
+
+
+RECORDINGS = os.path.join(ROOT, "tests", "fixtures", "ncu", "2025.3.1", "planted")
+
+
+def test_the_recording_has_every_kernel_of_the_manifest_with_the_pages_the_diagnosis_reads(manifest):
+    """The H200 recording (docs/device-runs/2026-12-01-planted.md) holds, per problem, the pages
+    tests/unit/diagnosis/planted_suite_test.cpp scores, and every manifest kernel appears in its
+    problem's source page as a function with line info."""
+    by_problem = {}
+    for k in manifest["kernels"]:
+        by_problem.setdefault(k["id"].split("/")[0], []).append(k["kernel"])
+    for problem, names in by_problem.items():
+        folder = os.path.join(RECORDINGS, problem)
+        for page in ("details.csv", "raw.csv", "source.csv"):
+            assert os.path.getsize(os.path.join(folder, page)) > 0, (problem, page)
+        with open(os.path.join(folder, "source.csv"), encoding="utf-8") as f:
+            functions = set(re.findall(r'^"Function Name","([^"(]+)', f.read(), re.M))
+        for name in names:
+            assert name in functions, (problem, name)

@@ -99,8 +99,9 @@ TEST(BuildReport, DescribesEachSelectedLaunch) {
   const Json doc = test::twostage_like_report();
   ASSERT_EQ(doc["kernels"].size(), 2U);
   const Json& kernel = doc["kernels"][1];
-  EXPECT_EQ(keys_of(kernel), (std::vector<std::string>{"name", "id", "nvtx_range", "grid", "block",
-                                                       "device", "cc", "metrics"}));
+  EXPECT_EQ(keys_of(kernel),
+            (std::vector<std::string>{"name", "id", "nvtx_range", "grid", "block", "device", "cc",
+                                      "metrics", "diagnosis", "diagnosis_notes"}));
   EXPECT_EQ(kernel["name"], "scale_kernel");
   EXPECT_EQ(kernel["id"], 1);
   EXPECT_EQ(kernel["nvtx_range"], "kprof");
@@ -254,7 +255,7 @@ TEST(BuildReport, SummarisesKernelsAndRooflines) {
   EXPECT_EQ(summary["dominant_kernel"], "scale_kernel");
   ASSERT_EQ(summary["kernels"].size(), 2U);
   EXPECT_EQ(keys_of(summary["kernels"][0]),
-            (std::vector<std::string>{"name", "launches", "duration_ns", "share"}));
+            (std::vector<std::string>{"name", "launches", "duration_ns", "share", "library"}));
   EXPECT_EQ(summary["kernels"][1]["name"], "scale_kernel");
   EXPECT_EQ(summary["kernels"][1]["launches"], 1);
   EXPECT_EQ(summary["kernels"][1]["duration_ns"], 9856);

@@ -215,6 +215,14 @@ TEST(StreamedReport, IsTheTreeByteForByteOnDetailsPagesWithSectionsAndRules) {
   expect_stream_matches_tree("batch4_details_sections_rules.csv");
 }
 
+TEST(StreamedReport, IsTheTreeByteForByteWithThePlantedSuitesDiagnoses) {
+  // Every cause kind the rules, the launch and the roofline give (docs/diagnosis.md).
+  for (const char* problem : {"vec_f32", "compute_f32", "mat_f32", "mat_bf16", "rows_f32",
+                              "hist_i32", "gemm_f32", "gemm_f16"}) {
+    expect_stream_matches_tree(std::string("planted/") + problem + "/details.csv");
+  }
+}
+
 TEST(StreamedReport, ReplacesInvalidUtf8LikeTheTree) {
   expect_stream_matches_tree("curated_nvtx_twostage_invalid_utf8.csv");
   Result<Capture> capture =

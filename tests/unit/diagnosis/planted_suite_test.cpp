@@ -1,0 +1,344 @@
+// kprof's diagnosis over the planted-defect suite (tests/planted/, docs/diagnosis.md), recorded
+// on an H200 (tests/fixtures/ncu/2025.3.1/planted/, docs/device-runs/2026-12-01-planted.md).
+//
+// Each problem's report is built the way `kprof report details.csv --source-page source.csv`
+// builds it: ncu's details page (rules, sections and the deep set's metrics), the source page
+// folded with the Triton PTX of the recording (moved into a Triton cache, the recorded paths
+// pointed at this checkout), then every manifest kernel's `kernels[].diagnosis` is scored:
+//  - named first: its first cause is the planted defect's category;
+//  - line: the planted line is the line of one of the first three causes (kernels whose defect
+//    has a line);
+//  - twin: a clean twin's diagnosis has no cause of its twin's category.
+// The score table per class is printed (docs/diagnosis.md shows it) and the targets asserted.
+// The same suite read as a lean or default capture (the raw page projected onto the set, no
+// source page) is scored too, for the table only, and must say what deep would add.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "kprof/analysis.hpp"
+#include "kprof/diagnosis.hpp"
+#include "kprof/files.hpp"
+#include "kprof/metric_sets.hpp"
+#include "kprof/ncu_output.hpp"
+#include "kprof/report.hpp"
+
+namespace kprof {
+namespace {
+namespace fs = std::filesystem;
+
+const fs::path k_recordings = fs::path(KPROF_FIXTURES_DIR) / "ncu" / "2025.3.1" / "planted";
+const fs::path k_source_root = fs::path(KPROF_SOURCE_ROOT);
+/// Where the recording's checkout was on the GPU machine.
+constexpr std::string_view k_recorded_root = "/work/main/";
+
+std::string slurp(const fs::path& path) {
+  Result<std::string> text = read_file(path);
+  EXPECT_TRUE(text.ok()) << path;
+  return text.ok() ? std::move(text).value() : std::string();
+}
+
+std::string replaced(std::string text, std::string_view from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+Json manifest() {
+  return Json::parse(slurp(k_source_root / "tests" / "planted" / "manifest.json"));
+}
+
+std::vector<std::string> problems(const Json& manifest) {
+  std::vector<std::string> names;
+  for (const Json& kernel : manifest["kernels"]) {
+    const std::string id = kernel["id"];
+    const std::string problem = id.substr(0, id.find('/'));
+    if (std::find(names.begin(), names.end(), problem) == names.end()) {
+      names.push_back(problem);
+    }
+  }
+  return names;
+}
+
+/// How the suite is read: as the batch recorded it (deep: details and source pages), its details
+/// page alone (a deep capture without `--source`), or as a lean/default capture (the raw page
+/// projected onto that set, no source page).
+enum class Reading { deep, details_only, default_set, lean };
+
+std::string_view set_of(Reading reading) {
+  switch (reading) {
+  case Reading::deep:
+  case Reading::details_only:
+    return "deep";
+  case Reading::default_set:
+    return "default";
+  case Reading::lean:
+    return "lean";
+  }
+  return "deep";
+}
+
+Json report_of(const std::string& problem, Reading reading, const fs::path& cache_root) {
+  const fs::path dir = k_recordings / problem;
+  Result<MetricSet> set = find_metric_set(set_of(reading));
+  EXPECT_TRUE(set.ok());
+  const bool details = reading == Reading::deep || reading == Reading::details_only;
+  const fs::path page = dir / (details ? "details.csv" : "raw.csv");
+  Result<Capture> capture = read_ncu_csv_file(page, read_options_for(*set));
+  EXPECT_TRUE(capture.ok()) << (capture.ok() ? "" : capture.error().message);
+  if (!capture.ok()) {
+    return Json::object();
+  }
+  Result<Analysis> analysis = analyse(*capture, SelectOptions{});
+  EXPECT_TRUE(analysis.ok());
+  Json report = build_report(*capture, *analysis, *set);
+  if (reading != Reading::deep) {
+    return report;
+  }
+  const std::string root = k_source_root.string() + "/";
+  const fs::path cache = cache_root / problem;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir / "ptx", ec)) {
+    if (entry.path().extension() == ".ptx") {
+      const std::string kernel = entry.path().stem().string();
+      EXPECT_TRUE(write_file_atomic(cache / kernel / (kernel + ".ptx"),
+                                    replaced(slurp(entry.path()), k_recorded_root, root))
+                      .ok());
+    }
+  }
+  Result<SourcePage> source =
+      parse_source_page(replaced(slurp(dir / "source.csv"), k_recorded_root, root), "source.csv");
+  EXPECT_TRUE(source.ok()) << (source.ok() ? "" : source.error().message);
+  if (source.ok()) {
+    const Result<void> attached = attach_hot_lines(report, *capture, *source, cache);
+    EXPECT_TRUE(attached.ok()) << (attached.ok() ? "" : attached.error().message);
+  }
+  return report;
+}
+
+/// The kernels[] entry of the manifest's kernel ("strided_read_kernel" is ncu's
+/// "strided_read_kernel(const float *, float *, int)").
+const Json* entry_of(const Json& report, const std::string& kernel) {
+  for (const Json& entry : report["kernels"]) {
+    const std::string name = entry["name"];
+    if (name == kernel || name.starts_with(kernel + "(")) {
+      return &entry;
+    }
+  }
+  return nullptr;
+}
+
+bool line_matches(const Json& cause, const Json& expected) {
+  const Json& line = cause["line"];
+  if (!line.is_object()) {
+    return false;
+  }
+  const std::string file = line["file"];
+  if (!file.ends_with(expected["file"].get<std::string>())) {
+    return false;
+  }
+  const int number = line["line"];
+  if (number == expected["line"].get<int>()) {
+    return true;
+  }
+  const Json* accept = expected.contains("accept") ? &expected["accept"] : nullptr;
+  return accept != nullptr &&
+         std::find(accept->begin(), accept->end(), Json(number)) != accept->end();
+}
+
+struct Score {
+  int kernels = 0;
+  int first = 0;
+  int lines = 0;
+  int lines_scored = 0;
+  int twins = 0;
+  int twins_clean = 0;
+};
+
+std::string fraction(int part, int whole) {
+  return whole == 0 ? std::string("-")
+                    : fmt::format("{}/{} ({}%)", part, whole, (100 * part + whole / 2) / whole);
+}
+
+std::string top_three(const Json& diagnosis) {
+  std::string out;
+  for (std::size_t i = 0; i < diagnosis.size() && i < 3; ++i) {
+    const Json& cause = diagnosis[i];
+    out += (i == 0 ? "" : ", ") + cause["category"].get<std::string>();
+    if (cause["line"].is_object()) {
+      out += fmt::format(" :{}", cause["line"]["line"].get<int>());
+    }
+    if (cause["estimated_speedup_pct"].is_number()) {
+      out += fmt::format(" {:.0f}%", cause["estimated_speedup_pct"].get<double>());
+    }
+  }
+  return out.empty() ? "(none)" : out;
+}
+
+TempDir make_cache() {
+  Result<TempDir> dir = TempDir::create("kprof-planted-");
+  if (!dir.ok()) {
+    ADD_FAILURE() << dir.error().message;
+    std::abort();
+  }
+  return std::move(dir).value();
+}
+
+/// Scores every manifest kernel; prints the per-kernel and per-class tables.
+std::map<std::string, Score> score(Reading reading, Score& total) {
+  const Json suite = manifest();
+  const TempDir cache = make_cache();
+  std::map<std::string, Json> reports;
+  for (const std::string& problem : problems(suite)) {
+    reports[problem] = report_of(problem, reading, cache.path());
+  }
+  std::map<std::string, std::string> defect_of;
+  for (const Json& kernel : suite["kernels"]) {
+    defect_of[kernel["id"]] =
+        kernel["defect"].is_string() ? kernel["defect"].get<std::string>() : "";
+  }
+  std::map<std::string, Score> by_class;
+  const std::string_view pages = reading == Reading::deep           ? "details page + source page"
+                                 : reading == Reading::details_only ? "details page, no source page"
+                                                                    : "raw page, no source page";
+  std::cout << fmt::format("\n### {} ({})\n\n| kernel | planted | first three causes | "
+                           "first | line | twin |\n|---|---|---|---|---|---|\n",
+                           set_of(reading), pages);
+  for (const Json& kernel : suite["kernels"]) {
+    const std::string id = kernel["id"];
+    const std::string problem = id.substr(0, id.find('/'));
+    const Json* entry = entry_of(reports[problem], kernel["kernel"]);
+    EXPECT_NE(entry, nullptr) << id << " is not in the report of " << problem;
+    if (entry == nullptr) {
+      continue;
+    }
+    const Json& diagnosis = (*entry)["diagnosis"];
+    const std::string defect = defect_of[id];
+    std::string first_mark = "";
+    std::string line_mark = "";
+    std::string twin_mark = "";
+    if (!defect.empty()) {
+      Score& cls = by_class[defect];
+      ++cls.kernels;
+      ++total.kernels;
+      const bool first = !diagnosis.empty() && diagnosis[0]["category"] == defect;
+      cls.first += first ? 1 : 0;
+      total.first += first ? 1 : 0;
+      first_mark = first ? "yes" : "NO";
+      if (kernel["line"].is_object()) {
+        bool found = false;
+        for (std::size_t i = 0; i < diagnosis.size() && i < 3; ++i) {
+          found = found || line_matches(diagnosis[i], kernel["line"]);
+        }
+        ++cls.lines_scored;
+        ++total.lines_scored;
+        cls.lines += found ? 1 : 0;
+        total.lines += found ? 1 : 0;
+        line_mark = found ? fmt::format("yes ({})", kernel["line"]["line"].get<int>())
+                          : fmt::format("NO ({})", kernel["line"]["line"].get<int>());
+      }
+    } else {
+      const std::string twin_defect = defect_of[kernel["twin"]];
+      Score& cls = by_class[twin_defect];
+      ++cls.twins;
+      ++total.twins;
+      const bool clean = std::none_of(diagnosis.begin(), diagnosis.end(), [&](const Json& cause) {
+        return cause["category"] == twin_defect;
+      });
+      cls.twins_clean += clean ? 1 : 0;
+      total.twins_clean += clean ? 1 : 0;
+      twin_mark = clean ? "clean" : "FALSE " + twin_defect;
+    }
+    std::cout << fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", id,
+                             defect.empty() ? "(clean)" : defect, top_three(diagnosis), first_mark,
+                             line_mark, twin_mark);
+  }
+  std::cout << fmt::format("\n| class | defects | named first | line in the first three | "
+                           "clean twins without the class |\n|---|---|---|---|---|\n");
+  for (const auto& [name, cls] : by_class) {
+    std::cout << fmt::format(
+        "| {} | {} | {} | {} | {} |\n", name, cls.kernels, fraction(cls.first, cls.kernels),
+        fraction(cls.lines, cls.lines_scored), fraction(cls.twins_clean, cls.twins));
+  }
+  std::cout << fmt::format(
+      "| all | {} | {} | {} | {} |\n", total.kernels, fraction(total.first, total.kernels),
+      fraction(total.lines, total.lines_scored), fraction(total.twins_clean, total.twins));
+  return by_class;
+}
+
+TEST(PlantedSuite, PlantsOnlyCategoriesTheDiagnosisNames) {
+  // The manifest (Python's answer key) and DiagnosisCategory speak one vocabulary.
+  const Json suite = manifest();
+  for (const Json& category : suite["categories"]) {
+    EXPECT_TRUE(parse_diagnosis_category(category.get<std::string>()).has_value()) << category;
+  }
+  for (const Json& kernel : suite["kernels"]) {
+    if (kernel["defect"].is_string()) {
+      EXPECT_TRUE(parse_diagnosis_category(kernel["defect"].get<std::string>()).has_value())
+          << kernel["id"];
+    }
+  }
+}
+
+TEST(PlantedSuite, NamesThePlantedDefectFirstWithItsLineAndSparesTheCleanTwins) {
+  Score total;
+  score(Reading::deep, total);
+  ASSERT_EQ(total.kernels, 19);
+  ASSERT_EQ(total.twins, 19);
+  // The targets (docs/diagnosis.md): named first on at least 90%, the line in the first three
+  // on at least 80%, a false defect on at most 10% of the clean twins.
+  EXPECT_GE(10 * total.first, 9 * total.kernels);
+  EXPECT_GE(10 * total.lines, 8 * total.lines_scored);
+  EXPECT_LE(10 * (total.twins - total.twins_clean), total.twins);
+}
+
+TEST(PlantedSuite, ADetailsPageWithoutSourcePageSaysWhatTheSourcePageWouldAdd) {
+  Score total;
+  score(Reading::details_only, total);
+  EXPECT_EQ(total.kernels, 19);
+  const TempDir cache = make_cache();
+  for (const std::string& problem : problems(manifest())) {
+    const Json report = report_of(problem, Reading::details_only, cache.path());
+    for (const Json& entry : report["kernels"]) {
+      const Json& notes = entry["diagnosis_notes"];
+      EXPECT_TRUE(std::any_of(notes.begin(), notes.end(),
+                              [](const Json& note) {
+                                return note.get<std::string>().find("--source") !=
+                                       std::string::npos;
+                              }))
+          << problem << " " << entry["name"] << ": " << notes.dump();
+    }
+  }
+}
+
+TEST(PlantedSuite, LeanAndDefaultCapturesSayWhatTheDeepSetWouldAdd) {
+  for (const Reading reading : {Reading::default_set, Reading::lean}) {
+    Score total;
+    score(reading, total);
+    EXPECT_EQ(total.kernels, 19);
+    const Json suite = manifest();
+    const TempDir cache = make_cache();
+    for (const std::string& problem : problems(suite)) {
+      const Json report = report_of(problem, reading, cache.path());
+      for (const Json& entry : report["kernels"]) {
+        const Json& notes = entry["diagnosis_notes"];
+        const bool names_deep = std::any_of(notes.begin(), notes.end(), [](const Json& note) {
+          return note.get<std::string>().find("--metrics deep") != std::string::npos;
+        });
+        EXPECT_TRUE(names_deep) << problem << " " << entry["name"] << ": " << notes.dump();
+      }
+    }
+  }
+}
+
+} // namespace
+} // namespace kprof
