@@ -62,6 +62,7 @@ struct ReportKernel {
   const Json* representative = nullptr; ///< the longest launch (the first when none has a
                                         ///< duration); nullptr without launches
   const Json* roofline = nullptr;       ///< roofline[name] when it is an object, else nullptr
+  bool library = false;                 ///< summary.kernels[].library: a library's kernel
 };
 
 /// One metric of metadata.metric_set: name, label (the name when empty), group ("Other" when

@@ -659,6 +659,7 @@ std::string kernel_details(const Json& doc, const KernelView& view, const std::s
                      id ? format_number(*id) : std::string("?"), esc(dims_text(*kernel, "grid")),
                      esc(dims_text(*kernel, "block")),
                      range.empty() ? std::string() : ", NVTX range " + esc(range));
+  out += report_detail::diagnosis_html(*kernel, &esc);
   out += hot_lines_table(*kernel);
   const std::vector<report_detail::ValueGroup> groups =
       report_detail::value_groups(ReportView(doc), *kernel);

@@ -1,7 +1,9 @@
 // Prompt sink: compact plain text for an LLM. No colour, no box drawing, no timestamps (the
-// same document always renders the same text). Kernels longest first; per kernel the roofline
-// verdict, the metric-set groups (raw page) or ncu sections (details page), and the top NCU
-// rule findings.
+// same document always renders the same text). The candidate's own kernels longest first, then
+// library kernels (those under a few percent of the time on one line); per kernel "What to fix
+// first" (its diagnosis's top three causes), the roofline verdict, the hot lines, the metric-set
+// groups (raw page) or ncu sections (details page), and the top NCU rule findings; last, what the
+// diagnoses could not look at.
 #include <memory>
 #include <string>
 
@@ -13,6 +15,9 @@
 namespace kprof::report_detail {
 
 namespace {
+
+/// Causes the prompt shows per kernel; the JSON holds them all.
+constexpr std::size_t k_fix_first = 3;
 
 std::string count_of(std::size_t count, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", count, count == 1 ? one : many);
@@ -89,8 +94,13 @@ public:
     const ReportView view(doc);
     const std::vector<ReportKernel> groups = view.kernels_by_duration();
     std::string out = gpu_line(doc) + "\n" + total_line(doc, groups) + "\n";
-    for (const ReportKernel& group : groups) {
+    const KernelOrder order = kernels_for_reading(groups);
+    for (const ReportKernel* kernel : order.shown) {
+      const ReportKernel& group = *kernel;
       out += "\n" + kernel_heading(group) + "\n";
+      if (group.representative != nullptr) {
+        out += fix_first_text(*group.representative, k_fix_first, "");
+      }
       if (group.roofline != nullptr) {
         out += roofline_line(*group.roofline) + "\n";
       }
@@ -119,6 +129,16 @@ public:
                              first_sentence(text_at(*rule, "description")));
         }
       }
+    }
+    if (!order.minor_library.empty()) {
+      out += "\nOther kernels: " + minor_kernels_text(order.minor_library) + "\n";
+    }
+    const std::vector<std::string> notes = report_diagnosis_notes(order.shown);
+    if (!notes.empty()) {
+      out += "\n";
+    }
+    for (const std::string& note : notes) {
+      out += "Diagnosis limit: " + note + "\n";
     }
     return out;
   }

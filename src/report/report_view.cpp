@@ -171,6 +171,7 @@ ReportView::ReportView(const Json& doc) : m_doc(&doc) {
       kernel.launch_count = launches && *launches > 0 ? static_cast<std::size_t>(*launches) : 0;
       kernel.duration_ns = number_at(entry, "duration_ns");
       kernel.share = number_at(entry, "share");
+      kernel.library = json_read::bool_at(entry, "library").value_or(false);
     }
   }
   if (const Json* launches = member(doc, "kernels"); launches != nullptr && launches->is_array()) {

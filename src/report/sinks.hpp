@@ -76,6 +76,60 @@ std::string hot_lines_section(const Json& kernel);
 /// What the hot lines leave out or qualify: unattributed library samples, the notes.
 std::vector<std::string> hot_line_notes(const Json& kernel);
 
+/// One cause of a kernels[] entry's diagnosis, as text (diagnosis_text.cpp).
+struct CauseText {
+  std::string category; ///< "uncoalesced_access"
+  std::string title;    ///< the cause's sentence, with its line
+  std::string estimate; ///< "up to 75% of the time", or "no estimate"
+  std::optional<double> estimate_pct;
+  std::string source; ///< "ncu:UncoalescedGlobalAccess", "kprof:launch", ...
+  std::string where;  ///< "strided_load.py:13", or empty
+  std::string code;   ///< that line's source text when the hot lines hold it, or empty
+};
+
+/// The causes of `kernel` (a kernels[] entry), in the document's order (most important first).
+std::vector<CauseText> cause_texts(const Json& kernel);
+
+/// kernels[].diagnosis_notes of `kernel`: what its diagnosis could not look at.
+std::vector<std::string> diagnosis_notes(const Json& kernel);
+
+/// The diagnosis notes of the kernels' longest launches, each once, in the kernels' order.
+std::vector<std::string> report_diagnosis_notes(const std::vector<const ReportKernel*>& kernels);
+
+/// "title [up to 75% of the time; ncu:Rule]: `source text`".
+std::string cause_line(const CauseText& cause);
+
+/// "What to fix first:" and the first `top` causes, one line each, every line after `indent`;
+/// then how many more the JSON holds. "" without causes. With a `width`, each line is
+/// "N.  75% title [source]" cut to that many columns (the table); else cause_line() (the prompt).
+std::string fix_first_text(const Json& kernel, std::size_t top, std::string_view indent,
+                           std::size_t width = 0);
+
+/// A library kernel under this share of the time is drawn on one line with the others.
+inline constexpr double k_minor_library_share = 0.03;
+
+/// Kernels in reading order: the candidate's own, longest first, then the library kernels;
+/// library kernels under k_minor_library_share go to `minor_library`.
+struct KernelOrder {
+  std::vector<const ReportKernel*> shown;
+  std::vector<const ReportKernel*> minor_library;
+};
+KernelOrder kernels_for_reading(const std::vector<ReportKernel>& by_duration);
+
+/// "2 library kernels under 3% of the time each, 0.4% in all: name (1.79 us); ...", or "".
+std::string minor_kernels_text(const std::vector<const ReportKernel*>& kernels);
+
+/// `prefix` and `text` broken at spaces into lines of at most `width` columns, the lines after
+/// the first indented by `indent`; ends with a line break.
+std::string wrapped_text(std::string_view prefix, std::string_view text, std::size_t width,
+                         std::size_t indent);
+
+/// Escapes text for HTML (the HTML sink's escape_html).
+using HtmlEscape = std::string (*)(std::string_view);
+
+/// The HTML of a kernel's diagnosis: the ranked causes with their evidence, then its notes.
+std::string diagnosis_html(const Json& kernel, const HtmlEscape& escape);
+
 /// "long scoreboard" for ncu's "long_sb"; an unknown key as it is.
 std::string stall_reason_text(std::string_view reason);
 

@@ -1,6 +1,9 @@
 // Table sink: for a person at a terminal. A header line (GPU, total time), a fixed-width table
-// of kernels (longest first) that fits about 100 columns, then per kernel its grouped values
-// (metric-set groups or ncu sections) and its top NCU findings, wrapped to the same width.
+// of kernels (the candidate's own longest first, then library kernels, those under a few
+// percent of the time on one line) that fits about 100 columns, then per kernel "What to fix
+// first" (its diagnosis's top three causes), its grouped values (metric-set groups or ncu
+// sections) and its top NCU findings, wrapped to the same width; what the diagnoses could not
+// look at last.
 // ANSI colour only when RenderOptions::color; padding is computed before colour is added.
 #include <memory>
 #include <string>
@@ -17,6 +20,8 @@ namespace {
 
 constexpr std::size_t k_width = 100;
 constexpr std::size_t k_max_kernel_width = 22;
+/// Causes the table shows per kernel; the JSON holds them all.
+constexpr std::size_t k_fix_first = 3;
 
 constexpr std::string_view k_bold = "\x1b[1m";
 constexpr std::string_view k_reset = "\x1b[0m";
@@ -74,7 +79,12 @@ public:
       return std::move(*text); // a document other than a report
     }
     const ReportView view(doc);
-    const std::vector<ReportKernel> groups = view.kernels_by_duration();
+    const std::vector<ReportKernel> by_duration = view.kernels_by_duration();
+    const KernelOrder order = kernels_for_reading(by_duration);
+    std::vector<ReportKernel> groups;
+    for (const ReportKernel* kernel : order.shown) {
+      groups.push_back(*kernel);
+    }
     const auto styled = [&](std::string_view text, std::string_view style) {
       return options.color ? fmt::format("{}{}{}", style, text, k_reset) : std::string(text);
     };
@@ -130,6 +140,9 @@ public:
       }
       out += trim_right(row) + "\n";
     }
+    if (!order.minor_library.empty()) {
+      out += fit("+ " + minor_kernels_text(order.minor_library), k_width) + "\n";
+    }
 
     for (const ReportKernel& group : groups) {
       if (group.representative == nullptr) {
@@ -137,7 +150,8 @@ public:
       }
       const std::vector<ValueGroup> values = value_groups(view, *group.representative);
       const std::vector<const Json*> rules = top_rules(*group.representative, options.max_rules);
-      if (values.empty() && rules.empty() && hot_line_texts(*group.representative).empty()) {
+      if (values.empty() && rules.empty() && hot_line_texts(*group.representative).empty() &&
+          cause_texts(*group.representative).empty()) {
         continue;
       }
       out += "\n" + styled(group.name, k_bold);
@@ -147,6 +161,7 @@ public:
                            id != nullptr && id->is_number() ? id->dump() : "?");
       }
       out += "\n";
+      out += fix_first_text(*group.representative, k_fix_first, "  ", k_width);
       for (const ValueGroup& value_group : values) {
         std::vector<std::string> items;
         items.reserve(value_group.values.size());
@@ -161,6 +176,13 @@ public:
         out += fit(line, k_width) + "\n";
       }
       out += hot_lines_rows(*group.representative);
+    }
+    const std::vector<std::string> notes = report_diagnosis_notes(order.shown);
+    if (!notes.empty()) {
+      out += "\n";
+      for (const std::string& note : notes) {
+        out += wrapped_text("Diagnosis limit: ", note, k_width, 2);
+      }
     }
     return out;
   }
