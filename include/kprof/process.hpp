@@ -83,8 +83,13 @@ Result<ProcessResult> run_process(const ProcessSpec& spec);
 /// from its SIGINT/SIGTERM handler, so Ctrl-C never leaves ncu or the harness running.
 void request_cancellation() noexcept;
 
-/// True once request_cancellation() was called.
+/// True once request_cancellation() was called (and clear_cancellation() was not called since).
 bool cancellation_requested() noexcept;
+
+/// Ends a cancellation: later run_process() calls run again. For a long-lived process that
+/// cancels one call and keeps serving (`kprof mcp` after `notifications/cancelled`), called once
+/// the cancelled call has returned and nothing else was running.
+void clear_cancellation() noexcept;
 
 /// Looks `program` up on PATH (or returns it when it contains '/'), nullopt when not executable.
 std::optional<std::filesystem::path> find_executable(std::string_view program);

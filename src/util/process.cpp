@@ -587,6 +587,10 @@ bool cancellation_requested() noexcept {
   return g_cancellation_requested.load();
 }
 
+void clear_cancellation() noexcept {
+  g_cancellation_requested.store(false);
+}
+
 std::optional<std::filesystem::path> find_executable(std::string_view program) {
   const auto runnable = [](const std::filesystem::path& candidate) {
     struct stat info {};
