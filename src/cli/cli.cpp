@@ -266,6 +266,7 @@ int run_cli_command(int argc, char** argv) {
   commands.push_back(add_diff_command(app));
   commands.push_back(add_doctor_command(app));
   commands.push_back(add_view_command(app));
+  commands.push_back(add_mcp_command(app));
   for (const auto& command : commands) {
     command->app()->allow_extras(); // unknown words are named below, with the valid ones
   }

@@ -65,6 +65,7 @@ std::unique_ptr<Command> add_history_command(CLI::App& app);
 std::unique_ptr<Command> add_diff_command(CLI::App& app);
 std::unique_ptr<Command> add_doctor_command(CLI::App& app);
 std::unique_ptr<Command> add_view_command(CLI::App& app);
+std::unique_ptr<Command> add_mcp_command(CLI::App& app);
 
 // ---- shared by the subcommands (cli.cpp) ------------------------------------------------------
 

@@ -1,0 +1,75 @@
+// What the tool files of src/mcp share: schemas, the facts of a report, budgets (internal).
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kprof/error.hpp"
+#include "kprof/json_file.hpp"
+#include "kprof/profiler.hpp"
+#include "mcp/tools.hpp"
+
+namespace kprof::mcp {
+
+// ---- schemas ----------------------------------------------------------------------------------
+
+/// {"type": type, "description": description}.
+Json property(std::string_view type, std::string_view description);
+/// {"type": "object", "properties": ..., "required": ..., "additionalProperties": false}.
+Json object_schema(Json properties, const std::vector<std::string>& required = {});
+/// The schema of an option of the table (include/kprof/options.hpp), for a tool argument of
+/// the same name: its JSON type, range or words, default and help.
+Json option_property(std::string_view key);
+/// {"type": "integer", ...}: token_budget.
+Json budget_property();
+/// The output schema's error member: {category, exit_code, message, detail}.
+Json error_schema();
+/// The output schema of report_summary().
+Json summary_schema();
+/// The output schema of a round's candidate (candidate_json()).
+Json candidate_schema();
+
+// ---- facts ------------------------------------------------------------------------------------
+
+/// {category, exit_code, message, detail}.
+Json error_json(const Error& error);
+/// The facts of a report document: {gpu, page, total_duration_ns, launches, dominant_kernel,
+/// kernels: [{name, launches, duration_ns, share, bottleneck, compute_sol_pct, memory_sol_pct,
+/// hot_lines, diagnosis}]}, kernels longest first.
+Json report_summary(const Json& report);
+/// A candidate of a round: {candidate, rank, kernel_file, status, gpu, attempts, dir,
+/// report_uri, standby, summary, error}.
+Json candidate_json(const CandidateResult& candidate, std::optional<int> rank, bool batch);
+/// The report.json (else error.json) of a candidate directory, when there is one.
+std::optional<std::filesystem::path> candidate_document(const std::filesystem::path& dir);
+/// Links to a candidate's report.json / error.json.
+void add_candidate_links(const CandidateResult& candidate, std::vector<ResourceLink>& links);
+
+// ---- budgets ----------------------------------------------------------------------------------
+
+/// The call's token_budget (settings.token_budget when absent); usage error out of range.
+Result<std::size_t> token_budget(const Json& arguments, const McpSettings& settings);
+/// `text` cut at a line end to `budget` tokens, ending in a line saying so.
+std::string cut_to_budget(const std::string& text, std::size_t budget);
+/// The error as text within `budget` tokens: the message, the detail's tail, the category.
+std::string error_text(const Error& error, std::size_t budget);
+
+/// A string argument, or `fallback`.
+std::string text_argument(const Json& arguments, std::string_view key,
+                          std::string_view fallback = {});
+/// A names argument (one string or a list of strings).
+std::vector<std::string> names_argument(const Json& arguments, std::string_view key);
+
+// ---- the round tools (round_tools.cpp) --------------------------------------------------------
+
+/// profile (batch false) and batch.
+ToolResult run_round_tool(const Json& arguments, ToolContext& context, bool batch);
+/// The input and output schemas of profile / batch, made from the option table.
+Json round_input_schema(bool batch);
+Json round_output_schema();
+
+} // namespace kprof::mcp
