@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Installs kprof's build and test dependencies from Debian packages (bookworm). Idempotent:
-# does nothing when everything is already there. Needs root (or sudo) only when installing.
+# Installs kprof's build and test dependencies from Debian packages (bookworm), and the MCP
+# TypeScript SDK the `kprof mcp` test uses from npm (`npm ci` in tests/mcp, from its
+# package-lock.json). Idempotent: does nothing when everything is already there. Needs root (or
+# sudo) only when installing Debian packages.
 set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(
   g++ cmake ninja-build pkg-config git
@@ -13,6 +16,13 @@ packages=(
   chromium python3-pil # the browser test of the HTML pages (tests/browser)
   slurm-wlm munge      # a real one-host Slurm for the `batch --slurm` tests (tests/slurm)
 )
+# node and npm for the `kprof mcp` test against the MCP SDK client (tests/mcp), unless there are.
+if ! command -v node >/dev/null 2>&1; then
+  packages+=(nodejs)
+fi
+if ! command -v npm >/dev/null 2>&1; then
+  packages+=(npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -20,14 +30,27 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "kprof: installing ${missing[*]}" >&2
+  as_root=()
+  if [ "$(id -u)" -ne 0 ]; then
+    as_root=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-echo "kprof: installing ${missing[*]}" >&2
-as_root=()
-if [ "$(id -u)" -ne 0 ]; then
-  as_root=(sudo)
+
+# The npm packages of tests/mcp, when its lock file changed since the last `npm ci`. Only the
+# test needs them: without the registry (a GPU machine offline) this warns and the build goes
+# on; scripts/test.sh then fails on the missing SDK.
+mcp_tests="$root/tests/mcp"
+stamp="$mcp_tests/node_modules/.kprof-package-lock.json"
+if ! cmp -s "$mcp_tests/package-lock.json" "$stamp"; then
+  echo "kprof: installing the npm packages of tests/mcp (npm ci)" >&2
+  if (cd "$mcp_tests" && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
+    cp "$mcp_tests/package-lock.json" "$stamp"
+  else
+    echo "kprof: warning: npm ci in tests/mcp failed; the kprof mcp test cannot run" >&2
+  fi
 fi
-export DEBIAN_FRONTEND=noninteractive
-"${as_root[@]}" apt-get update -qq
-"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

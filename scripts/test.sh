@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds kprof and runs every test that can run here: the GoogleTest suites and the end-to-end
-# tests of the binary (ctest), then the Python tests (pytest), the browser test and the Slurm
+# tests of the binary (ctest), then the Python tests (pytest), `kprof mcp` against the MCP
+# TypeScript SDK client (tests/mcp, node), the browser test and the Slurm
 # tests (tests/slurm), then `pip install .` into a fresh
 # venv (reusing the build) with the Python tests again against the installed package. Tests that
 # need a GPU or ncu report themselves as skipped, with the reason.
@@ -11,6 +12,7 @@ build_dir=${BUILD_DIR:-$root/build}
 (cd "$build_dir" && ctest --output-on-failure -j "$(nproc)")
 PYTHONPATH="$build_dir/python${PYTHONPATH:+:$PYTHONPATH}" KPROF_BUILD_DIR="$build_dir" \
   /usr/bin/python3 -m pytest -q "$root/tests/python"
+(cd "$root/tests/mcp" && KPROF_BUILD_DIR="$build_dir" node --test)
 /usr/bin/python3 "$root/tests/browser/browser_test.py" --kprof "$build_dir/kprof"
 # `batch --slurm` against a real one-host Slurm that the suite starts and stops (needs root and
 # the slurm-wlm and munge packages; otherwise its tests say skipped, with the reason).
