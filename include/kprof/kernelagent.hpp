@@ -45,13 +45,6 @@ Result<Json> kernelagent_rows(const Json& report);
 Result<std::string> kernelagent_metrics_text(const Json& rows,
                                              const KernelAgentTextOptions& options);
 
-/// True for a kernel of a library rather than of the candidate's own code: after an optional
-/// "void ", the name starts with a namespace or prefix of PyTorch (at::, c10::, flash::,
-/// pytorch_flash::), CUB (cub::), Thrust (thrust::), CUTLASS (cutlass), cuBLAS (cublas, nvjet,
-/// sm80_xmma, sm90_xmma, ampere_), cuDNN (cudnn) or cuFFT (cufft). A Triton kernel is named
-/// after its Python function, which these names do not start like.
-bool is_library_kernel(std::string_view name);
-
 /// The body of KernelAgent's roundNNN_ncu_metrics.json and of Python's ProfilerResults:
 /// {"metrics": {kernel: {metric: value}}, "metadata": {kernel_file, problem_file, round_num,
 /// timestamp, ncu_version}}, exactly KernelAgent's keys. `metrics` is the report's block with

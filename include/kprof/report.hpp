@@ -172,4 +172,10 @@ void write_report_json(const Capture& capture, const Analysis& analysis, const M
 /// document into the text of `format`.
 std::string render(Format format, const Json& doc, const RenderOptions& options = {});
 
+/// The whole diagnosis of one kernels[] entry as text: every cause in the document's order
+/// ("N. title [estimate; source]: `code`"), its line and its evidence ("- metric = value:
+/// meaning"), then the notes (kernels[].diagnosis_notes: what it could not look at). "" when the
+/// entry has neither (docs/diagnosis.md).
+std::string diagnosis_text(const Json& kernel);
+
 } // namespace kprof

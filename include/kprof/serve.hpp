@@ -101,4 +101,8 @@ Result<std::optional<ServerAnswer>> ask_server(const ProfileOptions& options,
                                                const std::vector<std::filesystem::path>& kernels,
                                                int round, bool batch);
 
+/// The one line a client says of an answer it does not use (differs, refused, not_used): why
+/// it profiles without the server of out_dir. Empty for answered.
+std::string unused_answer_note(const ServerAnswer& answer, const std::filesystem::path& out_dir);
+
 } // namespace kprof

@@ -65,9 +65,9 @@ std::optional<Error> explain_empty(const Capture& capture, const SelectOptions& 
 
 /// Name patterns of library kernels (docs/diagnosis.md): a prefix of the name once a leading
 /// "void " is dropped, or a word anywhere in it.
-constexpr std::array<std::string_view, 13> k_library_prefixes{
-    "at::",  "c10::", "cub::",  "cutlass::", "thrust::", "flash::", "cudnn::",
-    "sm80_", "sm90_", "sm100_", "ampere_",   "volta_",   "turing_"};
+constexpr std::array<std::string_view, 15> k_library_prefixes{
+    "at::",  "c10::", "cub::", "cutlass::", "thrust::", "flash::", "pytorch_flash::", "cudnn::",
+    "cufft", "sm80_", "sm90_", "sm100_",    "ampere_",  "volta_",  "turing_"};
 constexpr std::array<std::string_view, 12> k_library_words{"cublas",
                                                            "cudnn",
                                                            "cutlass",

@@ -40,25 +40,12 @@ Result<RoundResult> run_round(const RunRequest& request, const fs::path& problem
     return std::move(served).error();
   }
   if (*served) {
-    const ServerAnswer& answer = **served;
-    const std::string socket = serve_socket_path(request.options.out_dir).string();
-    switch (answer.reply) {
-    case ServerReply::answered:
-      notes.push_back(fmt::format("answered by kprof serve ({})", socket));
+    if ((*served)->reply == ServerReply::answered) {
+      notes.push_back(fmt::format("answered by kprof serve ({})",
+                                  serve_socket_path(request.options.out_dir).string()));
       return std::move(*(*served)->round);
-    case ServerReply::differs:
-      notes.push_back("kprof serve in this directory serves something else (" + answer.reason +
-                      "); profiling here");
-      break;
-    case ServerReply::refused:
-      notes.push_back("kprof serve in this directory refused this call (" + answer.reason +
-                      "); profiling here");
-      break;
-    case ServerReply::not_used:
-      notes.push_back(
-          fmt::format("not using {}: {}; profiling without the server", socket, answer.reason));
-      break;
     }
+    notes.push_back(unused_answer_note(**served, request.options.out_dir));
   }
   auto profiler = KernelProfiler::create(request.options);
   if (!profiler) {

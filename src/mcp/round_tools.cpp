@@ -47,14 +47,13 @@ Result<RoundResult> run_round(const RunRequest& request, const fs::path& problem
   if (!served) {
     return std::move(served).error();
   }
-  if (*served && (*served)->round) {
+  if (*served && (*served)->reply == ServerReply::answered) {
     served_by =
         fmt::format("kprof serve ({})", serve_socket_path(request.options.out_dir).string());
     return std::move(*(*served)->round);
   }
   if (*served) {
-    context.progress("kprof serve in this directory serves something else (" + (*served)->refusal +
-                     "); profiling here");
+    context.progress(unused_answer_note(**served, request.options.out_dir));
   }
   served_by = "kprof mcp";
   context.profilers().set_progress([&context](const std::string& line) { context.progress(line); });

@@ -592,34 +592,6 @@ ToolResult run_hot_lines(const Json& arguments, ToolContext& context) {
   return result;
 }
 
-/// A diagnosis for a person: text as it is, objects as "key: value" lines, lists as "- item".
-void diagnosis_lines(const Json& value, const std::string& indent, std::string& out) {
-  if (value.is_string()) {
-    out += indent + value.get<std::string>() + "\n";
-  } else if (value.is_array()) {
-    for (const Json& item : value) {
-      if (item.is_object() || item.is_array()) {
-        out += indent + "-\n";
-        diagnosis_lines(item, indent + "  ", out);
-      } else {
-        out += indent + "- " + (item.is_string() ? item.get<std::string>() : item.dump()) + "\n";
-      }
-    }
-  } else if (value.is_object()) {
-    for (const auto& [key, item] : value.items()) {
-      if (item.is_object() || item.is_array()) {
-        out += indent + key + ":\n";
-        diagnosis_lines(item, indent + "  ", out);
-      } else {
-        out +=
-            indent + key + ": " + (item.is_string() ? item.get<std::string>() : item.dump()) + "\n";
-      }
-    }
-  } else {
-    out += indent + value.dump() + "\n";
-  }
-}
-
 ToolResult run_diagnosis(const Json& arguments, ToolContext& context) {
   auto budget = token_budget(arguments, context.settings());
   if (!budget) {
@@ -630,7 +602,15 @@ ToolResult run_diagnosis(const Json& arguments, ToolContext& context) {
     return error_result(round.error());
   }
   const std::string filter = text_argument(arguments, "kernel");
-  const auto found = kernels_with(round->doc, "diagnosis", filter);
+  std::vector<std::pair<std::string, const Json*>> found;
+  const ReportView view(round->doc);
+  for (const ReportKernel& kernel : view.kernels_by_duration()) {
+    if (kernel.representative != nullptr && kernel.name.find(filter) != std::string::npos &&
+        json_read::member(*kernel.representative, "diagnosis") != nullptr &&
+        !diagnosis_text(*kernel.representative).empty()) {
+      found.emplace_back(kernel.name, kernel.representative);
+    }
+  }
   if (found.empty()) {
     return no_such_facts(*round, "diagnosis",
                          "its report carries no kernels[].diagnosis (what to fix first); the "
@@ -639,10 +619,13 @@ ToolResult run_diagnosis(const Json& arguments, ToolContext& context) {
   ToolResult result;
   std::string text;
   Json kernels = Json::array();
-  for (const auto& [name, diagnosis] : found) {
+  for (const auto& [name, kernel] : found) {
     text += fmt::format("## Kernel: {}\n", name);
-    diagnosis_lines(*diagnosis, "", text);
-    kernels.push_back(Json{{"name", name}, {"diagnosis", *diagnosis}});
+    text += diagnosis_text(*kernel);
+    const Json* notes = json_read::member(*kernel, "diagnosis_notes");
+    kernels.push_back(Json{{"name", name},
+                           {"diagnosis", *json_read::member(*kernel, "diagnosis")},
+                           {"diagnosis_notes", notes != nullptr ? *notes : Json::array()}});
   }
   result.text = cut_to_budget(text, *budget);
   result.structured =
@@ -795,15 +778,17 @@ std::vector<ToolSpec> make_tools() {
       facts_output_schema("hot_lines", Json{{"type", "object"}}),
       run_hot_lines,
       {}});
-  tools.push_back(ToolSpec{"diagnosis",
-                           "What to fix first",
-                           "The diagnosis of each kernel of a round (what to fix first), when its "
-                           "report has one; says so otherwise.",
-                           true,
-                           object_schema(round_source_properties()),
-                           facts_output_schema("diagnosis", Json::object()),
-                           run_diagnosis,
-                           {}});
+  tools.push_back(
+      ToolSpec{"diagnosis",
+               "What to fix first",
+               "The diagnosis of each kernel of a round (what to fix first), when its "
+               "report has one; says so otherwise.",
+               true,
+               object_schema(round_source_properties()),
+               facts_output_schema("diagnosis",
+                                   Json{{"type", "array"}, {"items", Json{{"type", "object"}}}}),
+               run_diagnosis,
+               {}});
   return tools;
 }
 

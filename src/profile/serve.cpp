@@ -885,4 +885,21 @@ Result<std::optional<ServerAnswer>> ask_server(const ProfileOptions& options,
   }
 }
 
+std::string unused_answer_note(const ServerAnswer& answer, const fs::path& out_dir) {
+  switch (answer.reply) {
+  case ServerReply::answered:
+    return {};
+  case ServerReply::differs:
+    return "kprof serve in this directory serves something else (" + answer.reason +
+           "); profiling here";
+  case ServerReply::refused:
+    return "kprof serve in this directory refused this call (" + answer.reason +
+           "); profiling here";
+  case ServerReply::not_used:
+    return fmt::format("not using {}: {}; profiling without the server",
+                       serve_socket_path(out_dir).string(), answer.reason);
+  }
+  return {};
+}
+
 } // namespace kprof

@@ -153,7 +153,7 @@ Result<void> StagedRound::write_batch(const Json& batch) const {
 
 std::vector<RoundEntry> StagedRound::history_entries(const std::vector<CandidateResult>& candidates,
                                                      const fs::path& final_dir) const {
-  const std::string created_at = utc_timestamp();
+  const std::string created_at = utc_timestamp_micros();
   std::vector<RoundEntry> entries;
   entries.reserve(candidates.size());
   for (const auto& candidate : candidates) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "kprof/numbers.hpp"
+#include "kprof/report.hpp"
 #include "report/sinks.hpp"
 
 namespace kprof::report_detail {
@@ -103,6 +104,17 @@ std::vector<std::string> report_diagnosis_notes(const std::vector<const ReportKe
     }
   }
   return out;
+}
+
+std::string evidence_value(const Json& item) {
+  const Json* value = member(item, "value");
+  if (value != nullptr && value->is_number()) {
+    return format_number(value->get<double>());
+  }
+  if (value != nullptr && value->is_string()) {
+    return value->get<std::string>();
+  }
+  return {};
 }
 
 std::string cause_line(const CauseText& cause) {
@@ -216,15 +228,8 @@ std::string diagnosis_html(const Json& kernel, const HtmlEscape& escape) {
       std::string evidence;
       if (const Json* list = member(entry, "evidence"); list != nullptr && list->is_array()) {
         for (const Json& item : *list) {
-          const Json* value = member(item, "value");
-          std::string value_text;
-          if (value != nullptr && value->is_number()) {
-            value_text = format_number(value->get<double>());
-          } else if (value != nullptr && value->is_string()) {
-            value_text = value->get<std::string>();
-          }
           evidence += fmt::format("<li><span class=\"mono\">{}</span> = {}: {}</li>",
-                                  escape(text_at(item, "metric")), escape(value_text),
+                                  escape(text_at(item, "metric")), escape(evidence_value(item)),
                                   escape(text_at(item, "meaning")));
         }
       }
@@ -246,3 +251,38 @@ std::string diagnosis_html(const Json& kernel, const HtmlEscape& escape) {
 }
 
 } // namespace kprof::report_detail
+
+namespace kprof {
+
+std::string diagnosis_text(const Json& kernel) {
+  const std::vector<report_detail::CauseText> causes = report_detail::cause_texts(kernel);
+  const std::vector<std::string> notes = report_detail::diagnosis_notes(kernel);
+  std::string out;
+  const Json* entries = json_read::member(kernel, "diagnosis");
+  std::size_t rank = 0;
+  for (std::size_t i = 0; entries != nullptr && i < entries->size(); ++i) {
+    const Json& entry = (*entries)[i];
+    if (!entry.is_object()) {
+      continue;
+    }
+    const report_detail::CauseText& cause = causes[rank++];
+    out += fmt::format("{}. {}\n", rank, report_detail::cause_line(cause));
+    if (!cause.where.empty()) {
+      out += fmt::format("   at {}\n", cause.where);
+    }
+    if (const Json* list = json_read::member(entry, "evidence");
+        list != nullptr && list->is_array()) {
+      for (const Json& item : *list) {
+        out +=
+            fmt::format("   - {} = {}: {}\n", json_read::text_at(item, "metric"),
+                        report_detail::evidence_value(item), json_read::text_at(item, "meaning"));
+      }
+    }
+  }
+  for (const std::string& note : notes) {
+    out += fmt::format("Note: {}\n", note);
+  }
+  return out;
+}
+
+} // namespace kprof

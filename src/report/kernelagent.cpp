@@ -119,18 +119,6 @@ std::string percent(double value) {
 
 } // namespace
 
-bool is_library_kernel(std::string_view name) {
-  constexpr std::string_view k_void = "void ";
-  if (name.starts_with(k_void)) {
-    name.remove_prefix(k_void.size());
-  }
-  constexpr std::array<std::string_view, 14> k_prefixes{
-      "at::",  "c10::", "cub::",   "thrust::",        "cutlass",   "cublas",    "cudnn",
-      "cufft", "nvjet", "flash::", "pytorch_flash::", "sm80_xmma", "sm90_xmma", "ampere_"};
-  return std::any_of(k_prefixes.begin(), k_prefixes.end(),
-                     [name](std::string_view prefix) { return name.starts_with(prefix); });
-}
-
 Json kernelagent_round_json(const Json& report) {
   const Json empty = Json::object();
   const Json* metrics = json_read::member(report, "metrics");

@@ -96,6 +96,10 @@ std::vector<std::string> diagnosis_notes(const Json& kernel);
 /// The diagnosis notes of the kernels' longest launches, each once, in the kernels' order.
 std::vector<std::string> report_diagnosis_notes(const std::vector<const ReportKernel*>& kernels);
 
+/// The value of one evidence entry of a cause (a number as format_number() writes it, a text as
+/// it is), or "".
+std::string evidence_value(const Json& item);
+
 /// "title [up to 75% of the time; ncu:Rule]: `source text`".
 std::string cause_line(const CauseText& cause);
 

@@ -453,28 +453,36 @@ TEST(McpServer, GivesTheHotLinesOfARoundWithTheVerdictAndWithoutTheMetricGroups)
   EXPECT_FALSE(none["result"]["structuredContent"]["available"].get<bool>());
 }
 
-TEST(McpServer, SaysSoWhenARoundHasNoDiagnosis) {
+TEST(McpServer, GivesTheDiagnosisOfARoundAndSaysSoWhenItHasNone) {
   auto dir = TempDir::create("kprof-mcp-test");
   ASSERT_TRUE(dir.ok());
   const fs::path file = dir->path() / "report.json";
-  ASSERT_TRUE(write_json_atomic(file, cli_report(k_fixtures / "curated_nvtx_vadd.csv")).ok());
+  // A report of an older kprof: no kernels[].diagnosis.
+  Json old = cli_report(k_fixtures / "curated_nvtx_vadd.csv");
+  for (Json& kernel : old["kernels"]) {
+    kernel.erase("diagnosis");
+    kernel.erase("diagnosis_notes");
+  }
+  ASSERT_TRUE(write_json_atomic(file, old).ok());
   TestServer server;
   server.initialize();
   const Json none = server.call("diagnosis", Json{{"report", file.string()}});
   EXPECT_FALSE(none["result"]["isError"].get<bool>());
   EXPECT_FALSE(none["result"]["structuredContent"]["available"].get<bool>());
-  EXPECT_NE(text_of(none).find("no diagnosis"), std::string::npos);
+  EXPECT_NE(text_of(none).find("no diagnosis"), std::string::npos) << text_of(none);
 
-  Json with = cli_report(k_fixtures / "curated_nvtx_vadd.csv");
-  with["kernels"][0]["diagnosis"] =
-      Json{{"first", "coalesce the loads"}, {"why", Json::array({"DRAM at 91% of peak"})}};
+  // This kprof's report: every cause, in the document's order, with its evidence and the notes.
+  const Json with = cli_report(k_fixtures / "curated_nvtx_vadd.csv");
+  const Json& causes = with["kernels"][0]["diagnosis"];
+  ASSERT_TRUE(causes.is_array() && !causes.empty()) << with["kernels"][0].dump();
   ASSERT_TRUE(write_json_atomic(file, with).ok());
   const Json found = server.call("diagnosis", Json{{"report", file.string()}});
+  const std::string text = text_of(found);
   EXPECT_TRUE(found["result"]["structuredContent"]["available"].get<bool>());
-  EXPECT_EQ(found["result"]["structuredContent"]["kernels"][0]["diagnosis"]["first"],
-            "coalesce the loads");
-  EXPECT_NE(text_of(found).find("first: coalesce the loads"), std::string::npos);
-  EXPECT_NE(text_of(found).find("- DRAM at 91% of peak"), std::string::npos);
+  EXPECT_EQ(found["result"]["structuredContent"]["kernels"][0]["diagnosis"], causes);
+  EXPECT_NE(text.find("1. " + causes[0]["title"].get<std::string>()), std::string::npos) << text;
+  EXPECT_EQ(text, "## Kernel: " + with["kernels"][0]["name"].get<std::string>() + "\n" +
+                      diagnosis_text(with["kernels"][0]));
 }
 
 TEST(McpServer, EndsCleanlyWhenTheInputClosesWithoutAnswersPending) {
