@@ -92,6 +92,16 @@ public:
   /// Starts a standby for requests like `request` (its plan's candidates are ignored) without
   /// running a session; a runner without standbys does nothing.
   virtual void prime(const SessionRequest& request) { (void)request; }
+
+  /// Returns once the standby being prepared for requests like `request` is ready, has ended, or
+  /// kprof is interrupted; at once when there is none or it is ready. Called before the GPU's
+  /// lock is taken: a standby takes that lock while it starts, and a request that took it first
+  /// would find the standby not ready and start cold, which takes longer than what is left of
+  /// the standby's start. Bounded by the standby's own setup limit. Returns how long it waited.
+  virtual std::chrono::duration<double> await_standby(const SessionRequest& request) {
+    (void)request;
+    return std::chrono::duration<double>(0);
+  }
 };
 
 /// How the real runner calls ncu.

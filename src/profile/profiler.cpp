@@ -453,6 +453,11 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
     if (mine.empty()) {
       return;
     }
+    SessionRequest request = session_request(problem, gpu, set_visible);
+    if (const double waited = m_runner->await_standby(request).count(); waited >= 1.0) {
+      report_progress(
+          fmt::format("waited {:.1f} s for the standby of GPU {} to be ready", waited, gpu));
+    }
     auto lock = GpuLock::acquire(m_options.lock_dir, gpu, m_options.lock_wait);
     if (!lock) {
       const std::lock_guard<std::mutex> hold(progress_mutex);
@@ -464,7 +469,6 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
       report_progress(fmt::format("waited {:.1f} s for GPU {} (another kprof was profiling on it)",
                                   lock_wait_seconds, gpu));
     }
-    SessionRequest request = session_request(problem, gpu, set_visible);
     for (std::size_t index : mine) {
       request.plan.candidates.push_back({kernels[index], candidate_range(static_cast<int>(index))});
     }

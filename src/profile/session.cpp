@@ -414,6 +414,24 @@ private:
     replaced = std::exchange(m_standbys[request.gpu], std::move(standby));
   }
 
+  std::chrono::duration<double> await_standby(const SessionRequest& request) override {
+    const auto started = std::chrono::steady_clock::now();
+    if (m_settings.standby_root.empty()) {
+      return std::chrono::duration<double>(0);
+    }
+    const StandbyKey key = key_of(request);
+    const auto starting = [&] {
+      const std::lock_guard<std::mutex> hold(m_mutex);
+      auto found = m_standbys.find(request.gpu);
+      return found != m_standbys.end() && found->second->key == key && !found->second->exited() &&
+             !standby_ready(found->second->status_file);
+    };
+    while (starting() && !cancellation_requested()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return std::chrono::steady_clock::now() - started;
+  }
+
   std::unique_ptr<Standby> take_standby(int gpu, const StandbyKey& key) {
     std::unique_ptr<Standby> standby; // a dropped one stops after the mutex is released
     {

@@ -901,6 +901,31 @@ def test_standby_answers_the_next_round_and_close_leaves_nothing_running(fake_gp
     assert not standby_root.exists() or list(standby_root.iterdir()) == []
 
 
+def test_a_round_right_after_the_last_waits_for_the_starting_standby_instead_of_going_cold(
+    fake_gpu, monkeypatch
+):
+    # KernelAgent's loop profiles the current kernel and then the candidate back to back. The
+    # standby started after round 1 is still importing torch when round 2 comes: round 2 waits
+    # for it (what is left of its start) rather than starting a cold session of its own.
+    monkeypatch.setenv("KPROF_FAKE_TORCH_IMPORT_SECONDS", "1.5")
+    progress = []
+
+    class Lines(logging.Handler):
+        def emit(self, record):
+            progress.append(record.getMessage())
+
+    logger = logging.getLogger("test-standby-wait")
+    logger.setLevel(logging.INFO)
+    logger.addHandler(Lines())
+    with make_profiler(fake_gpu, standby=True, logger=logger) as profiler:
+        first = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 1)
+        assert first.report["metadata"]["standby"] is False
+        second = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 2)
+        assert second.report["metadata"]["standby"] is True, progress
+        assert second.metrics == first.metrics
+        assert any("for the standby of GPU 0 to be ready" in line for line in progress), progress
+
+
 def test_standby_is_not_used_after_the_problem_file_changed(fake_gpu):
     problem = fake_gpu / "problem.py"
     shutil.copyfile(VADD_PROBLEM, problem)

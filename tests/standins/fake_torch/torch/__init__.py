@@ -6,12 +6,17 @@ environment variable KPROF_FAKE_TORCH_LOG names a file, append one line per even
 (a fake @triton.jit kernel launched with kernel[grid](...)), "cast <dtype>" (a Tensor.to() that
 changes the dtype).
 
-Test hooks (not in real torch): torch.cuda._fake_poison(message) makes every later
+Test hooks (not in real torch): KPROF_FAKE_TORCH_IMPORT_SECONDS=S makes `import torch` take S
+seconds, like real torch's import; torch.cuda._fake_poison(message) makes every later
 torch.cuda.synchronize() raise RuntimeError(message), like a sticky CUDA error.
 """
 
 import builtins as _builtins
 import os as _os
+import time as _time
+
+if _os.environ.get("KPROF_FAKE_TORCH_IMPORT_SECONDS"):
+    _time.sleep(float(_os.environ["KPROF_FAKE_TORCH_IMPORT_SECONDS"]))
 
 __version__ = "0.0-fake"
 
