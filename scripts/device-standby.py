@@ -5,11 +5,13 @@ other through KernelProfiler.profile_kernel, with THINK seconds between calls (t
 time), once with standby=False and once with standby=True. The candidates are copies of the
 case's kernel.py in their own directories (same Triton kernel, so Triton's cache answers the
 compile: what is timed is kprof's own cost). Prints the time of each call and the median of the
-2nd to 5th, and whether each call ran on a standby.
+2nd to 5th, and whether each call ran on a standby; with standbys, after the 5th call, the
+standbys kept (how many, their processes' resident memory, their GPU memory per nvidia-smi).
 """
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -36,6 +38,42 @@ def candidates(case):
     return files
 
 
+def standby_memory(out):
+    """(standbys, resident MiB of their processes, GPU MiB of their processes) of `out`."""
+    root_dir = str(out / ".standby") + "/"
+    pids, dirs = set(), set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            words = (entry / "cmdline").read_bytes().decode("utf-8", "replace").split("\0")
+        except OSError:
+            continue
+        for word in words:
+            if root_dir in word:
+                pids.add(int(entry.name))
+                dirs.add(word.split(root_dir, 1)[1].split("/", 1)[0])
+    rss = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    rss += int(line.split()[1])
+        except OSError:
+            pass
+    gpu = 0
+    try:
+        text = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits"],
+                              capture_output=True, text=True, timeout=20).stdout
+        for line in text.splitlines():
+            pid, used = [w.strip() for w in line.split(",")]
+            if int(pid) in pids:
+                gpu += int(used)
+    except Exception:  # noqa: BLE001 - memory is reported when it can be read
+        gpu = None
+    return len(dirs), round(rss / 1024), gpu
+
+
 rows = []
 for standby in modes:
     for case in cases:
@@ -54,6 +92,11 @@ for standby in modes:
                     meta = results.report["metadata"]
                     print(f"  {case} cand{round_num}: " + ", ".join(
                         f"{k}={meta[k]}" for k in sorted(meta) if k.endswith("_seconds")), flush=True)
+            if standby:
+                time.sleep(2)  # the standbys started beside the last call get going
+                kept, rss_mib, gpu_mib = standby_memory(out)
+                print(f"  {case} standbys kept after the 5th call: {kept}, resident {rss_mib} MiB, "
+                      f"GPU {gpu_mib} MiB", flush=True)
         median = statistics.median(times[1:])
         rows.append((case, standby, times, used, median))
         print(f"{case} standby={standby}: " + ", ".join(f"{t:.2f}" for t in times)

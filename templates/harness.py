@@ -29,7 +29,10 @@ A standby plan ("standby": {"fifo": PATH, "idle_seconds": N}, candidates usually
 everything first (torch, problem, inputs on the GPU, synchronized; status phase "standby") and
 then waits on the FIFO for one JSON line {"candidates": [...], "first_candidate": K}; the
 waiting costs nothing under ncu, which profiles only the NVTX ranges. No line within
-idle_seconds: exit 4 without profiling anything.
+idle_seconds: exit 4 without profiling anything. With "gpu_lock": PATH in the standby object, it
+holds an exclusive flock on PATH (the file kprof locks for the GPU) from the inputs to the end of
+its primer: Python's start and torch's import run beside another session on the GPU, its GPU work
+never does.
 
 Exit codes: 0 every candidate ok; 1 some candidate failed (the status says which); 2 the problem
 is invalid or the plan is unreadable; 3 the CUDA context is poisoned (run again from the next
@@ -163,6 +166,9 @@ def read_plan(path):
         require(isinstance(defer, bool), "standby.defer_inputs", "true or false")
         primer = standby.setdefault("primer", False)
         require(isinstance(primer, bool), "standby.primer", "true or false")
+        gpu_lock = standby.setdefault("gpu_lock", None)
+        ok = gpu_lock is None or (isinstance(gpu_lock, str) and gpu_lock != "")
+        require(ok, "standby.gpu_lock", "null or a non-empty string")
     lock = plan.setdefault("profiled_call_lock", None)
     if lock is not None:
         ok = isinstance(lock, dict) and isinstance(lock.get("path"), str) and lock["path"] != ""
@@ -588,6 +594,34 @@ def take_call_lock(plan):
             return None, "not held: cannot lock %s: %s" % (lock["path"], exc.strerror), 0.0
 
 
+def take_gpu_lock(path, status):
+    """The GPU's lock for a standby's setup (plan standby.gpu_lock): an exclusive flock on the
+    file kprof locks for the GPU, waited for as long as it takes (kprof stops a standby that is
+    not ready within its setup limit). Returns the fd, or None without a path; a file that cannot
+    be opened or locked is recorded and the setup goes on without it (the lock keeps GPU work
+    apart; it never decides an answer)."""
+    if path is None:
+        return None
+    started = time.perf_counter()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as exc:
+        status["gpu_lock"] = "not held: cannot open %s: %s" % (path, exc.strerror)
+        return None
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            status["gpu_lock"] = "held"
+            status["gpu_lock_wait_seconds"] = time.perf_counter() - started
+            return fd
+        except BlockingIOError:
+            time.sleep(0.005)
+        except OSError as exc:
+            os.close(fd)
+            status["gpu_lock"] = "not held: cannot lock %s: %s" % (path, exc.strerror)
+            return None
+
+
 def context_poisoned(torch, exc):
     """Whether the CUDA context is unusable after `exc` (a sticky error)."""
     text = str(exc).lower()
@@ -715,21 +749,32 @@ def run(plan, status_file):
         if code is not None:
             return code
 
-    status_file.set_phase("inputs")
-    started = time.perf_counter()
-    try:
-        make_inputs(problem, status)
-    except (Exception, SystemExit) as exc:
-        return fail_problem(status_file, describe_exception(exc))
-    status["inputs_seconds"] = time.perf_counter() - started
-    # Setup is the work, not a deferred standby's wait for its candidates.
-    status["setup_seconds"] = time.perf_counter() - _STARTED - status.get("standby_wait_seconds", 0.0)
-    status["problem_ok"] = True
-
+    # A standby's GPU work (inputs, primer) is done under its GPU's lock, taken here, after
+    # Python's start and torch's import, and let go before it waits (plan standby.gpu_lock).
+    gpu_lock_fd = None
     if plan["standby"] is not None and not defer:
-        if plan["standby"]["primer"]:
+        gpu_lock_fd = take_gpu_lock(plan["standby"]["gpu_lock"], status)
+    try:
+        status_file.set_phase("inputs")
+        started = time.perf_counter()
+        try:
+            make_inputs(problem, status)
+        except (Exception, SystemExit) as exc:
+            return fail_problem(status_file, describe_exception(exc))
+        status["inputs_seconds"] = time.perf_counter() - started
+        # Setup is the work, not a standby's waits (for its GPU's lock, for its candidates).
+        status["setup_seconds"] = (time.perf_counter() - _STARTED - status.get("standby_wait_seconds", 0.0)
+                                   - status.get("gpu_lock_wait_seconds", 0.0))
+        status["problem_ok"] = True
+        if plan["standby"] is not None and not defer and plan["standby"]["primer"]:
             status_file.set_phase("primer")
             run_primer(problem, plan, status)
+    finally:
+        if gpu_lock_fd is not None:
+            fcntl.flock(gpu_lock_fd, fcntl.LOCK_UN)
+            os.close(gpu_lock_fd)
+
+    if plan["standby"] is not None and not defer:
         code = wait_in_standby(plan, status_file)
         if code is not None:
             return code

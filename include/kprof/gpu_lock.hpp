@@ -27,6 +27,14 @@ public:
   /// Default lock directory: $KPROF_LOCK_DIR, else /tmp/kprof-locks.
   static std::filesystem::path default_dir();
 
+  /// The lock file of `gpu` in `dir`: `<dir>/gpu<N>.lock` (N as the class comment says). A
+  /// harness that holds an flock on it excludes kprof processes exactly as a GpuLock does.
+  static std::filesystem::path file_of(const std::filesystem::path& dir, int gpu);
+
+  /// Makes `dir` as acquire() does (and checks it the same way), for a harness that will lock
+  /// one of its files itself.
+  static Result<void> prepare_dir(const std::filesystem::path& dir);
+
   /// Waits up to `max_wait` for the lock of `gpu` (polling); gpu_busy error when the wait is over,
   /// io error when the lock file cannot be created.
   static Result<GpuLock> acquire(const std::filesystem::path& dir, int gpu,

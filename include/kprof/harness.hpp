@@ -59,6 +59,11 @@ struct HarnessPlan {
   /// candidates come. Its rows belong to no candidate and reach no report. Not with defer_inputs
   /// (no GPU work before the hand-over).
   bool standby_primer = false;
+  /// A standby that makes its inputs before the hand-over holds an exclusive flock on this file
+  /// (the GPU's GpuLock::file_of) from its first GPU work (the inputs) to the end of its primer,
+  /// and lets it go before it waits: its Python start and torch's import need no lock, so they
+  /// run beside another session on the GPU; its GPU work never does. Empty: no lock.
+  std::optional<std::filesystem::path> standby_gpu_lock;
   /// A host-wide lock file the harness holds (flock) around each profiled call, so that the
   /// profiled calls of harnesses on different GPUs take turns instead of contending in the
   /// driver (docs/harness.md). Never a condition of an answer: after

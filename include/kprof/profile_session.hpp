@@ -104,6 +104,11 @@ public:
   }
 };
 
+/// The most standbys the runner keeps per GPU: one, and a second in flight once candidates came
+/// back to back (a request waited for its standby). Each is a Python process with torch, the
+/// problem's inputs on the GPU and a CUDA context, under ncu (docs/standby.md, "Memory").
+inline constexpr int k_max_standbys_per_gpu = 2;
+
 /// How the real runner calls ncu.
 struct NcuSessionSettings {
   NcuInstall ncu;

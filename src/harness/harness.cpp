@@ -107,7 +107,9 @@ OrderedJson plan_json(const HarnessPlan& plan) {
     json["standby"] = {{"fifo", plan.standby_fifo->string()},
                        {"idle_seconds", plan.standby_idle_seconds},
                        {"defer_inputs", plan.standby_defer_inputs},
-                       {"primer", plan.standby_primer}};
+                       {"primer", plan.standby_primer},
+                       {"gpu_lock", plan.standby_gpu_lock ? Json(plan.standby_gpu_lock->string())
+                                                          : Json(nullptr)}};
   }
   if (plan.profiled_call_lock) {
     json["profiled_call_lock"] = {{"path", plan.profiled_call_lock->string()},

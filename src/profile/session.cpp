@@ -117,30 +117,18 @@ void watch_setup(const ProcessSpec& spec, const fs::path& status_file,
 
 /// Runs a standby's process. A standby that is not ready within `setup_limit` (the time a whole
 /// session may take) is stopped: it must neither hold the GPU's lock nor keep a request waiting
-/// longer than a cold session could. A standby with its inputs made before the hand-over starts
-/// under the GPU's lock (CUDA context, inputs on the GPU), released once the harness waits: it
-/// never runs GPU work beside another kprof's profiled kernels, and never blocks one while it
-/// waits. A deferred standby does no GPU work before the hand-over and takes no lock.
-Result<ProcessResult> run_standby(const ProcessSpec& spec, bool deferred, const fs::path& lock_dir,
-                                  int gpu, const fs::path& status_file,
+/// longer than a cold session could. A standby with its inputs made before the hand-over takes
+/// the GPU's lock itself (HarnessPlan::standby_gpu_lock) for its GPU work only (CUDA context,
+/// inputs, primer) and lets it go before it waits: it never runs GPU work beside another kprof's
+/// profiled kernels, never blocks one while it waits, and its Python start and torch's import
+/// run beside the session before it. A deferred standby does no GPU work before the hand-over.
+Result<ProcessResult> run_standby(const ProcessSpec& spec, const fs::path& status_file,
                                   std::chrono::milliseconds setup_limit) {
-  std::optional<GpuLock> lock;
-  while (!deferred && !lock) {
-    if (spec.control->stop.load() || cancellation_requested()) {
-      return make_error(ErrorCategory::gpu_busy, "the standby was stopped before it started");
-    }
-    auto acquired = GpuLock::acquire(lock_dir, gpu, std::chrono::milliseconds(200));
-    if (acquired) {
-      lock.emplace(std::move(acquired).value());
-    } else if (acquired.error().category != ErrorCategory::gpu_busy) {
-      return std::move(acquired).error();
-    }
+  if (spec.control->stop.load() || cancellation_requested()) {
+    return make_error(ErrorCategory::gpu_busy, "the standby was stopped before it started");
   }
   std::atomic<bool> finished{false};
-  std::thread watcher([&] {
-    watch_setup(spec, status_file, setup_limit, finished);
-    lock.reset();
-  });
+  std::thread watcher([&] { watch_setup(spec, status_file, setup_limit, finished); });
   Result<ProcessResult> result = run_process(spec);
   finished.store(true);
   watcher.join();
@@ -164,9 +152,15 @@ public:
     if (m_settings.standby_root.empty()) {
       return run_cold(request);
     }
-    std::unique_ptr<Standby> standby = take_standby(request.gpu, key_of(request));
+    const StandbyKey key = key_of(request);
+    std::unique_ptr<Standby> standby = take_standby(request.gpu, key);
     if (request.prestart_next && !m_settings.keep_standbys && !cancellation_requested()) {
       start_standby(request, true);
+    }
+    // The next standbys start now, beside this session: their Python start and torch's import
+    // need no lock, and their GPU work waits for the GPU's lock, which this round holds.
+    if (m_settings.keep_standbys && !cancellation_requested()) {
+      top_up_standbys(request, key);
     }
     std::optional<SessionOutcome> outcome;
     if (standby) {
@@ -178,25 +172,59 @@ public:
     }
     standby.reset();
     const bool problem_ok = !outcome->harness || outcome->harness->problem_ok;
-    if (m_settings.keep_standbys && problem_ok && !cancellation_requested()) {
-      start_standby(request, false);
+    if (!problem_ok) {
+      drop_standbys(request.gpu); // they would find the same problem invalid
     }
     return std::move(*outcome);
   }
 
   void prime(const SessionRequest& request) override {
     if (!m_settings.standby_root.empty()) {
-      start_standby(request, false);
+      top_up_standbys(request, key_of(request));
     }
   }
 
   void release_standbys() override {
-    std::map<int, std::unique_ptr<Standby>> stopping;
+    std::map<int, std::vector<std::unique_ptr<Standby>>> stopping;
     {
       const std::lock_guard<std::mutex> hold(m_mutex);
       stopping.swap(m_standbys);
     }
     // Each stops in its destructor, outside the lock.
+  }
+
+  std::chrono::duration<double> await_standby(const SessionRequest& request) override {
+    const auto started = std::chrono::steady_clock::now();
+    if (m_settings.standby_root.empty()) {
+      return std::chrono::duration<double>(0);
+    }
+    const StandbyKey key = key_of(request);
+    // Waiting while none is ready and one of this key is starting.
+    const auto starting = [&] {
+      const std::lock_guard<std::mutex> hold(m_mutex);
+      bool any_starting = false;
+      for (const auto& standby : m_standbys[request.gpu]) {
+        if (!(standby->key == key) || standby->exited()) {
+          continue;
+        }
+        if (standby_ready(standby->status_file)) {
+          return false;
+        }
+        any_starting = true;
+      }
+      return any_starting;
+    };
+    bool waited = false;
+    while (starting() && !cancellation_requested()) {
+      waited = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (waited) {
+      // Candidates come back to back: keep a second standby in flight for this GPU from now on.
+      const std::lock_guard<std::mutex> hold(m_mutex);
+      m_depth[request.gpu] = k_max_standbys_per_gpu;
+    }
+    return std::chrono::steady_clock::now() - started;
   }
 
 private:
@@ -391,6 +419,12 @@ private:
     plan.standby_idle_seconds = m_settings.standby_idle_seconds;
     plan.standby_defer_inputs = deferred;
     plan.standby_primer = !deferred;
+    if (!deferred) {
+      if (!GpuLock::prepare_dir(m_settings.lock_dir)) {
+        return;
+      }
+      plan.standby_gpu_lock = GpuLock::file_of(m_settings.lock_dir, request.gpu);
+    }
     if (!write_file_atomic(standby->dir / RoundLayout::k_plan, plan_to_json(plan))) {
       return;
     }
@@ -404,55 +438,82 @@ private:
     // Not ready within the time this session may take, it is stopped (run_standby): a harness
     // that never starts (a hung ncu) cannot keep the next request waiting.
     standby->done =
-        std::async(std::launch::async,
-                   [spec, deferred, gpu = request.gpu, lock_dir = m_settings.lock_dir,
-                    status = plan.status_file, limit = std::chrono::milliseconds(request.timeout)] {
-                     return run_standby(spec, deferred, lock_dir, gpu, status, limit);
-                   });
-    std::unique_ptr<Standby> replaced; // stops in its destructor, after the mutex is released
+        std::async(std::launch::async, [spec, status = plan.status_file,
+                                        limit = std::chrono::milliseconds(request.timeout)] {
+          return run_standby(spec, status, limit);
+        });
     const std::lock_guard<std::mutex> hold(m_mutex);
-    replaced = std::exchange(m_standbys[request.gpu], std::move(standby));
+    m_standbys[request.gpu].push_back(std::move(standby));
   }
 
-  std::chrono::duration<double> await_standby(const SessionRequest& request) override {
-    const auto started = std::chrono::steady_clock::now();
-    if (m_settings.standby_root.empty()) {
-      return std::chrono::duration<double>(0);
-    }
-    const StandbyKey key = key_of(request);
-    const auto starting = [&] {
+  /// Starts standbys for requests like `request` until this GPU has as many live ones of its key
+  /// as its depth (1; k_max_standbys_per_gpu once candidates came back to back). Standbys of
+  /// another key or that ended are dropped first.
+  void top_up_standbys(const SessionRequest& request, const StandbyKey& key) {
+    int missing = 0;
+    std::vector<std::unique_ptr<Standby>> dropped; // stop in their destructors, after the mutex
+    {
       const std::lock_guard<std::mutex> hold(m_mutex);
-      auto found = m_standbys.find(request.gpu);
-      return found != m_standbys.end() && found->second->key == key && !found->second->exited() &&
-             !standby_ready(found->second->status_file);
-    };
-    while (starting() && !cancellation_requested()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      auto& list = m_standbys[request.gpu];
+      for (auto it = list.begin(); it != list.end();) {
+        if (!((*it)->key == key) || (*it)->exited()) {
+          dropped.push_back(std::move(*it));
+          it = list.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      const auto depth = m_depth.find(request.gpu);
+      missing = (depth == m_depth.end() ? 1 : depth->second) - static_cast<int>(list.size());
     }
-    return std::chrono::steady_clock::now() - started;
+    for (int i = 0; i < missing; ++i) {
+      start_standby(request, false);
+    }
+  }
+
+  /// Stops every standby of `gpu`.
+  void drop_standbys(int gpu) {
+    std::vector<std::unique_ptr<Standby>> dropped;
+    const std::lock_guard<std::mutex> hold(m_mutex);
+    dropped.swap(m_standbys[gpu]);
   }
 
   std::unique_ptr<Standby> take_standby(int gpu, const StandbyKey& key) {
-    std::unique_ptr<Standby> standby; // a dropped one stops after the mutex is released
+    std::unique_ptr<Standby> standby;
+    std::vector<std::unique_ptr<Standby>> dropped; // stop in their destructors, after the mutex
     {
       const std::lock_guard<std::mutex> hold(m_mutex);
-      auto found = m_standbys.find(gpu);
-      if (found == m_standbys.end()) {
-        return nullptr;
+      auto& list = m_standbys[gpu];
+      // Of this key: the first that is ready; else the first deferred one, which needs no lock
+      // to get ready. Of another key, or ended: dropped.
+      for (auto it = list.begin(); it != list.end();) {
+        Standby& candidate = **it;
+        if (!(candidate.key == key) || candidate.exited()) {
+          dropped.push_back(std::move(*it));
+          it = list.erase(it);
+          continue;
+        }
+        if (!standby && (standby_ready(candidate.status_file) || candidate.deferred)) {
+          standby = std::move(*it);
+          it = list.erase(it);
+          continue;
+        }
+        ++it;
       }
-      standby = std::move(found->second);
-      m_standbys.erase(found);
     }
-    // A deferred standby needs no lock to get ready: wait for it (it started with the session
-    // that just ended, so most of its start is behind it). Its setup limit bounds the wait: past
-    // it run_standby stops the process, which then exits within the kill grace.
-    while (standby->deferred && standby->key == key && !standby->exited() &&
-           !standby_ready(standby->status_file) && !cancellation_requested()) {
+    if (!standby) {
+      return nullptr;
+    }
+    // A deferred standby: wait for it (it started with the session that just ended, so most of
+    // its start is behind it). Its setup limit bounds the wait: past it run_standby stops the
+    // process, which then exits within the kill grace.
+    while (standby->deferred && !standby->exited() && !standby_ready(standby->status_file) &&
+           !cancellation_requested()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    // Usable only once it waits: the caller holds the GPU's lock, so a standby that has not
-    // started yet could not start now.
-    if (!(standby->key == key) || standby->exited() || !standby_ready(standby->status_file)) {
+    // Usable only once it waits: the caller holds the GPU's lock, which a standby that is still
+    // starting would need for its GPU work.
+    if (standby->exited() || !standby_ready(standby->status_file)) {
       return nullptr;
     }
     return standby;
@@ -500,7 +561,8 @@ private:
 
   NcuSessionSettings m_settings;
   std::mutex m_mutex;
-  std::map<int, std::unique_ptr<Standby>> m_standbys; ///< one per GPU
+  std::map<int, std::vector<std::unique_ptr<Standby>>> m_standbys; ///< per GPU, oldest first
+  std::map<int, int> m_depth; ///< standbys kept per GPU when not 1 (await_standby)
   std::atomic<int> m_started{0};
 };
 

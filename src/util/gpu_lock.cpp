@@ -110,6 +110,20 @@ std::string visible_device(int index) {
   return std::to_string(index);
 }
 
+std::filesystem::path GpuLock::file_of(const std::filesystem::path& dir, int gpu) {
+  std::string device = visible_device(gpu);
+  for (char& c : device) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '-') {
+      c = '_';
+    }
+  }
+  return dir / fmt::format("gpu{}.lock", device);
+}
+
+Result<void> GpuLock::prepare_dir(const std::filesystem::path& dir) {
+  return ensure_lock_directory(dir);
+}
+
 Result<GpuLock> GpuLock::acquire(const std::filesystem::path& dir, int gpu,
                                  std::chrono::milliseconds max_wait) {
   KPROF_ASSERT(gpu >= 0);
@@ -117,13 +131,7 @@ Result<GpuLock> GpuLock::acquire(const std::filesystem::path& dir, int gpu,
   if (auto ready = ensure_lock_directory(dir); !ready) {
     return std::move(ready).error();
   }
-  std::string device = visible_device(gpu);
-  for (char& c : device) {
-    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '-') {
-      c = '_';
-    }
-  }
-  const std::filesystem::path path = dir / fmt::format("gpu{}.lock", device);
+  const std::filesystem::path path = file_of(dir, gpu);
   auto opened = open_lock_file(path);
   if (!opened) {
     return std::move(opened).error();

@@ -873,6 +873,23 @@ def standby_processes(directory):
     return found
 
 
+def live_standbys(directory):
+    """The standby directories under `directory` that a live process names (ncu, its harness)."""
+    root = str(directory / "artifacts" / ".standby") + "/"
+    found = set()
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            words = (entry / "cmdline").read_bytes().decode("utf-8", "replace").split("\0")
+        except OSError:
+            continue
+        for word in words:
+            if root in word:
+                found.add(word.split(root, 1)[1].split("/", 1)[0])
+    return found
+
+
 def eventually(predicate, seconds=30.0):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -905,9 +922,11 @@ def test_a_round_right_after_the_last_waits_for_the_starting_standby_instead_of_
     fake_gpu, monkeypatch
 ):
     # KernelAgent's loop profiles the current kernel and then the candidate back to back. The
-    # standby started after round 1 is still importing torch when round 2 comes: round 2 waits
-    # for it (what is left of its start) rather than starting a cold session of its own.
-    monkeypatch.setenv("KPROF_FAKE_TORCH_IMPORT_SECONDS", "1.5")
+    # standby started beside round 1 is still starting when round 2 comes: round 2 waits for it
+    # (what is left of its start) rather than taking the GPU's lock first and going cold.
+    # The standby's primer (a GPU fill under the GPU's lock) takes 1.5 s: the standby started
+    # beside round 1 is still starting when round 2 comes.
+    monkeypatch.setenv("KPROF_FAKE_TORCH_FILL_SECONDS", "1.5")
     progress = []
 
     class Lines(logging.Handler):
@@ -924,6 +943,20 @@ def test_a_round_right_after_the_last_waits_for_the_starting_standby_instead_of_
         assert second.report["metadata"]["standby"] is True, progress
         assert second.metrics == first.metrics
         assert any("for the standby of GPU 0 to be ready" in line for line in progress), progress
+
+
+def test_candidates_back_to_back_keep_a_second_standby_in_flight_and_never_more(fake_gpu, monkeypatch):
+    monkeypatch.setenv("KPROF_FAKE_TORCH_FILL_SECONDS", "1.0")  # each standby's primer
+    with make_profiler(fake_gpu, standby=True) as profiler:
+        profiler.profile(VADD_KERNEL, VADD_PROBLEM, 1)
+        assert len(live_standbys(fake_gpu)) <= 1  # one standby after a plain round
+        # The next round comes at once, waits for that standby, and from then on two are kept.
+        assert profiler.profile(VADD_KERNEL, VADD_PROBLEM, 2).report["metadata"]["standby"] is True
+        assert eventually(lambda: len(live_standbys(fake_gpu)) == 2), live_standbys(fake_gpu)
+        for round_num in (3, 4, 5):
+            assert profiler.profile(VADD_KERNEL, VADD_PROBLEM, round_num).report["metadata"]["standby"] is True
+            assert len(live_standbys(fake_gpu)) <= 2
+    assert eventually(lambda: not live_standbys(fake_gpu))
 
 
 def test_standby_is_not_used_after_the_problem_file_changed(fake_gpu):

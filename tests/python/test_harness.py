@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -703,7 +704,7 @@ def test_real_ncu_profiles_exactly_the_launches_of_each_ranged_call(tmp_path):
                         (["kprof", "cand1"], "partial_sum_kernel"), (["kprof", "cand1"], "scale_kernel")]
 
 
-def start_standby(tmp_path, problem, idle_seconds=60, primer=False, fake_torch=FAKE_TORCH):
+def start_standby(tmp_path, problem, idle_seconds=60, primer=False, fake_torch=FAKE_TORCH, gpu_lock=None):
     """Starts the harness with a standby plan (no candidates, a FIFO); returns (process, fifo,
     run_dir, events log)."""
     run_dir = tmp_path / "run"
@@ -715,7 +716,8 @@ def start_standby(tmp_path, problem, idle_seconds=60, primer=False, fake_torch=F
     plan = {"version": 1, "problem": str(problem), "candidates": [],
             "status_file": str(run_dir / "status.json"), "warmup": 1, "inputs": "gpu", "cast": "none",
             "seed": 0, "first_candidate": 0,
-            "standby": {"fifo": str(fifo), "idle_seconds": idle_seconds, "primer": primer}}
+            "standby": {"fifo": str(fifo), "idle_seconds": idle_seconds, "primer": primer,
+                        "gpu_lock": None if gpu_lock is None else str(gpu_lock)}}
     plan_path = run_dir / "plan.json"
     plan_path.write_text(json.dumps(plan), encoding="utf-8")
     log = tmp_path / "events.log"
@@ -796,6 +798,41 @@ def test_standby_profiles_its_primer_in_a_range_of_its_own_before_it_waits(tmp_p
     assert status["candidates"][0]["ok"] is True and status["primer"] == "ran"
 
 
+def test_standby_does_its_gpu_work_under_the_gpus_lock_and_waits_without_it(tmp_path):
+    # kprof holds gpu<N>.lock for a session; a standby started beside it imports torch and its
+    # problem, then waits for the lock before its first GPU work, and lets it go before waiting.
+    import fcntl
+
+    lock_file = tmp_path / "gpu0.lock"
+    held = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    process, fifo, run_dir, log = start_standby(tmp_path, CASES / "vector/problem.py", primer=True,
+                                                gpu_lock=lock_file)
+    try:
+        status_path = run_dir / "status.json"
+        assert wait_for_phase(status_path, "import_problem", process), process.stderr.read()
+        time.sleep(1.0)
+        status = json.loads(status_path.read_text(encoding="utf-8"))
+        assert status["phase"] == "import_problem", status
+        assert not log.exists() or log.read_text(encoding="utf-8") == "", "GPU work before the lock"
+        fcntl.flock(held, fcntl.LOCK_UN)
+        assert wait_for_phase(status_path, "standby", process), process.stderr.read()
+        status = json.loads(status_path.read_text(encoding="utf-8"))
+        assert status["gpu_lock"] == "held" and status["gpu_lock_wait_seconds"] >= 0.9
+        assert status["primer"] == "ran"
+        # Waiting, it holds no lock: kprof's next session can take it.
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(held, fcntl.LOCK_UN)
+        with open(fifo, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"candidates": [{"kernel": str(CASES / "positional/kernel.py"),
+                                                "range": "kprof:cand0"}], "first_candidate": 0}) + "\n")
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+        os.close(held)
+    assert process.returncode == 0, err
+
+
 def test_a_failing_primer_is_recorded_and_changes_nothing_else(tmp_path):
     # A copy of the fake torch whose fill_ raises.
     broken = tmp_path / "broken_torch"
@@ -847,7 +884,8 @@ def test_standby_given_garbage_exits_as_an_unreadable_plan(tmp_path):
     assert "not JSON" in err
 
 
-@pytest.mark.parametrize("standby", [{"fifo": ""}, {"fifo": "x", "idle_seconds": 0}, "x"])
+@pytest.mark.parametrize("standby", [{"fifo": ""}, {"fifo": "x", "idle_seconds": 0}, "x",
+                                     {"fifo": "x", "gpu_lock": ""}, {"fifo": "x", "gpu_lock": 3}])
 def test_standby_plan_fields_are_checked(tmp_path, standby):
     run = run_harness(tmp_path, CASES / "vector/problem.py", [], standby=standby)
     assert run.code == 2

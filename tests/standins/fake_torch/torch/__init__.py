@@ -7,7 +7,8 @@ environment variable KPROF_FAKE_TORCH_LOG names a file, append one line per even
 changes the dtype).
 
 Test hooks (not in real torch): KPROF_FAKE_TORCH_IMPORT_SECONDS=S makes `import torch` take S
-seconds, like real torch's import; torch.cuda._fake_poison(message) makes every later
+seconds, like real torch's import; KPROF_FAKE_TORCH_FILL_SECONDS=S makes a GPU tensor's fill_() take
+S seconds (a standby's primer); torch.cuda._fake_poison(message) makes every later
 torch.cuda.synchronize() raise RuntimeError(message), like a sticky CUDA error.
 """
 
@@ -16,7 +17,7 @@ import os as _os
 import time as _time
 
 if _os.environ.get("KPROF_FAKE_TORCH_IMPORT_SECONDS"):
-    _time.sleep(float(_os.environ["KPROF_FAKE_TORCH_IMPORT_SECONDS"]))
+    _time.sleep(_builtins.float(_os.environ["KPROF_FAKE_TORCH_IMPORT_SECONDS"]))
 
 __version__ = "0.0-fake"
 
@@ -185,6 +186,8 @@ class Tensor:
     def fill_(self, value):
         if self.is_cuda:
             _fake_log("launch fill")
+            if _os.environ.get("KPROF_FAKE_TORCH_FILL_SECONDS"):  # a slow GPU fill (a standby's primer)
+                _time.sleep(_builtins.float(_os.environ["KPROF_FAKE_TORCH_FILL_SECONDS"]))
         return self
 
     def __repr__(self):
