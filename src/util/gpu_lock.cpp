@@ -31,7 +31,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::chrono::milliseconds k_poll_interval{75};
+// Short, so that a round waiting for the GPU takes it before a standby that also waits for it to
+// do its setup (the harness polls every 100 ms: templates/harness.py, take_gpu_lock): the round's
+// candidates are waited for, the standby's setup is not. A poll is one flock call.
+constexpr std::chrono::milliseconds k_poll_interval{10};
 
 Error lock_io_error(const std::filesystem::path& path, std::string_view what, int error_number) {
   return make_error(ErrorCategory::io, fmt::format("cannot {} GPU lock file {}: {}", what,
