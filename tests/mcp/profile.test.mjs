@@ -74,7 +74,10 @@ test('profiles a good kernel, then answers the next round from its standby, then
   assert.equal(hot.structuredContent.available, false);
   assert.match(textOf(hot), /has no hot lines/);
   const diagnosis = await client.callTool({ name: 'diagnosis', arguments: { dir: out, round: '2' } });
-  assert.equal(diagnosis.structuredContent.available, false);
+  assert.equal(diagnosis.structuredContent.available, true, textOf(diagnosis));
+  const causes = diagnosis.structuredContent.kernels[0].diagnosis;
+  assert.ok(causes.length > 0);
+  assert.ok(textOf(diagnosis).includes(`1. ${causes[0].title}`), textOf(diagnosis));
 
   // The round directory and its report are resources now.
   const { resources } = await client.listResources();
