@@ -113,6 +113,12 @@ Result<void> check_option_types(const Json& values, const OptionContext& context
 /// option and the valid words or range in plain numbers. on_progress is left empty.
 Result<RunRequest> parse_run_options(const Json& values, const OptionContext& context);
 
+/// The value of every option of the table that `options` holds, keyed by the table's names, in
+/// the form parse_run_options() reads back (parse_run_options(option_values(o)) gives `o`): "gpus"
+/// for "gpu" and "retries" for "attempts" (the table's other spellings of them), without "round"
+/// (a request's, not an option set's). Paths are as given; unset ones are null.
+Json option_values(const ProfileOptions& options);
+
 /// The command-line words that give `values` (option key -> value, as parse_run_options()
 /// takes them: JSON-typed or the CLI's strings) to `kprof profile`/`batch`, in table order:
 /// "--timeout 60", a flag's word when it is on ("--no-history" when record_history is false),

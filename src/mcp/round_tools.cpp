@@ -27,14 +27,13 @@ bool is_server_key(std::string_view key) {
   return std::find(k_server_keys.begin(), k_server_keys.end(), key) != k_server_keys.end();
 }
 
-/// What must be equal for a kept profiler to serve a request: serve's fingerprint and the
-/// options it leaves out.
+/// What must be equal for a kept profiler to serve a request: every option of the table and
+/// the problem (absolute path).
 Json profiler_key(const ProfileOptions& options, const fs::path& problem) {
-  Json key = serve_fingerprint(options, problem);
-  key["standby"] = options.standby;
-  key["prestart"] = options.prestart;
-  key["keep_ncu_report"] = options.keep_ncu_report;
-  key["standby_idle_seconds"] = options.standby_idle_seconds;
+  Json key = option_values(options);
+  std::error_code ec;
+  key["problem"] = fs::absolute(problem, ec).lexically_normal().string();
+  key["out_dir"] = fs::absolute(options.out_dir, ec).lexically_normal().string();
   return key;
 }
 

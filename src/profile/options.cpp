@@ -713,6 +713,73 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
   return request;
 }
 
+Json option_values(const ProfileOptions& options) {
+  const auto path_or_null = [](const std::optional<fs::path>& path) {
+    return path ? Json(path->string()) : Json(nullptr);
+  };
+  Json values = Json::object();
+  for (const OptionSpec& spec : option_specs()) {
+    const std::string_view key = spec.name;
+    Json value;
+    if (key == "round" || key == "gpu" || key == "attempts") {
+      continue; // a request's; the spellings of gpus and retries
+    } else if (key == "out_dir") {
+      value = options.out_dir.string();
+    } else if (key == "logs_dir") {
+      value = path_or_null(options.logs_dir);
+    } else if (key == "metrics") {
+      value = options.metrics;
+    } else if (key == "source") {
+      value = options.source;
+    } else if (key == "ncu") {
+      value = path_or_null(options.ncu);
+    } else if (key == "python") {
+      value = path_or_null(options.python);
+    } else if (key == "use_sudo") {
+      value = options.use_sudo;
+    } else if (key == "timeout") {
+      value = options.timeout.count();
+    } else if (key == "retries") {
+      value = options.retries;
+    } else if (key == "warmup") {
+      value = options.warmup;
+    } else if (key == "inputs") {
+      value = std::string(to_string(options.inputs));
+    } else if (key == "cast") {
+      value = std::string(to_string(options.cast));
+    } else if (key == "seed") {
+      value = options.seed;
+    } else if (key == "clock_control") {
+      value = std::string(to_string(options.clock_control));
+    } else if (key == "select") {
+      value = std::string(to_string(options.select.select));
+    } else if (key == "kernels") {
+      value = options.select.kernel_filters;
+    } else if (key == "gpus") {
+      value = options.gpus;
+    } else if (key == "record_history") {
+      value = options.record_history;
+    } else if (key == "check_metrics") {
+      value = options.check_metrics;
+    } else if (key == "prestart") {
+      value = options.prestart;
+    } else if (key == "standby") {
+      value = options.standby;
+    } else if (key == "standby_idle_seconds") {
+      value = options.standby_idle_seconds;
+    } else if (key == "kernelagent_logs_only") {
+      value = options.kernelagent_logs_only;
+    } else if (key == "keep_ncu_report") {
+      value = options.keep_ncu_report;
+    } else {
+      // A new option of the table must say here what its value is (option_values_test).
+      KPROF_ASSERT(false && "option_values: an option of the table has no value here");
+    }
+    values[std::string(key)] = std::move(value);
+  }
+  return values;
+}
+
 Json kernelagent_option_defaults() {
   Json defaults = Json::object();
   defaults["select"] = "longest";

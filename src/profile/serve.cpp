@@ -588,30 +588,16 @@ fs::path serve_socket_path(const fs::path& out_dir) {
 }
 
 Json serve_fingerprint(const ProfileOptions& options, const fs::path& problem) {
+  // Every option of the table (option_values), so that a new option can never be left out,
+  // except those that do not change what a round measures or writes: the standby's own
+  // (a server always keeps one) and how long an unused one waits.
+  Json fingerprint = option_values(options);
+  fingerprint.erase("standby");
+  fingerprint.erase("standby_idle_seconds");
   std::error_code ec;
-  const auto path_or_null = [](const std::optional<fs::path>& path) {
-    return path ? Json(path->string()) : Json(nullptr);
-  };
-  return Json{{"problem", fs::absolute(problem, ec).lexically_normal().string()},
-              {"out_dir", fs::absolute(options.out_dir, ec).lexically_normal().string()},
-              {"metrics", options.metrics},
-              {"source", options.source},
-              {"ncu", path_or_null(options.ncu)},
-              {"python", path_or_null(options.python)},
-              {"use_sudo", options.use_sudo},
-              {"timeout", options.timeout.count()},
-              {"retries", options.retries},
-              {"warmup", options.warmup},
-              {"inputs", std::string(to_string(options.inputs))},
-              {"cast", std::string(to_string(options.cast))},
-              {"seed", options.seed},
-              {"clock_control", std::string(to_string(options.clock_control))},
-              {"select", std::string(to_string(options.select.select))},
-              {"kernels", options.select.kernel_filters},
-              {"gpus", options.gpus},
-              {"record_history", options.record_history},
-              {"check_metrics", options.check_metrics},
-              {"logs_dir", path_or_null(options.logs_dir)}};
+  fingerprint["problem"] = fs::absolute(problem, ec).lexically_normal().string();
+  fingerprint["out_dir"] = fs::absolute(options.out_dir, ec).lexically_normal().string();
+  return fingerprint;
 }
 
 Json round_result_to_json(const RoundResult& round) {

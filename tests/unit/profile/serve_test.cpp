@@ -164,5 +164,53 @@ TEST(ServeRequestLine, ReadsAGoodLine) {
   EXPECT_FALSE(read->batch);
 }
 
+TEST(OptionValues, NameEveryOptionOfTheTableAndReadBackAsTheSameOptions) {
+  ProfileOptions options;
+  options.out_dir = "/tmp/run";
+  options.metrics = "lean";
+  options.source = true;
+  options.timeout = std::chrono::seconds(42);
+  options.retries = 0;
+  options.cast = CastDtype::bf16;
+  options.select.select = Select::longest;
+  options.select.kernel_filters = {"add"};
+  options.keep_ncu_report = false;
+  options.prestart = false;
+  options.logs_dir = "/tmp/logs";
+  const Json values = option_values(options);
+  for (const OptionSpec& spec : option_specs()) {
+    const bool spelling = spec.name == "round" || spec.name == "gpu" || spec.name == "attempts";
+    EXPECT_EQ(values.contains(std::string(spec.name)), !spelling) << spec.name;
+  }
+  Json given = values;
+  for (auto it = given.begin(); it != given.end();) {
+    it = it->is_null() ? given.erase(it) : std::next(it); // unset paths are not given at all
+  }
+  auto parsed = parse_run_options(given, OptionContext{});
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  EXPECT_EQ(option_values(parsed->options), values);
+}
+
+TEST(ServeFingerprint, DiffersInEveryOptionThatChangesARoundButNotInTheStandbysOwn) {
+  const ProfileOptions base;
+  const Json fingerprint = serve_fingerprint(base, "/p/problem.py");
+  // A server started with one value must not hand its standby to a request with the other.
+  ProfileOptions no_report = base;
+  no_report.keep_ncu_report = false;
+  EXPECT_NE(serve_fingerprint(no_report, "/p/problem.py"), fingerprint);
+  ProfileOptions no_prestart = base;
+  no_prestart.prestart = false;
+  EXPECT_NE(serve_fingerprint(no_prestart, "/p/problem.py"), fingerprint);
+  ProfileOptions logs = base;
+  logs.kernelagent_logs_only = true;
+  EXPECT_NE(serve_fingerprint(logs, "/p/problem.py"), fingerprint);
+  // A server always keeps a standby; how long an unused one waits changes no round.
+  ProfileOptions standby = base;
+  standby.standby = true;
+  standby.standby_idle_seconds = 5;
+  EXPECT_EQ(serve_fingerprint(standby, "/p/problem.py"), fingerprint);
+  EXPECT_NE(serve_fingerprint(base, "/q/problem.py"), fingerprint);
+}
+
 } // namespace
 } // namespace kprof
