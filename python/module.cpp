@@ -383,20 +383,19 @@ public:
   }
 
 private:
-  /// A copy of the prototype for `retries`, creating it first when needed. Called without the
-  /// GIL: create() may run `ncu --version`.
+  /// A copy of the prototype with `retries`, creating the prototype first when needed; every
+  /// copy shares its standbys, whatever its retries. Called without the GIL: create() may run
+  /// `ncu --version`.
   Result<KernelProfiler> instance(int retries) {
     const std::lock_guard<std::mutex> hold(m_mutex);
-    if (!m_prototype || m_prototype->options().retries != retries) {
-      ProfileOptions options = m_options;
-      options.retries = retries;
-      Result<KernelProfiler> created = KernelProfiler::create(std::move(options));
+    if (!m_prototype) {
+      Result<KernelProfiler> created = KernelProfiler::create(m_options);
       if (!created.ok()) {
         return std::move(created).error();
       }
       m_prototype = std::move(created).value();
     }
-    return *m_prototype;
+    return m_prototype->with_retries(retries);
   }
 
   ProfileOptions m_options;

@@ -128,6 +128,15 @@ public:
   /// starts cold and makes new ones.
   void release_standbys() { m_runner->release_standbys(); }
 
+  /// A copy that retries failed attempts `retries` times (ProfileOptions::retries) and shares
+  /// this profiler's standbys: the retries of a call change no session, so a caller that
+  /// alternates them keeps its warm standby (Python's max_retries per call).
+  [[nodiscard]] KernelProfiler with_retries(int retries) const {
+    KernelProfiler copy = *this;
+    copy.m_options.retries = retries;
+    return copy;
+  }
+
   [[nodiscard]] const ProfileOptions& options() const { return m_options; }
   [[nodiscard]] const NcuInstall& ncu() const { return m_ncu; }
   [[nodiscard]] const MetricSet& metric_set() const { return m_metric_set; }

@@ -959,6 +959,16 @@ def test_candidates_back_to_back_keep_a_second_standby_in_flight_and_never_more(
     assert eventually(lambda: not live_standbys(fake_gpu))
 
 
+def test_alternating_max_retries_keeps_the_warm_standby(fake_gpu):
+    # The retries of a call change no session: the standby started for one value serves the next.
+    with make_profiler(fake_gpu, standby=True) as profiler:
+        profiler.profile(VADD_KERNEL, VADD_PROBLEM, 1, max_retries=1)
+        assert eventually(lambda: live_standbys(fake_gpu))
+        for round_num, retries in ((2, 3), (3, 1), (4, 2)):
+            result = profiler.profile(VADD_KERNEL, VADD_PROBLEM, round_num, max_retries=retries)
+            assert result.report["metadata"]["standby"] is True, (round_num, retries)
+
+
 def test_standby_is_not_used_after_the_problem_file_changed(fake_gpu):
     problem = fake_gpu / "problem.py"
     shutil.copyfile(VADD_PROBLEM, problem)
