@@ -4,6 +4,8 @@
 #include "kprof/judge.hpp"
 
 #include <algorithm>
+#include <array>
+#include <csignal>
 #include <string>
 #include <string_view>
 
@@ -144,6 +146,31 @@ bool harness_exit_code(int code) {
          code == k_harness_exit_standby_idle || code == k_harness_exit_internal;
 }
 
+/// The fatal signal the profiled program died of when ncu reported it as the bare signal number
+/// (ncu 2025.3.1 on the H200: a SIGSEGV is "error code (11)", measured 2026-12-02,
+/// docs/device-runs/2026-12-02-crash.md): told from an exit(11) by the line the harness's
+/// faulthandler writes before the signal ends the process ("Fatal Python error: Segmentation
+/// fault"). 0 otherwise.
+int fatal_signal_named_in(int code, std::string_view program_output) {
+  struct Fatal {
+    int signal;
+    std::string_view words; ///< faulthandler's name of it
+  };
+  constexpr std::array<Fatal, 5> k_fatal{{{SIGSEGV, "Segmentation fault"},
+                                          {SIGABRT, "Aborted"},
+                                          {SIGBUS, "Bus error"},
+                                          {SIGFPE, "Floating point exception"},
+                                          {SIGILL, "Illegal instruction"}}};
+  for (const Fatal& fatal : k_fatal) {
+    if (fatal.signal == code &&
+        program_output.find(fmt::format("Fatal Python error: {}", fatal.words)) !=
+            std::string_view::npos) {
+      return fatal.signal;
+    }
+  }
+  return 0;
+}
+
 /// The profiled program ended on its own before the harness finished: a signal killed it (a
 /// crash in native code the kernel called: SIGSEGV, SIGABRT, ...) or it exited (os._exit, a C
 /// library exit()) in the middle of a phase. The harness status says where, ncu the exit code.
@@ -166,12 +193,15 @@ std::optional<Error> program_ended_early(const SessionOutcome& session,
   if (session.verdict.error && !session.verdict.error->detail.empty()) {
     detail += (detail.empty() || detail.back() == '\n' ? "" : "\n") + session.verdict.error->detail;
   }
-  if (session.verdict.program_signal != 0) {
+  const int signal = session.verdict.program_signal != 0
+                         ? session.verdict.program_signal
+                         : fatal_signal_named_in(code, process.err + session.log_text);
+  if (signal != 0) {
     return make_error(ErrorCategory::program_crashed,
                       fmt::format("the profiled program crashed with {} during {}, before kprof's "
                                   "harness finished (a fault in native code it ran: a C/C++ or "
                                   "CUDA extension, ctypes, the driver)",
-                                  signal_name(session.verdict.program_signal), where),
+                                  signal_name(signal), where),
                       detail);
   }
   if (code == 0) {

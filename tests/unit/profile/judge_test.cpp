@@ -172,6 +172,28 @@ TEST(JudgeCandidate, AProgramKilledBySigsegvIsItsOwnCrashNamingThePhaseNotAnNcuF
   EXPECT_FALSE(judge_candidate(session, plan_of(2), 1).decided) << "never reached";
 }
 
+TEST(JudgeCandidate, ASigsegvThatNcuReportsAsCode11IsACrashWhenFaulthandlerSaysSo) {
+  // ncu 2025.3.1 on the H200 reported a SIGSEGV as "error code (11)"; the harness's faulthandler
+  // wrote its line first. The same code without that line is an exit(11).
+  ProcessResult crashed = exited(11);
+  crashed.err = "kprof-harness: cand0 warmup\nFatal Python error: Segmentation fault\n\n"
+                "Current thread 0x00007f (most recent call first):\n  File \"kernel.py\", line 7\n";
+  const auto session = outcome(crashed, program_log(11), ended_in(HarnessPhase::warmup));
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
+  ASSERT_TRUE(verdict.error.has_value());
+  EXPECT_EQ(verdict.error->category, ErrorCategory::program_crashed);
+  EXPECT_NE(verdict.error->message.find("the profiled program crashed with SIGSEGV during the "
+                                        "warm-up calls of /work/kernel0.py"),
+            std::string::npos)
+      << verdict.error->message;
+  const auto plain = outcome(exited(11), program_log(11), ended_in(HarnessPhase::warmup));
+  const CandidateVerdict exit_11 = judge_candidate(plain, plan_of(1), 0);
+  ASSERT_TRUE(exit_11.error.has_value());
+  EXPECT_NE(exit_11.error->message.find("exited with code 11 (os._exit or a C library exit)"),
+            std::string::npos)
+      << exit_11.error->message;
+}
+
 TEST(JudgeCandidate, AProgramThatExitedWithCodeZeroInItsProfiledCallIsSaidToHaveExited) {
   // ncu exits 0 and prints no application exit code; the status stops in the profiled call.
   const auto session = outcome(exited(0), recorded("no_kernels_profiled.txt"),
