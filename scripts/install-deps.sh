@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev
   libgtest-dev libbenchmark-dev
   python3 python3-dev pybind11-dev python3-pytest
+  python3-mypy         # stubtest of python/kprof/_kprof.pyi (tests/python/test_stub.py)
   python3-venv python3-pip python3-setuptools python3-wheel
   clang-14 libclang-rt-14-dev clang-format-14 clang-tidy-14
   chromium python3-pil # the browser test of the HTML pages (tests/browser)
