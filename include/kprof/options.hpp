@@ -40,7 +40,41 @@ enum OptionScope : unsigned {
   k_scope_all = k_scope_run | k_scope_harness,
 };
 
+/// Every option of the table, one enumerator each (OptionSpec::id): code that handles each
+/// option switches on it, so a new option that is not handled is a compiler warning (an error
+/// with -Werror), not a silent default.
+enum class OptionId {
+  round,
+  out_dir,
+  logs_dir,
+  metrics,
+  source,
+  ncu,
+  python,
+  use_sudo,
+  timeout,
+  retries,
+  attempts,
+  warmup,
+  inputs,
+  cast,
+  seed,
+  clock_control,
+  select,
+  kernels,
+  gpu,
+  gpus,
+  record_history,
+  check_metrics,
+  prestart,
+  standby,
+  standby_idle_seconds,
+  kernelagent_logs_only,
+  keep_ncu_report,
+};
+
 struct OptionSpec {
+  OptionId id;
   std::string_view name; ///< the key of the mapping ("clock_control")
   std::string_view cli;  ///< the CLI word ("--clock-control"); empty: not on the CLI
   OptionKind kind = OptionKind::text;

@@ -34,7 +34,8 @@ constexpr std::uint8_t k_big_whole_number_subtype = 0x6b;
 
 // Help order: what and where, how ncu runs, what the harness does, which kernels are kept.
 constexpr std::array k_specs{
-    OptionSpec{"round",
+    OptionSpec{OptionId::round,
+               "round",
                "--round",
                OptionKind::integer,
                "0",
@@ -43,7 +44,8 @@ constexpr std::array k_specs{
                0,
                999999,
                k_scope_run},
-    OptionSpec{"out_dir",
+    OptionSpec{OptionId::out_dir,
+               "out_dir",
                "--out",
                OptionKind::text,
                "kprof-out",
@@ -52,7 +54,8 @@ constexpr std::array k_specs{
                0,
                0,
                k_scope_run},
-    OptionSpec{"logs_dir",
+    OptionSpec{OptionId::logs_dir,
+               "logs_dir",
                "--logs-dir",
                OptionKind::path,
                "",
@@ -61,7 +64,8 @@ constexpr std::array k_specs{
                0,
                0,
                k_scope_run},
-    OptionSpec{"metrics",
+    OptionSpec{OptionId::metrics,
+               "metrics",
                "--metrics",
                OptionKind::text,
                "default",
@@ -70,7 +74,8 @@ constexpr std::array k_specs{
                0,
                0,
                k_scope_run},
-    OptionSpec{"source",
+    OptionSpec{OptionId::source,
+               "source",
                "--source",
                OptionKind::flag,
                "",
@@ -80,7 +85,8 @@ constexpr std::array k_specs{
                0,
                0,
                k_scope_run},
-    OptionSpec{"ncu",
+    OptionSpec{OptionId::ncu,
+               "ncu",
                "--ncu",
                OptionKind::path,
                "",
@@ -89,7 +95,8 @@ constexpr std::array k_specs{
                0,
                0,
                k_scope_run},
-    OptionSpec{"python",
+    OptionSpec{OptionId::python,
+               "python",
                "--python",
                OptionKind::path,
                "",
@@ -98,7 +105,8 @@ constexpr std::array k_specs{
                0,
                0,
                k_scope_run},
-    OptionSpec{"use_sudo",
+    OptionSpec{OptionId::use_sudo,
+               "use_sudo",
                "--sudo",
                OptionKind::flag,
                "",
@@ -107,7 +115,8 @@ constexpr std::array k_specs{
                0,
                0,
                k_scope_run},
-    OptionSpec{"timeout",
+    OptionSpec{OptionId::timeout,
+               "timeout",
                "--timeout",
                OptionKind::integer,
                "300",
@@ -116,7 +125,8 @@ constexpr std::array k_specs{
                1,
                604800,
                k_scope_run},
-    OptionSpec{"retries",
+    OptionSpec{OptionId::retries,
+               "retries",
                "--retries",
                OptionKind::integer,
                "2",
@@ -125,7 +135,8 @@ constexpr std::array k_specs{
                0,
                100,
                k_scope_run},
-    OptionSpec{"attempts",
+    OptionSpec{OptionId::attempts,
+               "attempts",
                "",
                OptionKind::integer,
                "",
@@ -135,7 +146,8 @@ constexpr std::array k_specs{
                1,
                101,
                k_scope_run},
-    OptionSpec{"warmup",
+    OptionSpec{OptionId::warmup,
+               "warmup",
                "--warmup",
                OptionKind::integer,
                "3",
@@ -144,12 +156,13 @@ constexpr std::array k_specs{
                0,
                10000,
                k_scope_all},
-    OptionSpec{"inputs", "--inputs", OptionKind::word, "gpu", "Create problem inputs on",
-               k_inputs_words, 0, 0, k_scope_all},
-    OptionSpec{"cast", "--cast", OptionKind::word, "none",
+    OptionSpec{OptionId::inputs, "inputs", "--inputs", OptionKind::word, "gpu",
+               "Create problem inputs on", k_inputs_words, 0, 0, k_scope_all},
+    OptionSpec{OptionId::cast, "cast", "--cast", OptionKind::word, "none",
                "Cast floating inputs to (auto: the dtype kernel_function's source names)",
                k_cast_words, 0, 0, k_scope_all},
-    OptionSpec{"seed",
+    OptionSpec{OptionId::seed,
+               "seed",
                "--seed",
                OptionKind::integer,
                "0",
@@ -158,11 +171,12 @@ constexpr std::array k_specs{
                0,
                k_max_u64,
                k_scope_all},
-    OptionSpec{"clock_control", "--clock-control", OptionKind::word, "none", "ncu clock control",
-               k_clock_words, 0, 0, k_scope_run},
-    OptionSpec{"select", "--select", OptionKind::word, "all", "Launches kept per kernel name",
-               k_select_words, 0, 0, k_scope_run},
-    OptionSpec{"kernels",
+    OptionSpec{OptionId::clock_control, "clock_control", "--clock-control", OptionKind::word,
+               "none", "ncu clock control", k_clock_words, 0, 0, k_scope_run},
+    OptionSpec{OptionId::select, "select", "--select", OptionKind::word, "all",
+               "Launches kept per kernel name", k_select_words, 0, 0, k_scope_run},
+    OptionSpec{OptionId::kernels,
+               "kernels",
                "--kernel",
                OptionKind::names,
                "",
@@ -171,7 +185,8 @@ constexpr std::array k_specs{
                0,
                0,
                k_scope_run},
-    OptionSpec{"gpu",
+    OptionSpec{OptionId::gpu,
+               "gpu",
                "--gpu",
                OptionKind::integer,
                "",
@@ -180,7 +195,8 @@ constexpr std::array k_specs{
                0,
                1023,
                k_scope_profile},
-    OptionSpec{"gpus",
+    OptionSpec{OptionId::gpus,
+               "gpus",
                "--gpus",
                OptionKind::gpu_indices,
                "",
@@ -189,7 +205,8 @@ constexpr std::array k_specs{
                0,
                1023,
                k_scope_batch},
-    OptionSpec{"record_history",
+    OptionSpec{OptionId::record_history,
+               "record_history",
                "--no-history",
                OptionKind::flag,
                "",
@@ -199,7 +216,8 @@ constexpr std::array k_specs{
                0,
                k_scope_run,
                true},
-    OptionSpec{"check_metrics",
+    OptionSpec{OptionId::check_metrics,
+               "check_metrics",
                "--no-metric-check",
                OptionKind::flag,
                "",
@@ -209,7 +227,8 @@ constexpr std::array k_specs{
                0,
                k_scope_run,
                true},
-    OptionSpec{"prestart",
+    OptionSpec{OptionId::prestart,
+               "prestart",
                "--no-prestart",
                OptionKind::flag,
                "",
@@ -220,7 +239,8 @@ constexpr std::array k_specs{
                0,
                k_scope_batch,
                true},
-    OptionSpec{"standby",
+    OptionSpec{OptionId::standby,
+               "standby",
                "",
                OptionKind::flag,
                "",
@@ -230,7 +250,8 @@ constexpr std::array k_specs{
                0,
                0,
                k_scope_run},
-    OptionSpec{"standby_idle_seconds",
+    OptionSpec{OptionId::standby_idle_seconds,
+               "standby_idle_seconds",
                "",
                OptionKind::integer,
                "600",
@@ -239,7 +260,8 @@ constexpr std::array k_specs{
                10,
                86400,
                k_scope_run},
-    OptionSpec{"kernelagent_logs_only",
+    OptionSpec{OptionId::kernelagent_logs_only,
+               "kernelagent_logs_only",
                "",
                OptionKind::flag,
                "",
@@ -249,7 +271,8 @@ constexpr std::array k_specs{
                0,
                0,
                k_scope_run},
-    OptionSpec{"keep_ncu_report",
+    OptionSpec{OptionId::keep_ncu_report,
+               "keep_ncu_report",
                "",
                OptionKind::flag,
                "",
@@ -464,6 +487,17 @@ std::vector<std::string> names_value(const Json& value) {
   return value.get<std::vector<std::string>>();
 }
 
+/// Each spec's id is its place in the table, so OptionId and the table cannot drift apart.
+constexpr bool ids_follow_the_table() {
+  for (std::size_t i = 0; i < k_specs.size(); ++i) {
+    if (static_cast<std::size_t>(k_specs[i].id) != i) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(ids_follow_the_table(), "k_specs must list the options in OptionId's order");
+
 } // namespace
 
 std::span<const OptionSpec> option_specs() {
@@ -635,53 +669,79 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
         return std::move(path).error();
       }
     }
-    if (key == "round") {
+    switch (spec.id) {
+    case OptionId::round:
       request.round = static_cast<int>(number);
-    } else if (key == "out_dir") {
+      break;
+    case OptionId::out_dir:
       options.out_dir = value.get<std::string>();
-    } else if (key == "metrics") {
+      break;
+    case OptionId::metrics:
       options.metrics = value.get<std::string>();
       if (auto set = resolve_metric_set(options.metrics); !set) {
         return std::move(set).error();
       }
-    } else if (key == "ncu" && value.is_string()) {
-      options.ncu = value.get<std::string>();
-    } else if (key == "logs_dir" && value.is_string()) {
-      options.logs_dir = value.get<std::string>();
-    } else if (key == "python" && value.is_string()) {
-      options.python = value.get<std::string>();
-    } else if (key == "source") {
+      break;
+    case OptionId::ncu:
+      if (value.is_string()) {
+        options.ncu = value.get<std::string>();
+      }
+      break;
+    case OptionId::logs_dir:
+      if (value.is_string()) {
+        options.logs_dir = value.get<std::string>();
+      }
+      break;
+    case OptionId::python:
+      if (value.is_string()) {
+        options.python = value.get<std::string>();
+      }
+      break;
+    case OptionId::source:
       options.source = value.get<bool>();
-    } else if (key == "use_sudo") {
+      break;
+    case OptionId::use_sudo:
       options.use_sudo = value.get<bool>();
-    } else if (key == "timeout") {
+      break;
+    case OptionId::timeout:
       options.timeout = std::chrono::seconds(static_cast<std::int64_t>(number));
-    } else if (key == "retries") {
+      break;
+    case OptionId::retries:
       options.retries = static_cast<int>(number);
-    } else if (key == "attempts") {
+      break;
+    case OptionId::attempts:
       if (values.contains("retries")) {
         return make_error(ErrorCategory::usage,
                           fmt::format("give {} or {}, not both (the attempts are the retries + 1)",
                                       context.name_of(*find_option_spec("retries")), name));
       }
       options.retries = static_cast<int>(number) - 1;
-    } else if (key == "warmup") {
+      break;
+    case OptionId::warmup:
       options.warmup = static_cast<int>(number);
-    } else if (key == "inputs") {
+      break;
+    case OptionId::inputs:
       options.inputs = parse_inputs_on(word).value();
-    } else if (key == "cast") {
+      break;
+    case OptionId::cast:
       options.cast = parse_cast_dtype(word).value();
-    } else if (key == "seed") {
+      break;
+    case OptionId::seed:
       options.seed = number;
-    } else if (key == "clock_control") {
+      break;
+    case OptionId::clock_control:
       options.clock_control = parse_clock_control(word).value();
-    } else if (key == "select") {
+      break;
+    case OptionId::select:
       options.select.select = parse_select(word).value();
-    } else if (key == "kernels") {
+      break;
+    case OptionId::kernels:
       options.select.kernel_filters = names_value(value);
-    } else if (key == "gpu" || key == "gpus") {
+      break;
+    case OptionId::gpu:
+    case OptionId::gpus: {
       std::vector<int> gpus;
-      if (key == "gpu") {
+      if (spec.id == OptionId::gpu) {
         gpus = {static_cast<int>(number)};
       } else {
         auto parsed = gpu_indices(spec, value, context);
@@ -694,20 +754,29 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
         return std::move(visible).error();
       }
       options.gpus = std::move(gpus);
-    } else if (key == "record_history") {
+      break;
+    }
+    case OptionId::record_history:
       options.record_history = value.get<bool>();
-    } else if (key == "check_metrics") {
+      break;
+    case OptionId::check_metrics:
       options.check_metrics = value.get<bool>();
-    } else if (key == "standby") {
+      break;
+    case OptionId::standby:
       options.standby = value.get<bool>();
-    } else if (key == "prestart") {
+      break;
+    case OptionId::prestart:
       options.prestart = value.get<bool>();
-    } else if (key == "standby_idle_seconds") {
+      break;
+    case OptionId::standby_idle_seconds:
       options.standby_idle_seconds = static_cast<int>(number);
-    } else if (key == "keep_ncu_report") {
+      break;
+    case OptionId::keep_ncu_report:
       options.keep_ncu_report = value.get<bool>();
-    } else if (key == "kernelagent_logs_only") {
+      break;
+    case OptionId::kernelagent_logs_only:
       options.kernelagent_logs_only = value.get<bool>();
+      break;
     }
   }
   return request;
@@ -719,63 +788,86 @@ Json option_values(const ProfileOptions& options) {
   };
   Json values = Json::object();
   for (const OptionSpec& spec : option_specs()) {
-    const std::string_view key = spec.name;
     Json value;
-    if (key == "round" || key == "gpu" || key == "attempts") {
-      continue; // a request's; the spellings of gpus and retries
-    } else if (key == "out_dir") {
+    switch (spec.id) {
+    case OptionId::round:    // a request's
+    case OptionId::gpu:      // gpus, one GPU
+    case OptionId::attempts: // retries + 1
+      continue;
+    case OptionId::out_dir:
       value = options.out_dir.string();
-    } else if (key == "logs_dir") {
+      break;
+    case OptionId::logs_dir:
       value = path_or_null(options.logs_dir);
-    } else if (key == "metrics") {
+      break;
+    case OptionId::metrics:
       value = options.metrics;
-    } else if (key == "source") {
+      break;
+    case OptionId::source:
       value = options.source;
-    } else if (key == "ncu") {
+      break;
+    case OptionId::ncu:
       value = path_or_null(options.ncu);
-    } else if (key == "python") {
+      break;
+    case OptionId::python:
       value = path_or_null(options.python);
-    } else if (key == "use_sudo") {
+      break;
+    case OptionId::use_sudo:
       value = options.use_sudo;
-    } else if (key == "timeout") {
+      break;
+    case OptionId::timeout:
       value = options.timeout.count();
-    } else if (key == "retries") {
+      break;
+    case OptionId::retries:
       value = options.retries;
-    } else if (key == "warmup") {
+      break;
+    case OptionId::warmup:
       value = options.warmup;
-    } else if (key == "inputs") {
+      break;
+    case OptionId::inputs:
       value = std::string(to_string(options.inputs));
-    } else if (key == "cast") {
+      break;
+    case OptionId::cast:
       value = std::string(to_string(options.cast));
-    } else if (key == "seed") {
+      break;
+    case OptionId::seed:
       value = options.seed;
-    } else if (key == "clock_control") {
+      break;
+    case OptionId::clock_control:
       value = std::string(to_string(options.clock_control));
-    } else if (key == "select") {
+      break;
+    case OptionId::select:
       value = std::string(to_string(options.select.select));
-    } else if (key == "kernels") {
+      break;
+    case OptionId::kernels:
       value = options.select.kernel_filters;
-    } else if (key == "gpus") {
+      break;
+    case OptionId::gpus:
       value = options.gpus;
-    } else if (key == "record_history") {
+      break;
+    case OptionId::record_history:
       value = options.record_history;
-    } else if (key == "check_metrics") {
+      break;
+    case OptionId::check_metrics:
       value = options.check_metrics;
-    } else if (key == "prestart") {
+      break;
+    case OptionId::prestart:
       value = options.prestart;
-    } else if (key == "standby") {
+      break;
+    case OptionId::standby:
       value = options.standby;
-    } else if (key == "standby_idle_seconds") {
+      break;
+    case OptionId::standby_idle_seconds:
       value = options.standby_idle_seconds;
-    } else if (key == "kernelagent_logs_only") {
+      break;
+    case OptionId::kernelagent_logs_only:
       value = options.kernelagent_logs_only;
-    } else if (key == "keep_ncu_report") {
+      break;
+    case OptionId::keep_ncu_report:
       value = options.keep_ncu_report;
-    } else {
-      // A new option of the table must say here what its value is (option_values_test).
-      KPROF_ASSERT(false && "option_values: an option of the table has no value here");
+      break;
     }
-    values[std::string(key)] = std::move(value);
+    values[std::string(spec.name)] = std::move(value);
   }
   return values;
 }
