@@ -492,7 +492,11 @@ std::string metrics_text(const std::string& rows_or_report, bool is_report,
 /// One open history database (HistoryStore is move-only; pybind11 holds it by value here).
 class History {
 public:
-  explicit History(const std::string& db_path) : m_store(unwrap(HistoryStore::open(db_path))) {}
+  /// The history of a run directory (or a kprof.db named directly), read only: reading never
+  /// creates, migrates or writes it (HistoryStore::database_of, open_read_only).
+  explicit History(const std::string& dir_or_file)
+      : m_store(
+            unwrap(HistoryStore::open_read_only(unwrap(HistoryStore::database_of(dir_or_file))))) {}
 
   [[nodiscard]] std::string rows(const std::string& format) const {
     return render_history(unwrap(m_store.rows()), unwrap(parse_format(format)));
@@ -674,7 +678,7 @@ PYBIND11_MODULE(_kprof, m) {
   define_kernelagent(m);
 
   py::class_<History>(m, "History")
-      .def(py::init<const std::string&>())
+      .def(py::init<const std::string&>(), py::arg("dir_or_file"))
       .def("rows", &History::rows, py::arg("format") = "json")
       .def("document", &History::document)
       .def("diff", &History::diff, py::arg("a"), py::arg("b"), py::arg("top_metrics") = py::int_(8))

@@ -130,6 +130,12 @@ public:
   /// kprof schema; "written by a newer kprof"). Writing through the store fails (database).
   static Result<HistoryStore> open_read_only(const std::filesystem::path& path);
 
+  /// The database a reader names: `dir_or_file` itself when it is a file, else
+  /// dir_or_file/kprof.db (RoundLayout::history_db). input_not_found "no history in X (expected
+  /// X/kprof.db)" when that file does not exist. The one place `kprof diff DIR A B` and Python's
+  /// kprof.History find a run's history.
+  static Result<std::filesystem::path> database_of(const std::filesystem::path& dir_or_file);
+
   HistoryStore(HistoryStore&& other) noexcept;
   HistoryStore& operator=(HistoryStore&& other) noexcept;
   HistoryStore(const HistoryStore&) = delete;

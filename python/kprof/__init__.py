@@ -828,11 +828,7 @@ class History:
     Raises InputNotFound when there is no history, DatabaseError when it cannot be read."""
 
     def __init__(self, dir: PathLike) -> None:
-        path = _path(dir, "dir")
-        database = path if os.path.isfile(path) else os.path.join(path, "kprof.db")
-        if not os.path.isfile(database):
-            raise InputNotFound(f"no history in {path} (expected {database})")
-        self._native = _kprof.History(os.fsencode(database))
+        self._native = _kprof.History(_native_path(dir, "dir"))  # read only; found as the CLI finds it
 
     @property
     def path(self) -> str:

@@ -40,12 +40,11 @@ public:
       labels.source_a = m_args[0];
       labels.source_b = m_args[1];
     } else if (m_args.size() == 3) {
-      const fs::path db = fs::path(m_args[0]) / "kprof.db";
-      if (!fs::exists(db)) {
-        return make_error(ErrorCategory::input_not_found,
-                          fmt::format("no history in {}", m_args[0]));
+      auto db = HistoryStore::database_of(m_args[0]);
+      if (!db) {
+        return std::move(db).error();
       }
-      auto store = HistoryStore::open_read_only(db); // never writes (history.cpp says why)
+      auto store = HistoryStore::open_read_only(*db); // never writes (history.cpp says why)
       if (!store) {
         return std::move(store).error();
       }
@@ -60,7 +59,7 @@ public:
         }
         (side == 0 ? labels.label_a : labels.label_b) = to_string(*resolved);
         (side == 0 ? labels.source_a : labels.source_b) =
-            fmt::format("{} in {}", to_string(*resolved), db.string());
+            fmt::format("{} in {}", to_string(*resolved), db->string());
         auto doc = store->document(*resolved);
         if (!doc) {
           return std::move(doc).error();

@@ -29,6 +29,7 @@
 #include "kprof/files.hpp"
 #include "kprof/history.hpp"
 #include "kprof/report_view.hpp"
+#include "kprof/round_layout.hpp"
 
 namespace kprof {
 
@@ -822,6 +823,20 @@ Result<HistoryStore> HistoryStore::open(const fs::path& path) {
     return wal.error().with_context(context);
   }
   return HistoryStore(path, std::move(db));
+}
+
+Result<fs::path> HistoryStore::database_of(const fs::path& dir_or_file) {
+  std::error_code ec;
+  if (fs::is_regular_file(dir_or_file, ec)) {
+    return dir_or_file;
+  }
+  const fs::path db = RoundLayout(dir_or_file).history_db();
+  if (!fs::exists(db, ec)) {
+    return make_error(
+        ErrorCategory::input_not_found,
+        fmt::format("no history in {} (expected {})", dir_or_file.string(), db.string()));
+  }
+  return db;
 }
 
 Result<HistoryStore> HistoryStore::open_read_only(const fs::path& path) {

@@ -395,6 +395,20 @@ def test_history_converged_rejects_a_window_below_one(two_rounds):
         kprof.History(two_rounds).converged(window=0)
 
 
+def test_reading_a_history_from_python_writes_nothing(two_rounds):
+    # A run directory may be another user's or on a read-only disk: History only reads, as
+    # `kprof history` does (no -wal or -shm beside the database, the file untouched).
+    database = two_rounds / "kprof.db"
+    for leftover in ("kprof.db-wal", "kprof.db-shm"):
+        (two_rounds / leftover).unlink(missing_ok=True)
+    before = sorted(p.name for p in two_rounds.iterdir()), database.stat().st_mtime_ns
+    history = kprof.History(two_rounds)
+    assert history.best()["round"] == 2 and len(history.rounds()) == 2
+    history.diff(1, 2)
+    del history
+    assert (sorted(p.name for p in two_rounds.iterdir()), database.stat().st_mtime_ns) == before
+
+
 def test_history_of_a_directory_without_database_raises_input_not_found(tmp_path):
     with pytest.raises(kprof.InputNotFound, match="no history"):
         kprof.History(tmp_path)
