@@ -104,12 +104,13 @@ def test_each_function_of_the_stub_has_the_modules_parameters(name, obj, node):
         assert stub_default == runtime_default, f"{name}: defaults differ: stub {stub}, module {runtime}"
 
 
-def test_mypy_stubtest_agrees_with_the_stub():
+def test_mypy_stubtest_agrees_with_the_stub(tmp_path):
     if importlib.util.find_spec("mypy") is None:
         pytest.skip("python3-mypy is not installed (scripts/install-deps.sh installs it)")
     native_dir = Path(native.__file__).resolve().parent.parent
-    env = dict(os.environ, PYTHONPATH=str(native_dir))
+    # mypy's cache goes to tmp_path, never beside the package (an installed one stays as it was).
+    env = dict(os.environ, PYTHONPATH=str(native_dir), MYPY_CACHE_DIR=str(tmp_path / "mypy-cache"))
     run = subprocess.run([sys.executable, "-m", "mypy.stubtest", "kprof._kprof", "--allowlist",
                           str(ALLOWLIST), "--concise"], capture_output=True, text=True, env=env,
-                         cwd=str(native_dir), timeout=600)
+                         cwd=str(tmp_path), timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
