@@ -565,6 +565,23 @@ def run_candidate(problem, plan, entry, status_file):
     del result
 
 
+def open_lock_file(path):
+    """A lock file opened for flock, as kprof's GpuLock opens it (src/util/gpu_lock.cpp): read-only
+    suffices, so a file another user created still serves; an existing file is opened without
+    O_CREAT first, because in a sticky world-writable directory fs.protected_regular refuses
+    O_CREAT on another user's file; a new one is made 0666 so that other users can lock it too."""
+    cloexec = getattr(os, "O_CLOEXEC", 0)
+    try:
+        return os.open(path, os.O_RDONLY | cloexec)
+    except FileNotFoundError:
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT | cloexec, 0o666)
+        try:
+            os.fchmod(fd, 0o666)  # past the umask; best effort
+        except OSError:
+            pass
+        return fd
+
+
 def take_call_lock(plan):
     """The host-wide turn for one profiled call (plan "profiled_call_lock"): returns (fd or None,
     what happened, seconds waited). Polls a non-blocking flock so that the wait stays bounded;
@@ -574,8 +591,7 @@ def take_call_lock(plan):
         return None, None, 0.0
     started = time.perf_counter()
     try:
-        # Read-only suffices for flock, so a lock file another user created still serves.
-        fd = os.open(lock["path"], os.O_RDONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        fd = open_lock_file(lock["path"])
     except OSError as exc:
         return None, "not held: cannot open %s: %s" % (lock["path"], exc.strerror), 0.0
     deadline = started + lock["max_wait_seconds"]
@@ -604,7 +620,7 @@ def take_gpu_lock(path, status):
         return None
     started = time.perf_counter()
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        fd = open_lock_file(path)
     except OSError as exc:
         status["gpu_lock"] = "not held: cannot open %s: %s" % (path, exc.strerror)
         return None

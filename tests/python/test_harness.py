@@ -833,6 +833,39 @@ def test_standby_does_its_gpu_work_under_the_gpus_lock_and_waits_without_it(tmp_
     assert process.returncode == 0, err
 
 
+def test_standby_takes_a_gpu_lock_file_another_user_made_in_a_shared_directory(tmp_path):
+    # The lock directory is shared like /tmp (sticky, world-writable): uid 65534 made gpu0.lock
+    # first. The harness opens it without O_CREAT (which fs.protected_regular refuses on another
+    # user's file there) and holds it; a file the harness makes itself is 0666, as kprof's are.
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to act as uid 65534")
+    import tempfile
+
+    shared = Path(tempfile.mkdtemp(prefix="kprof-shared-locks-", dir="/tmp"))
+    try:
+        os.chmod(shared, 0o1777)
+        theirs = shared / "gpu0.lock"
+        subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups",
+                        sys.executable, "-c",
+                        "import os; os.close(os.open(%r, os.O_RDONLY | os.O_CREAT, 0o644))" % str(theirs)],
+                       check=True)
+        assert theirs.stat().st_uid == 65534
+        for lock_file, case in ((theirs, "theirs"), (shared / "gpu1.lock", "mine")):
+            (tmp_path / case).mkdir()
+            process, fifo, run_dir, log = start_standby(tmp_path / case, CASES / "vector/problem.py",
+                                                        gpu_lock=lock_file)
+            try:
+                assert wait_for_phase(run_dir / "status.json", "standby", process), process.stderr.read()
+                status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+                assert status["gpu_lock"] == "held", status
+            finally:
+                process.kill()
+                process.communicate(timeout=60)
+        assert (shared / "gpu1.lock").stat().st_mode & 0o777 == 0o666
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
 def test_a_failing_primer_is_recorded_and_changes_nothing_else(tmp_path):
     # A copy of the fake torch whose fill_ raises.
     broken = tmp_path / "broken_torch"
