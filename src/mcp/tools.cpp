@@ -506,7 +506,8 @@ ToolResult run_history(const Json& arguments, ToolContext& context) {
   return result;
 }
 
-/// The kernels of `doc` whose name contains `filter` and whose longest launch has `member`.
+/// The kernels of `doc` whose name contains `filter` and whose longest launch has `member`:
+/// each name with that launch's kernels[] entry, longest kernel first.
 std::vector<std::pair<std::string, const Json*>>
 kernels_with(const Json& doc, std::string_view member, std::string_view filter) {
   std::vector<std::pair<std::string, const Json*>> found;
@@ -517,7 +518,7 @@ kernels_with(const Json& doc, std::string_view member, std::string_view filter) 
     }
     const Json* value = json_read::member(*kernel.representative, member);
     if (value != nullptr && !value->is_null() && !(value->is_object() && value->empty())) {
-      found.emplace_back(kernel.name, value);
+      found.emplace_back(kernel.name, kernel.representative);
     }
   }
   return found;
@@ -582,8 +583,8 @@ ToolResult run_hot_lines(const Json& arguments, ToolContext& context) {
   result.text = budgeted_report_text(hot_lines_document(round->doc, filter), *budget,
                                      round->file ? file_uri(*round->file) : std::string());
   Json kernels = Json::array();
-  for (const auto& [name, hot] : found) {
-    Json lines = *hot;
+  for (const auto& [name, kernel] : found) {
+    Json lines = *json_read::member(*kernel, "hot_lines");
     lines.erase("heat"); // every line of the file: the resource has it
     kernels.push_back(Json{{"name", name}, {"hot_lines", std::move(lines)}});
   }
@@ -602,31 +603,25 @@ ToolResult run_diagnosis(const Json& arguments, ToolContext& context) {
     return error_result(round.error());
   }
   const std::string filter = text_argument(arguments, "kernel");
-  std::vector<std::pair<std::string, const Json*>> found;
-  const ReportView view(round->doc);
-  for (const ReportKernel& kernel : view.kernels_by_duration()) {
-    if (kernel.representative != nullptr && kernel.name.find(filter) != std::string::npos &&
-        json_read::member(*kernel.representative, "diagnosis") != nullptr &&
-        !diagnosis_text(*kernel.representative).empty()) {
-      found.emplace_back(kernel.name, kernel.representative);
-    }
-  }
-  if (found.empty()) {
-    return no_such_facts(*round, "diagnosis",
-                         "its report carries no kernels[].diagnosis (what to fix first); the "
-                         "report tool gives its verdict, hot lines and NCU findings");
-  }
-  ToolResult result;
   std::string text;
   Json kernels = Json::array();
-  for (const auto& [name, kernel] : found) {
-    text += fmt::format("## Kernel: {}\n", name);
-    text += diagnosis_text(*kernel);
+  for (const auto& [name, kernel] : kernels_with(round->doc, "diagnosis", filter)) {
+    const std::string body = diagnosis_text(*kernel);
+    if (body.empty()) {
+      continue;
+    }
+    text += fmt::format("## Kernel: {}\n", name) + body;
     const Json* notes = json_read::member(*kernel, "diagnosis_notes");
     kernels.push_back(Json{{"name", name},
                            {"diagnosis", *json_read::member(*kernel, "diagnosis")},
                            {"diagnosis_notes", notes != nullptr ? *notes : Json::array()}});
   }
+  if (kernels.empty()) {
+    return no_such_facts(*round, "diagnosis",
+                         "its report carries no kernels[].diagnosis (what to fix first); the "
+                         "report tool gives its verdict, hot lines and NCU findings");
+  }
+  ToolResult result;
   result.text = cut_to_budget(text, *budget);
   result.structured =
       Json{{"source", round->label}, {"available", true}, {"kernels", std::move(kernels)}};
