@@ -104,7 +104,11 @@ Json report_of(const std::string& problem, Reading reading, const fs::path& cach
   if (reading != Reading::deep) {
     return report;
   }
-  const std::string root = k_source_root.string() + "/";
+  // The pages keep the paths they were recorded with: ncu lists a launch's files in path order,
+  // and the source page is split into launches by that order (split_source_by_launch), so a
+  // checkout root that sorts before /usr (/tmp/...) would split them wrongly. The diagnosis reads
+  // files and lines from the pages; it needs no file of the checkout.
+  const std::string root(k_recorded_root);
   const fs::path cache = cache_root / problem;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir / "ptx", ec)) {
