@@ -64,6 +64,11 @@ struct HarnessPlan {
   /// and lets it go before it waits: its Python start and torch's import need no lock, so they
   /// run beside another session on the GPU; its GPU work never does. Empty: no lock.
   std::optional<std::filesystem::path> standby_gpu_lock;
+  /// A thread started before `import torch` makes the GPU's CUDA context and profiles an empty
+  /// kernel of the harness's own in k_primer_range, so that the context's creation and ncu's
+  /// first-kernel cost run beside Python's imports (templates/harness.py, EarlyPrimer; a standby
+  /// does it under standby_gpu_lock; not with standby_defer_inputs). Its rows reach no report.
+  bool early_primer = false;
   /// A host-wide lock file the harness holds (flock) around each profiled call, so that the
   /// profiled calls of harnesses on different GPUs take turns instead of contending in the
   /// driver (docs/harness.md). Never a condition of an answer: after

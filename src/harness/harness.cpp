@@ -103,6 +103,7 @@ OrderedJson plan_json(const HarnessPlan& plan) {
   json["cast"] = to_string(plan.cast);
   json["seed"] = plan.seed;
   json["first_candidate"] = plan.first_candidate;
+  json["early_primer"] = plan.early_primer;
   if (plan.standby_fifo) {
     json["standby"] = {{"fifo", plan.standby_fifo->string()},
                        {"idle_seconds", plan.standby_idle_seconds},

@@ -37,11 +37,12 @@ class HarnessRun:
         return next(c for c in self.status["candidates"] if c["index"] == index)
 
 
-def run_harness(tmp_path, problem, kernels, real_torch=False, **settings):
+def run_harness(tmp_path, problem, kernels, real_torch=False, env=None, **settings):
     """Copies the harness into tmp_path (as kprof does into its run directory), writes the plan
-    and runs it; `problem` and `kernels` are paths, `settings` override plan fields."""
+    and runs it; `problem` and `kernels` are paths, `settings` override plan fields, `env` adds
+    to the environment."""
     script, plan_path = write_plan(tmp_path, problem, kernels, **settings)
-    return run_plan(tmp_path, script, plan_path, real_torch)
+    return run_plan(tmp_path, script, plan_path, real_torch, env=env)
 
 
 def write_plan(tmp_path, problem, kernels, **settings):
@@ -67,9 +68,10 @@ def write_plan(tmp_path, problem, kernels, **settings):
     return script, plan_path
 
 
-def run_plan(tmp_path, script, plan_path, real_torch=False, prefix=()):
+def run_plan(tmp_path, script, plan_path, real_torch=False, prefix=(), env=None):
     log = tmp_path / "events.log"
-    env = dict(os.environ, PYTHONPATH=str(FAKE_TORCH), KPROF_FAKE_TORCH_LOG=str(log))
+    extra = env or {}
+    env = dict(os.environ, PYTHONPATH=str(FAKE_TORCH), KPROF_FAKE_TORCH_LOG=str(log), **extra)
     if real_torch:
         env = real_torch_env()
     argv = list(prefix) + [sys.executable, str(script), str(plan_path)]
@@ -704,7 +706,8 @@ def test_real_ncu_profiles_exactly_the_launches_of_each_ranged_call(tmp_path):
                         (["kprof", "cand1"], "partial_sum_kernel"), (["kprof", "cand1"], "scale_kernel")]
 
 
-def start_standby(tmp_path, problem, idle_seconds=60, primer=False, fake_torch=FAKE_TORCH, gpu_lock=None):
+def start_standby(tmp_path, problem, idle_seconds=60, primer=False, fake_torch=FAKE_TORCH, gpu_lock=None,
+                  env=None, early_primer=False, defer_inputs=False):
     """Starts the harness with a standby plan (no candidates, a FIFO); returns (process, fifo,
     run_dir, events log)."""
     run_dir = tmp_path / "run"
@@ -715,13 +718,14 @@ def start_standby(tmp_path, problem, idle_seconds=60, primer=False, fake_torch=F
     os.mkfifo(fifo)
     plan = {"version": 1, "problem": str(problem), "candidates": [],
             "status_file": str(run_dir / "status.json"), "warmup": 1, "inputs": "gpu", "cast": "none",
-            "seed": 0, "first_candidate": 0,
+            "seed": 0, "first_candidate": 0, "early_primer": early_primer,
             "standby": {"fifo": str(fifo), "idle_seconds": idle_seconds, "primer": primer,
+                        "defer_inputs": defer_inputs,
                         "gpu_lock": None if gpu_lock is None else str(gpu_lock)}}
     plan_path = run_dir / "plan.json"
     plan_path.write_text(json.dumps(plan), encoding="utf-8")
     log = tmp_path / "events.log"
-    env = dict(os.environ, PYTHONPATH=str(fake_torch), KPROF_FAKE_TORCH_LOG=str(log))
+    env = dict(os.environ, PYTHONPATH=str(fake_torch), KPROF_FAKE_TORCH_LOG=str(log), **(env or {}))
     process = subprocess.Popen([sys.executable, str(script), str(plan_path)], cwd=str(tmp_path), env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return process, fifo, run_dir, log
@@ -923,3 +927,133 @@ def test_standby_plan_fields_are_checked(tmp_path, standby):
     run = run_harness(tmp_path, CASES / "vector/problem.py", [], standby=standby)
     assert run.code == 2
     assert "standby" in run.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# The early primer (plan "early_primer"), against a fake CUDA driver and NVTX library
+
+FAKE_CUDA_SOURCE = ROOT / "tests" / "standins" / "fake_cuda" / "fake_cuda.c"
+PRIMER_EVENTS = ["cuda cuInit", "cuda cuDeviceGet", "cuda cuDevicePrimaryCtxRetain", "cuda cuCtxSetCurrent",
+                 "cuda cuModuleLoadData", "cuda cuModuleGetFunction", "push kprof:primer", "cuda launch",
+                 "cuda sync", "pop"]
+
+
+@pytest.fixture(scope="module")
+def fake_cuda(tmp_path_factory):
+    """A folder with the fake libcuda.so.1 and libnvtx3interop.so.1 (tests/standins/fake_cuda)."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("needs a C compiler to build the fake CUDA driver")
+    folder = tmp_path_factory.mktemp("fake_cuda")
+    for name, flags in (("libcuda.so.1", []), ("libnvtx3interop.so.1", ["-DKPROF_FAKE_NVTX"])):
+        subprocess.run([compiler, "-shared", "-fPIC", "-O1", *flags, "-o", str(folder / name), str(FAKE_CUDA_SOURCE)],
+                       check=True)
+    return folder
+
+
+def with_library_path(folder, **extra):
+    return dict(extra, LD_LIBRARY_PATH=os.pathsep.join(filter(None, [str(folder), os.environ.get("LD_LIBRARY_PATH")])))
+
+
+def test_the_early_primer_profiles_its_kernel_while_torch_is_imported(tmp_path, fake_cuda):
+    # The context and the primer's kernel, in its own range with the profiled-call lock held, run in
+    # a thread begun before `import torch` and end before the inputs' first GPU work.
+    lock = tmp_path / "calls.lock"
+    env = with_library_path(fake_cuda, KPROF_FAKE_TORCH_LOG_IMPORT="1", KPROF_FAKE_TORCH_IMPORT_SECONDS="1")
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"], env=env,
+                      early_primer=True, profiled_call_lock={"path": str(lock), "max_wait_seconds": 5})
+    assert run.code == 0, run.stderr
+    assert run.status["primer"] == "ran at start" and run.status["primer_seconds"] >= 0
+    events = run.events
+    assert events.index("cuda cuInit") < events.index("torch imported")
+    assert [e for e in events if e.startswith("cuda ") or e in ("push kprof:primer", "pop")][:10] == PRIMER_EVENTS
+    inputs = events.index("torch imported") + 1
+    assert events[inputs:] == ["sync"] + ["launch add_kernel"] * 3 + profiled_events("kprof:cand0", ["launch add_kernel"])
+    assert lock.exists()  # the primer's call took the profiled-call lock, as a candidate's call does
+
+
+def test_without_an_nvtx_library_the_early_primer_makes_the_context_only(tmp_path, fake_cuda):
+    import ctypes
+
+    for name in ("libnvtx3interop.so.1", "libnvToolsExt.so.1"):
+        try:
+            ctypes.CDLL(name)
+        except OSError:
+            continue
+        pytest.skip("this machine's loader finds a real %s, which the harness would use" % name)
+    only_driver = tmp_path / "driver"
+    only_driver.mkdir()
+    shutil.copyfile(fake_cuda / "libcuda.so.1", only_driver / "libcuda.so.1")
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                      env=with_library_path(only_driver), early_primer=True)
+    assert run.code == 0, run.stderr
+    assert run.status["primer"].startswith("context only: no NVTX library"), run.status["primer"]
+    assert "cuda launch" not in run.events and "cuda cuCtxSetCurrent" in run.events
+    assert run.candidate(0)["ok"] is True
+
+
+def test_a_failing_driver_call_is_recorded_and_changes_nothing_else(tmp_path, fake_cuda):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                      env=with_library_path(fake_cuda, KPROF_FAKE_CUDA_FAIL="launch"), early_primer=True)
+    assert run.code == 0, run.stderr
+    assert run.status["primer"] == "failed: cuLaunchKernel returned CUDA error 999"
+    # The range is closed even so, and the candidate runs as without a primer.
+    assert run.events.count("push kprof:primer") == run.events.count("pop") - 1
+    assert run.candidate(0)["ok"] is True
+
+
+def test_without_a_driver_the_early_primer_is_recorded_as_failed(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                      env={"LD_LIBRARY_PATH": str(tmp_path)}, early_primer=True)
+    assert run.code == 0, run.stderr
+    if shutil.which("nvidia-smi") is None:  # a machine with a real driver makes a real context
+        assert run.status["primer"].startswith("failed: libcuda.so.1"), run.status["primer"]
+    assert run.candidate(0)["ok"] is True
+
+
+def test_a_standby_early_primer_waits_for_the_gpus_lock_and_skips_the_torch_primer(tmp_path, fake_cuda):
+    import fcntl
+
+    lock_file = tmp_path / "gpu0.lock"
+    held = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    process, fifo, run_dir, log = start_standby(tmp_path, CASES / "vector/problem.py", primer=True,
+                                                gpu_lock=lock_file, env=with_library_path(fake_cuda),
+                                                early_primer=True)
+    try:
+        status_path = run_dir / "status.json"
+        assert wait_for_phase(status_path, "import_problem", process), process.stderr.read()
+        time.sleep(1.0)
+        assert not log.exists() or log.read_text(encoding="utf-8") == "", "GPU work before the lock"
+        fcntl.flock(held, fcntl.LOCK_UN)
+        assert wait_for_phase(status_path, "standby", process), process.stderr.read()
+        status = json.loads(status_path.read_text(encoding="utf-8"))
+        assert status["primer"] == "ran at start" and status["gpu_lock"] == "held"
+        # The early primer's wait for the lock is a wait, not setup.
+        assert status["gpu_lock_wait_seconds"] >= 0.9
+        events = log.read_text(encoding="utf-8").splitlines()
+        assert events[:10] == PRIMER_EVENTS and "launch fill" not in events  # no second primer
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # waiting, it holds no lock
+        fcntl.flock(held, fcntl.LOCK_UN)
+        with open(fifo, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"candidates": [{"kernel": str(CASES / "positional/kernel.py"),
+                                                "range": "kprof:cand0"}], "first_candidate": 0}) + "\n")
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+        os.close(held)
+    assert process.returncode == 0, err
+
+
+def test_a_deferred_standby_makes_no_early_primer(tmp_path, fake_cuda):
+    # Deferred: started beside a session still profiling on its GPU, it does no GPU work at all
+    # before the candidates come.
+    process, fifo, run_dir, log = start_standby(tmp_path, CASES / "vector/problem.py", defer_inputs=True,
+                                                env=with_library_path(fake_cuda), early_primer=True)
+    try:
+        assert wait_for_phase(run_dir / "status.json", "standby", process), process.stderr.read()
+        time.sleep(0.5)
+        assert not log.exists() or log.read_text(encoding="utf-8") == ""
+    finally:
+        process.kill()
+        process.communicate(timeout=60)

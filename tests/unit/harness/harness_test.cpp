@@ -142,13 +142,15 @@ TEST(HarnessPlanJson, WritesEveryFieldInAStableOrder) {
   }
   EXPECT_EQ(keys,
             (std::vector<std::string>{"version", "problem", "candidates", "status_file", "warmup",
-                                      "inputs", "cast", "seed", "first_candidate"}));
+                                      "inputs", "cast", "seed", "first_candidate",
+                                      "early_primer"}));
   EXPECT_EQ(json["version"], 1);
   EXPECT_EQ(json["warmup"], 5);
   EXPECT_EQ(json["inputs"], "cpu");
   EXPECT_EQ(json["cast"], "bf16");
   EXPECT_EQ(json["seed"].get<std::uint64_t>(), 18446744073709551615ULL);
   EXPECT_EQ(json["first_candidate"], 1);
+  EXPECT_EQ(json["early_primer"], false);
   EXPECT_EQ(json["candidates"][1]["range"], "kprof:cand1");
 }
 

@@ -7,7 +7,8 @@ environment variable KPROF_FAKE_TORCH_LOG names a file, append one line per even
 changes the dtype).
 
 Test hooks (not in real torch): KPROF_FAKE_TORCH_IMPORT_SECONDS=S makes `import torch` take S
-seconds, like real torch's import; KPROF_FAKE_TORCH_FILL_SECONDS=S makes a GPU tensor's fill_() take
+seconds, like real torch's import, and KPROF_FAKE_TORCH_LOG_IMPORT=1 logs "import torch" and
+"torch imported" around it; KPROF_FAKE_TORCH_FILL_SECONDS=S makes a GPU tensor's fill_() take
 S seconds (a standby's primer); torch.cuda._fake_poison(message) makes every later
 torch.cuda.synchronize() raise RuntimeError(message), like a sticky CUDA error.
 """
@@ -16,8 +17,14 @@ import builtins as _builtins
 import os as _os
 import time as _time
 
+if _os.environ.get("KPROF_FAKE_TORCH_LOG_IMPORT") and _os.environ.get("KPROF_FAKE_TORCH_LOG"):
+    with open(_os.environ["KPROF_FAKE_TORCH_LOG"], "a", encoding="utf-8") as _f:
+        _f.write("import torch\n")
 if _os.environ.get("KPROF_FAKE_TORCH_IMPORT_SECONDS"):
     _time.sleep(_builtins.float(_os.environ["KPROF_FAKE_TORCH_IMPORT_SECONDS"]))
+if _os.environ.get("KPROF_FAKE_TORCH_LOG_IMPORT") and _os.environ.get("KPROF_FAKE_TORCH_LOG"):
+    with open(_os.environ["KPROF_FAKE_TORCH_LOG"], "a", encoding="utf-8") as _f:
+        _f.write("torch imported\n")
 
 __version__ = "0.0-fake"
 
