@@ -67,9 +67,9 @@ esac
 case " $steps " in *" cold "*)
   note ""
   note "## cold kprof profile (fresh --out each; pass 2 has the metric check cached)"
-  note "| case | pass | seconds | exit | metric check | setup / inputs / warmup / call (s) |"
-  note "|---|---|---|---|---|---|"
-  for pass in 1 2; do
+  note "| case | pass | seconds | exit | metric check | setup / inputs / warmup / call (s) | primer (s) |"
+  note "|---|---|---|---|---|---|---|"
+  for pass in ${PASSES:-1 2}; do
     mkdir -p "$work/cold$pass"
     for c in $cases; do
       o="$work/cold$pass/$c"
@@ -86,7 +86,8 @@ except Exception as e:
     print(f"no report ({e}) |"); sys.exit()
 check = "cached" if "cached" in m.get("metric_check", "") else m.get("metric_check", "")[:40]
 print(f"{check} | {m.get('harness_setup_seconds', 0):.2f} / {m.get('harness_inputs_seconds', 0):.2f} / "
-      f"{m.get('warmup_seconds', 0):.2f} / {m.get('call_seconds', 0):.2f}")
+      f"{m.get('warmup_seconds', 0):.2f} / {m.get('call_seconds', 0):.2f} | {m.get('primer', '')[:40]} "
+      f"{m.get('primer_seconds', 0):.2f}")
 PY
 )
       note "| $c | $pass | $secs | $code | $facts |"

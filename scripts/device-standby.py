@@ -91,7 +91,9 @@ for standby in modes:
                 if results is not None and os.environ.get("PHASES") == "1":
                     meta = results.report["metadata"]
                     print(f"  {case} cand{round_num}: " + ", ".join(
-                        f"{k}={meta[k]}" for k in sorted(meta) if k.endswith("_seconds")), flush=True)
+                        f"{k}={meta[k]}" for k in sorted(meta) if k.endswith("_seconds"))
+                        + f"; primer: {meta.get('primer')}"
+                        + (f"; hot lines: {str(meta.get('hot_lines'))[:160]}" if source else ""), flush=True)
             if standby:
                 time.sleep(2)  # the standbys started beside the last call get going
                 kept, rss_mib, gpu_mib = standby_memory(out)
