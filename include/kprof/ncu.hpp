@@ -60,6 +60,12 @@ struct NcuCommand {
   /// --import-source yes` (sections not already in `metrics`), the page unchanged. Needs
   /// report_file: the source page is exported from the report afterwards.
   bool source_counters = false;
+  /// An empty folder of the session's own: passed as --section-folder when the session collects
+  /// metrics only (no sections, no source counters), so that ncu reads none of its section and
+  /// rule files at start. `python3 -c pass` under ncu with kprof's options took 0.91-0.94 s with
+  /// ncu's folder and 0.55-0.59 s with an empty one (H200, ncu 2025.3.1, 2026-12-02,
+  /// scripts/device-primer-ab.sh). Ignored when sections are collected.
+  std::optional<std::filesystem::path> empty_section_folder;
   bool use_sudo = false;                 ///< prefix `sudo -E --preserve-env=...`
   std::vector<std::string> preserve_env; ///< variable names kept through sudo
   std::vector<std::string> target;       ///< the program and its arguments
@@ -67,8 +73,8 @@ struct NcuCommand {
 
 /// The exact argv: [sudo -E --preserve-env=A,B] ncu --csv --page raw|details --metrics ...
 /// [--section S]... [--section SourceCounters --section WarpStateStats --import-source yes]
-/// --nvtx --nvtx-include X --target-processes all --replay-mode kernel --clock-control X
-/// --log-file F [-o R -f] target...
+/// --nvtx --nvtx-include X [--section-folder EMPTY] --target-processes all --replay-mode kernel
+/// --clock-control X --log-file F [-o R -f] target...
 std::vector<std::string> build_ncu_argv(const NcuCommand& command);
 
 /// What ncu's messages say, independent of the exit code.

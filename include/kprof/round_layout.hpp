@@ -39,6 +39,9 @@ public:
   /// The source page of the session's report (`--source`): per-line counters.
   static constexpr std::string_view k_source_page = "source.csv";
   static constexpr std::string_view k_ncu_report = "report.ncu-rep";
+  /// An empty folder given to ncu as --section-folder by a session that collects only metrics
+  /// (NcuCommand::empty_section_folder).
+  static constexpr std::string_view k_empty_section_folder = "no-sections";
   static constexpr std::string_view k_metrics_csv = "metrics.csv";
   static constexpr std::string_view k_report = "report.json";
   static constexpr std::string_view k_error = "error.json";

@@ -86,6 +86,11 @@ std::vector<std::string> build_ncu_argv(const NcuCommand& command) {
     argv.emplace_back("--nvtx-include");
     argv.push_back(command.nvtx_include);
   }
+  if (command.empty_section_folder && command.metrics.sections.empty() &&
+      !command.source_counters) {
+    argv.emplace_back("--section-folder");
+    argv.push_back(command.empty_section_folder->string());
+  }
   argv.emplace_back("--target-processes");
   argv.emplace_back("all");
   argv.emplace_back("--replay-mode");

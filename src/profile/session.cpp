@@ -228,7 +228,8 @@ public:
   }
 
 private:
-  /// The ncu argv for a session in `dir` running `script` with the plan in `dir`.
+  /// The ncu argv for a session in `dir` running `script` with the plan in `dir` (making the
+  /// session's empty section folder when it collects metrics only).
   std::vector<std::string> argv_for(const fs::path& dir, const fs::path& script) const {
     NcuCommand command;
     command.ncu = m_settings.ncu;
@@ -237,6 +238,11 @@ private:
     command.clock_control = m_settings.clock_control;
     command.log_file = dir / RoundLayout::k_ncu_log;
     command.source_counters = m_settings.source_counters;
+    const fs::path no_sections = dir / RoundLayout::k_empty_section_folder;
+    if (command.metrics.sections.empty() && !command.source_counters &&
+        kprof::create_directories(no_sections)) {
+      command.empty_section_folder = no_sections;
+    }
     if (m_settings.keep_ncu_report || m_settings.source_counters) {
       command.report_file = dir / RoundLayout::k_ncu_report_base;
     }

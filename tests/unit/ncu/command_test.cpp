@@ -158,6 +158,25 @@ TEST(BuildNcuArgv, AddsSourceCountersWithoutChangingThePageOrRepeatingASection) 
   EXPECT_EQ(count("SourceCounters"), 1);
 }
 
+TEST(BuildNcuArgv, GivesAnEmptySectionFolderOnlyToASessionOfMetricsOnly) {
+  NcuCommand command = basic_command();
+  command.empty_section_folder = "/tmp/session/no-sections";
+  Argv argv = build_ncu_argv(command);
+  const auto folder = std::find(argv.begin(), argv.end(), "--section-folder");
+  ASSERT_NE(folder, argv.end());
+  EXPECT_EQ(*(folder + 1), "/tmp/session/no-sections");
+  // Sections and source counters need ncu's own section files.
+  command.metrics = with_sections();
+  argv = build_ncu_argv(command);
+  EXPECT_EQ(std::find(argv.begin(), argv.end(), "--section-folder"), argv.end());
+  command = basic_command();
+  command.empty_section_folder = "/tmp/session/no-sections";
+  command.source_counters = true;
+  command.report_file = "/tmp/session/report";
+  argv = build_ncu_argv(command);
+  EXPECT_EQ(std::find(argv.begin(), argv.end(), "--section-folder"), argv.end());
+}
+
 TEST(SourcePageArgv, ImportsTheReportAndPrintsCudaAndSassLinesAsCsv) {
   NcuInstall ncu;
   ncu.executable = "/opt/ncu/ncu";
@@ -191,6 +210,7 @@ TEST(BuildNcuArgv, EmitsOnlyOptionsAndValuesThatNcu2025HelpLists) {
     for (const bool report : {false, true}) {
       NcuCommand command = basic_command();
       command.source_counters = report;
+      command.empty_section_folder = "/tmp/session/no-sections";
       command.target = {"/bin/true"};
       if (details) {
         command.metrics = with_sections();
