@@ -45,8 +45,10 @@
 #include "kprof/ncu.hpp"
 #include "kprof/ncu_output.hpp"
 #include "kprof/options.hpp"
+#include "kprof/process.hpp"
 #include "kprof/profiler.hpp"
 #include "kprof/report.hpp"
+#include "kprof/report_view.hpp"
 #include "kprof/slurm.hpp"
 #include "kprof/version.hpp"
 
@@ -439,13 +441,12 @@ ProfileOptions make_profile_options(const py::dict& values,
 
 /// `kprof batch --slurm` for profile_batch(slurm=...): the round (round_json), or with dry_run
 /// the plan document with its script_text. `values` and `spelled` as for make_profile_options;
-/// `slurm` the settings mapping (parse_slurm_settings); `kprof_on_path` the kprof the tasks run
-/// when the settings name none. GPU indices are not checked against this machine: the tasks
+/// `slurm` the settings mapping (parse_slurm_settings); the tasks run the kprof on PATH when the
+/// settings name none. GPU indices are not checked against this machine: the tasks
 /// run elsewhere.
 std::string slurm_batch(const py::dict& values, const std::map<std::string, std::string>& spelled,
                         const std::string& problem, const std::vector<std::string>& kernels,
-                        const py::dict& slurm, const std::optional<std::string>& kprof_on_path,
-                        const py::object& on_progress) {
+                        const py::dict& slurm, const py::object& on_progress) {
   auto [parsed, context] = option_json(values, spelled);
   SlurmBatchRequest request;
   request.run = unwrap(parse_run_options(parsed, context));
@@ -454,13 +455,15 @@ std::string slurm_batch(const py::dict& values, const std::map<std::string, std:
   request.kernels.assign(kernels.begin(), kernels.end());
   request.slurm = unwrap(parse_slurm_settings(json_of(slurm, "slurm")));
   if (request.slurm.kprof.empty()) {
-    // Without a path the library runs its own executable, which here is Python.
-    if (!kprof_on_path) {
+    // Without a path the library runs its own executable, which here is Python: the tasks run
+    // the kprof on PATH.
+    auto on_path = find_executable("kprof");
+    if (!on_path) {
       throw Failure(make_error(ErrorCategory::usage,
                                "slurm needs the kprof executable for its tasks: pass "
                                "slurm={'kprof': PATH} or put kprof on PATH"));
     }
-    request.slurm.kprof = *kprof_on_path;
+    request.slurm.kprof = *on_path;
   }
   request.on_progress = progress_callback(on_progress);
   if (request.slurm.dry_run) {
@@ -649,6 +652,15 @@ PYBIND11_MODULE(_kprof, m) {
   m.def("kernelagent_json", [](const std::string& doc) {
     return json_text(kernelagent_round_json(parse_json(doc, "the report")), 2);
   });
+  m.def("hot_lines", [](const std::string& doc) {
+    // {kernel name: hot_lines} of each name's longest launch, as kprof mcp picks them.
+    const Json report = parse_json(doc, "the report");
+    Json picked = Json::object();
+    for (const auto& [name, kernel] : kernels_with(report, "hot_lines")) {
+      picked[name] = (*kernel)["hot_lines"];
+    }
+    return json_text(picked, -1);
+  });
   m.def("load_report",
         [](const std::string& path) { return json_text(unwrap(load_report(path)), -1); });
   m.def("diff_reports", &diff_documents, py::arg("a"), py::arg("b"),
@@ -662,7 +674,7 @@ PYBIND11_MODULE(_kprof, m) {
   m.def("profile_options", &make_profile_options, py::arg("values"), py::arg("spelled"),
         py::arg("on_progress"));
   m.def("slurm_batch", &slurm_batch, py::arg("values"), py::arg("spelled"), py::arg("problem"),
-        py::arg("kernels"), py::arg("slurm"), py::arg("kprof_on_path"), py::arg("on_progress"));
+        py::arg("kernels"), py::arg("slurm"), py::arg("on_progress"));
   m.def("metrics_text", &metrics_text, py::arg("rows_or_report"), py::arg("is_report"),
         py::arg("round_digits"), py::arg("compact"), py::arg("keep_columns"), py::arg("key_by"));
   m.def("kernelagent_rows", [](const std::string& doc) {

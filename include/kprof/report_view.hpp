@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kprof/json_file.hpp"
@@ -124,5 +125,12 @@ private:
   const Json* m_doc;
   std::vector<ReportKernel> m_kernels;
 };
+
+/// The kernel names of `doc` containing `filter` whose longest launch (ReportKernel::
+/// representative) has a non-empty `member` ("hot_lines", "diagnosis"): each name with that
+/// launch's kernels[] entry, longest kernel first. The one pick of "a kernel's hot lines" for
+/// kprof mcp and Python's ProfilerResults.hot_lines. The entries point into `doc`.
+std::vector<std::pair<std::string, const Json*>>
+kernels_with(const Json& doc, std::string_view member, std::string_view filter = {});
 
 } // namespace kprof

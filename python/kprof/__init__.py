@@ -15,7 +15,6 @@ import json
 import logging
 import math
 import os
-import shutil
 import sys
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
@@ -442,19 +441,9 @@ class ProfilerResults:
     def hot_lines(self) -> Dict[str, Any]:
         """{kernel name: hot_lines} of the launches profiled with ``source=True`` (the deep set
         implies it): the hottest source lines with their share of the stall samples, stall
-        reasons and memory facts (docs/hot-lines.md). The longest launch of a name wins."""
-        result: Dict[str, Any] = {}
-        longest: Dict[str, float] = {}
-        for kernel in self.kernels:
-            hot = kernel.get("hot_lines")
-            if hot is None:
-                continue
-            duration = kernel.get("metrics", {}).get("gpu__time_duration.sum", {}).get("value")
-            duration = float(duration) if isinstance(duration, (int, float)) else 0.0
-            name = kernel.get("name", "")
-            if name not in result or duration > longest[name]:
-                result[name] = hot
-                longest[name] = duration
+        reasons and memory facts (docs/hot-lines.md), of each name's longest launch (the launch
+        ``kprof mcp``'s hot_lines tool shows); a name whose longest launch has none is left out."""
+        result: Dict[str, Any] = json.loads(_kprof.hot_lines(_dumps(self.report)))
         return result
 
     @property
@@ -758,7 +747,6 @@ def profile_batch(
         _native_path(problem_file, "problem_file"),
         [_native_path(kernel, f"kernel_files[{i}]") for i, kernel in enumerate(kernel_files)],
         settings,
-        shutil.which("kprof"),  # the tasks' kprof unless settings name one (not this Python)
         lambda line: _LOGGER.info("kprof: %s", line),
     )
     result = json.loads(text)

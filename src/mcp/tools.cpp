@@ -506,24 +506,6 @@ ToolResult run_history(const Json& arguments, ToolContext& context) {
   return result;
 }
 
-/// The kernels of `doc` whose name contains `filter` and whose longest launch has `member`:
-/// each name with that launch's kernels[] entry, longest kernel first.
-std::vector<std::pair<std::string, const Json*>>
-kernels_with(const Json& doc, std::string_view member, std::string_view filter) {
-  std::vector<std::pair<std::string, const Json*>> found;
-  const ReportView view(doc);
-  for (const ReportKernel& kernel : view.kernels_by_duration()) {
-    if (kernel.representative == nullptr || kernel.name.find(filter) == std::string::npos) {
-      continue;
-    }
-    const Json* value = json_read::member(*kernel.representative, member);
-    if (value != nullptr && !value->is_null() && !(value->is_object() && value->empty())) {
-      found.emplace_back(kernel.name, kernel.representative);
-    }
-  }
-  return found;
-}
-
 /// A copy of `doc` whose prompt shows only the roofline verdict and the hot lines per kernel
 /// (no metric groups, no findings) of the kernels whose name contains `filter`.
 Json hot_lines_document(const Json& doc, std::string_view filter) {

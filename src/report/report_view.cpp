@@ -298,4 +298,20 @@ std::vector<MetricLabel> ReportView::metric_labels() const {
   return labels;
 }
 
+std::vector<std::pair<std::string, const Json*>>
+kernels_with(const Json& doc, std::string_view member, std::string_view filter) {
+  std::vector<std::pair<std::string, const Json*>> found;
+  const ReportView view(doc);
+  for (const ReportKernel& kernel : view.kernels_by_duration()) {
+    if (kernel.representative == nullptr || kernel.name.find(filter) == std::string::npos) {
+      continue;
+    }
+    const Json* value = json_read::member(*kernel.representative, member);
+    if (value != nullptr && !value->is_null() && !(value->is_object() && value->empty())) {
+      found.emplace_back(kernel.name, kernel.representative);
+    }
+  }
+  return found;
+}
+
 } // namespace kprof

@@ -1053,3 +1053,18 @@ def _cmdline(entry):
         return (entry / "cmdline").read_bytes().decode("utf-8", "replace")
     except OSError:
         return ""
+
+
+def test_hot_lines_are_those_of_each_names_longest_launch_as_kprof_mcp_picks_them():
+    def launch(name, ns, hot):
+        entry = {"name": name, "id": ns, "metrics": {"gpu__time_duration.sum": {"value": ns, "unit": "ns"}}}
+        if hot is not None:
+            entry["hot_lines"] = {"lines": hot}
+        return entry
+
+    report = {"schema_version": 2, "metadata": {}, "roofline": {},
+              "kernels": [launch("k", 900, "short"), launch("k", 1200, "long"), launch("j", 5000, None),
+                          launch("j", 10, "tiny")],
+              "summary": {"launches": 4, "kernels": []}}
+    picked = json.loads(kprof._kprof.hot_lines(json.dumps(report)))
+    assert picked == {"k": {"lines": "long"}}  # j's longest launch has none

@@ -95,6 +95,26 @@ TEST(ReportView, TakesTheFirstLaunchWhenNoneHasADuration) {
   EXPECT_FALSE(view.kernel("k")->duration_ns);
 }
 
+TEST(KernelsWith, TakesEachNamesLongestLaunchWhenItHasTheMemberLongestKernelFirst) {
+  Json doc = details_document();
+  doc["kernels"].push_back(launch("other", 3, "Duration", 2, "msecond"));
+  doc["kernels"].push_back(launch("bare", 4, "Duration", 3, "msecond"));
+  doc["kernels"][0]["hot_lines"] = Json{{"lines", "of the 900 us launch"}};
+  doc["kernels"][1]["hot_lines"] = Json{{"lines", "of the 1.2 ms launch"}};
+  doc["kernels"][3]["hot_lines"] = Json{{"lines", "of other"}};
+  doc["kernels"][4]["hot_lines"] = Json::object(); // empty: none
+  const auto found = kernels_with(doc, "hot_lines");
+  ASSERT_EQ(found.size(), 2U);
+  EXPECT_EQ(found[0].first, "other"); // 2 ms before k's 1.2 ms; "bare" has none
+  EXPECT_EQ(found[1].first, "k");
+  EXPECT_EQ((*found[1].second)["hot_lines"]["lines"], "of the 1.2 ms launch");
+  // A longest launch without the member leaves its name out, even when a shorter one has it.
+  doc["kernels"][1].erase("hot_lines");
+  EXPECT_EQ(kernels_with(doc, "hot_lines").size(), 1U);
+  EXPECT_EQ(kernels_with(doc, "hot_lines", "oth").size(), 1U);
+  EXPECT_TRUE(kernels_with(doc, "hot_lines", "nothing").empty());
+}
+
 TEST(ReportView, ListsKernelsFromSummaryLaunchesAndRooflineOnce) {
   Json doc = details_document();
   doc["summary"]["kernels"] =
