@@ -223,15 +223,6 @@ double native_number(const py::object& value) {
   return number;
 }
 
-Json error_json(const std::optional<Error>& error) {
-  if (!error) {
-    return nullptr;
-  }
-  return Json{{"category", std::string(to_string(error->category))},
-              {"message", error->message},
-              {"detail", error->detail}};
-}
-
 /// Reads ncu output: a CSV directly (keeping the columns `options` accepts), or an .ncu-rep
 /// through `ncu --import` with the ncu that locate_ncu finds.
 Capture read_capture(const fs::path& path, const ReadOptions& options) {
@@ -310,7 +301,7 @@ std::string round_json(const RoundResult& round) {
     candidates.push_back(Json{{"index", candidate.index},
                               {"kernel", candidate.kernel.string()},
                               {"status", candidate.status},
-                              {"error", error_json(candidate.error)},
+                              {"error", to_json(candidate.error)},
                               {"report", candidate.report ? *candidate.report : Json(nullptr)},
                               {"dir", candidate.dir.string()},
                               {"gpu", candidate.gpu},

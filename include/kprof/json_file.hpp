@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,15 @@ using Json = nlohmann::ordered_json;
 /// `doc` as JSON text: indented by `indent` spaces (negative: compact, one line), invalid UTF-8
 /// replaced by U+FFFD, with a trailing newline when `indent` >= 0. Never throws.
 std::string json_text(const Json& doc, int indent = 2);
+
+/// An Error as JSON, the one shape of every document's "error": {"category", "message",
+/// "detail"}.
+Json to_json(const Error& error);
+/// to_json(*error), or null without one.
+Json to_json(const std::optional<Error>& error);
+/// The Error of a to_json() object: an unknown category reads as internal, a missing or
+/// non-string message or detail as empty. nullopt for anything but an object. Never throws.
+std::optional<Error> error_from_json(const Json& json);
 
 /// Writes json_text(doc, indent) to `path` atomically (see write_file_atomic). io error on failure.
 Result<void> write_json_atomic(const std::filesystem::path& path, const Json& doc, int indent = 2);

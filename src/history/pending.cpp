@@ -35,13 +35,7 @@ Json entry_json(const RoundEntry& entry) {
   out["created_at"] = entry.created_at;
   out["displaced_to"] = entry.displaced_to;
   out["report"] = entry.document.has_value();
-  if (entry.error) {
-    out["error"] = Json{{"category", std::string(to_string(entry.error->category))},
-                        {"message", entry.error->message},
-                        {"detail", entry.error->detail}};
-  } else {
-    out["error"] = nullptr;
-  }
+  out["error"] = to_json(entry.error);
   return out;
 }
 
@@ -65,12 +59,8 @@ std::optional<RoundEntry> entry_from_json(const Json& json, const fs::path& dir,
   entry.created_at = json_read::text_at(json, "created_at");
   entry.kept_at = kept_at;
   entry.displaced_to = json_read::text_at(json, "displaced_to");
-  if (const Json* error = json_read::member(json, "error");
-      error != nullptr && error->is_object()) {
-    entry.error =
-        Error{parse_error_category(json_read::text_at(*error, "category"))
-                  .value_or(ErrorCategory::internal),
-              json_read::text_at(*error, "message"), json_read::text_at(*error, "detail")};
+  if (const Json* error = json_read::member(json, "error"); error != nullptr) {
+    entry.error = error_from_json(*error);
   }
   if (json_read::bool_at(json, "report").value_or(false)) {
     auto report =

@@ -30,13 +30,7 @@ Json row_json(const HistoryRow& row) {
   out["latest"] = row.latest;
   out["kept_at"] = row.kept_at.empty() ? Json(nullptr) : Json(row.kept_at);
   out["recorded"] = row.recorded;
-  if (row.error) {
-    out["error"] = Json{{"category", to_string(row.error->category)},
-                        {"message", row.error->message},
-                        {"detail", row.error->detail}};
-  } else {
-    out["error"] = nullptr;
-  }
+  out["error"] = to_json(row.error);
   return out;
 }
 

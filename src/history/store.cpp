@@ -382,13 +382,7 @@ Result<void> migrate(sqlite3* db) {
 }
 
 ErrorCategory parse_category(std::string_view word) {
-  for (int i = 0; i <= static_cast<int>(ErrorCategory::internal); ++i) {
-    const auto category = static_cast<ErrorCategory>(i);
-    if (to_string(category) == word) {
-      return category;
-    }
-  }
-  return ErrorCategory::internal;
+  return parse_error_category(word).value_or(ErrorCategory::internal);
 }
 
 // What one run inserts, derived from the entry before the transaction starts.

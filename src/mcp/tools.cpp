@@ -972,10 +972,9 @@ Json candidate_schema() {
 }
 
 Json error_json(const Error& error) {
-  return Json{{"category", to_string(error.category)},
-              {"exit_code", exit_code(error.category)},
-              {"message", error.message},
-              {"detail", error.detail}};
+  Json out{{"category", to_string(error.category)}, {"exit_code", exit_code(error.category)}};
+  out.update(to_json(error)); // category keeps its place; message and detail follow
+  return out;
 }
 
 Json report_summary(const Json& report) {

@@ -697,8 +697,7 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
           if (!slot_work.source_page && !hot_lines_error) {
             hot_lines_error = make_error(ErrorCategory::ncu_failed, "no source page was exported");
           }
-          report["metadata"]["hot_lines"]["error"] =
-              hot_lines_error ? error_to_json(*hot_lines_error) : Json(nullptr);
+          report["metadata"]["hot_lines"]["error"] = to_json(hot_lines_error);
         }
         if (auto w = staged->write_report(candidate.index, report); !w) {
           return w.error();
@@ -712,7 +711,7 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
       failure["metadata"] = metadata.to_json();
       failure["metadata"]["kprof_version"] = std::string(k_version);
       failure["metadata"]["generated_at"] = utc_timestamp();
-      failure["error"] = candidate.error ? error_to_json(*candidate.error) : Json(nullptr);
+      failure["error"] = to_json(candidate.error);
       if (auto w = staged->write_error(candidate.index, failure); !w) {
         return w.error();
       }
@@ -723,7 +722,7 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
     line["status"] = candidate.status;
     line["total_duration_ns"] =
         candidate.report ? (*candidate.report)["summary"]["total_duration_ns"] : Json(nullptr);
-    line["error"] = candidate.error ? error_to_json(*candidate.error) : Json(nullptr);
+    line["error"] = to_json(candidate.error);
     batch_summary.push_back(std::move(line));
     result.candidates.push_back(std::move(candidate));
   }

@@ -24,26 +24,6 @@ void put_run(Json& out, const RunMetadata& run, bool with_select) {
 
 } // namespace
 
-Json error_to_json(const Error& error) {
-  Json out = Json::object();
-  out["category"] = std::string(to_string(error.category));
-  out["message"] = error.message;
-  out["detail"] = error.detail;
-  return out;
-}
-
-std::optional<Error> error_from_json(const Json& json) {
-  if (!json.is_object()) {
-    return std::nullopt;
-  }
-  const auto category = parse_error_category(json.value("category", std::string("internal")));
-  Error error;
-  error.category = category.value_or(ErrorCategory::internal);
-  error.message = json.value("message", std::string());
-  error.detail = json.value("detail", std::string());
-  return error;
-}
-
 Json RunMetadata::to_json() const {
   Json out = Json::object();
   put_run(out, *this, true);
@@ -105,7 +85,7 @@ Json CandidateMetadata::to_json() const {
     out["source"] = source;
   }
   if (error) {
-    out["error"] = error_to_json(*error);
+    out["error"] = kprof::to_json(*error);
   }
   if (replay_passes) {
     out["replay_passes"] = *replay_passes;

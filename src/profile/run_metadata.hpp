@@ -89,10 +89,4 @@ struct CandidateMetadata {
   [[nodiscard]] Json to_json() const;
 };
 
-/// {category, message, detail}
-Json error_to_json(const Error& error);
-/// The error that error_to_json() wrote; nullopt for anything but an object (an unknown category
-/// reads as internal).
-std::optional<Error> error_from_json(const Json& json);
-
 } // namespace kprof

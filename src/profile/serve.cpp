@@ -186,7 +186,7 @@ std::string shown(const Json& json) {
 }
 
 Json error_json_of(const std::optional<Error>& error) {
-  return error ? error_to_json(*error) : Json(nullptr);
+  return to_json(error);
 }
 
 Json refusal_json(const std::string& reason, bool differs = false) {
@@ -459,7 +459,7 @@ private:
       const Error error =
           make_error(ErrorCategory::internal,
                      "kprof serve: internal error while answering this request: " + what);
-      (void)send_line(fd, json_text(Json{{"accepted", true}, {"error", error_to_json(error)}}, -1),
+      (void)send_line(fd, json_text(Json{{"accepted", true}, {"error", to_json(error)}}, -1),
                       Clock::now() + k_answer_deadline);
     };
     try {
@@ -518,7 +518,7 @@ private:
     if (result) {
       reply["round"] = round_result_to_json(*result);
     } else {
-      reply["error"] = error_to_json(result.error());
+      reply["error"] = to_json(result.error());
     }
     return reply;
   }

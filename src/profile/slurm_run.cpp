@@ -748,12 +748,12 @@ private:
         metadata["problem_file"] = m_plan.problem.string();
         metadata["status"] = "failed";
         metadata["slurm"] = slurm_facts;
-        metadata["error"] = error_to_json(*candidate.error);
+        metadata["error"] = to_json(*candidate.error);
         if (!metadata.contains("kprof_version")) {
           metadata["kprof_version"] = std::string(k_version);
           metadata["generated_at"] = utc_timestamp();
         }
-        failure["error"] = error_to_json(*candidate.error);
+        failure["error"] = to_json(*candidate.error);
         if (auto w = m_staged.write_error(index, failure); !w) {
           return w;
         }
@@ -892,7 +892,7 @@ private:
       line["status"] = candidate.status;
       line["total_duration_ns"] =
           candidate.report ? (*candidate.report)["summary"]["total_duration_ns"] : Json(nullptr);
-      line["error"] = candidate.error ? error_to_json(*candidate.error) : Json(nullptr);
+      line["error"] = to_json(candidate.error);
       summary.push_back(std::move(line));
     }
     Json batch = Json::object();

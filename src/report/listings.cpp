@@ -108,7 +108,7 @@ Json doctor_document(const std::vector<DoctorLine>& checks) {
     doc["checks"].push_back(Json{{"name", check.name},
                                  {"ok", check.ok},
                                  {"detail", check.detail},
-                                 {"error", report_detail::error_json(check.error)}});
+                                 {"error", to_json(check.error)}});
   }
   return doc;
 }
@@ -139,7 +139,7 @@ Json batch_document(int round, double wall_seconds, const Json& metadata,
     line["gpu"] = candidate->gpu;
     line["dir"] = candidate->dir;
     line["report"] = candidate->report ? *candidate->report : Json(nullptr);
-    line["error"] = report_detail::error_json(candidate->error);
+    line["error"] = to_json(candidate->error);
     doc["candidates"].push_back(std::move(line));
   }
   return doc;

@@ -169,8 +169,6 @@ std::string csv_number(const std::optional<double>& value);
 /// A metric value for a person: "%" as short_percent_text, no unit as the number rounded to 3
 /// decimals, others via format_with_unit; "-" when absent.
 std::string short_value_text(const std::optional<double>& value, std::string_view unit);
-/// {category, message, detail}, or null.
-Json error_json(const std::optional<Error>& error);
 
 /// `doc` with every string, object keys included, passed through printable(Multiline::yes), or
 /// nullopt when no string of it needs escaping (then no copy is made). The csv, prompt and

@@ -275,15 +275,6 @@ std::string short_value_text(const std::optional<double>& value, std::string_vie
   return format_with_unit(*value, unit);
 }
 
-Json error_json(const std::optional<Error>& error) {
-  if (!error) {
-    return Json(nullptr);
-  }
-  return Json{{"category", std::string(to_string(error->category))},
-              {"message", error->message},
-              {"detail", error->detail}};
-}
-
 namespace {
 
 bool json_is_printable(const Json& value) {

@@ -16,4 +16,29 @@ Result<void> write_json_atomic(const std::filesystem::path& path, const Json& do
   return write_file_atomic(path, json_text(doc, indent));
 }
 
+Json to_json(const Error& error) {
+  return Json{{"category", std::string(to_string(error.category))},
+              {"message", error.message},
+              {"detail", error.detail}};
+}
+
+Json to_json(const std::optional<Error>& error) {
+  return error ? to_json(*error) : Json(nullptr);
+}
+
+std::optional<Error> error_from_json(const Json& json) {
+  if (!json.is_object()) {
+    return std::nullopt;
+  }
+  const auto text = [&json](const char* key) {
+    const auto it = json.find(key);
+    return it != json.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  Error error;
+  error.category = parse_error_category(text("category")).value_or(ErrorCategory::internal);
+  error.message = text("message");
+  error.detail = text("detail");
+  return error;
+}
+
 } // namespace kprof
