@@ -68,7 +68,7 @@ int cuModuleLoadData(void** module, const void* image) {
   static int loaded;
   *module = &loaded;
   return strstr((const char*)image, ".entry kprof_primer") != NULL ? driver_call("cuModuleLoadData")
-                                                                    : 1;
+                                                                   : 1;
 }
 int cuModuleGetFunction(void** function, void* module, const char* name) {
   (void)module;

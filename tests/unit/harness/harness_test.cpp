@@ -140,10 +140,9 @@ TEST(HarnessPlanJson, WritesEveryFieldInAStableOrder) {
   for (const auto& item : json.items()) {
     keys.push_back(item.key());
   }
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{"version", "problem", "candidates", "status_file", "warmup",
-                                      "inputs", "cast", "seed", "first_candidate",
-                                      "early_primer"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"version", "problem", "candidates", "status_file",
+                                            "warmup", "inputs", "cast", "seed", "first_candidate",
+                                            "early_primer"}));
   EXPECT_EQ(json["version"], 1);
   EXPECT_EQ(json["warmup"], 5);
   EXPECT_EQ(json["inputs"], "cpu");
