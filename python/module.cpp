@@ -294,25 +294,9 @@ std::string render_report(const std::string& doc, const std::string& format,
   return render(unwrap(parse_format(format)), parse_report(doc), options);
 }
 
-/// A round as Python reads it (python/kprof/__init__.py, _candidate_outcome).
+/// A round as Python reads it (python/kprof/__init__.py, _candidate_outcome): its JSON.
 std::string round_json(const RoundResult& round) {
-  Json candidates = Json::array();
-  for (const CandidateResult& candidate : round.candidates) {
-    candidates.push_back(Json{{"index", candidate.index},
-                              {"kernel", candidate.kernel.string()},
-                              {"status", candidate.status},
-                              {"error", to_json(candidate.error)},
-                              {"report", candidate.report ? *candidate.report : Json(nullptr)},
-                              {"dir", candidate.dir.string()},
-                              {"gpu", candidate.gpu},
-                              {"attempts", candidate.attempts}});
-  }
-  return json_text(Json{{"round", round.round},
-                        {"dir", round.dir.string()},
-                        {"wall_seconds", round.wall_seconds},
-                        {"metadata", round.metadata},
-                        {"candidates", std::move(candidates)}},
-                   -1);
+  return json_text(to_json(round), -1);
 }
 
 /// A KernelProfiler shared by Python threads. Each call profiles with its own copy (the C++

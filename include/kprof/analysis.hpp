@@ -19,6 +19,10 @@ namespace kprof {
 /// (duration, SOL, DRAM, tensor pipe, occupancy, cycles: see docs/metrics.md) and the run facts
 /// of Capture::run_fact_columns() (the GPU's name). Each name once.
 std::vector<std::string_view> analysis_columns();
+/// The raw-page metrics the fp32 roofline is computed from (Roofline::fp32_flops_per_s and its
+/// intensity): ncu's SpeedOfLightRooflineChart instruction rates, cycles per second, DRAM bytes
+/// per second.
+std::vector<std::string_view> fp32_roofline_columns();
 
 /// What to read of a capture for a report with `set`: on the raw page, the set's metrics plus
 /// analysis_columns(); a details page whole; every column when set.keep_all_columns ("all").
@@ -86,6 +90,12 @@ struct Roofline {
   std::optional<double>
       dram_bytes_per_s; ///< (read+write bytes) / duration, or dram__bytes.sum.per_second
   std::optional<double> dram_peak_fraction; ///< dram_bytes_per_s / GpuSpec bandwidth (GPU known)
+  /// Achieved fp32 FLOP/s, (fadd + fmul + 2 ffma) per cycle x cycles per second (ncu's
+  /// SpeedOfLightRooflineChart metrics; nullopt without them). 0 when no fp32 instruction ran.
+  std::optional<double> fp32_flops_per_s;
+  /// fp32_flops_per_s / dram_bytes_per_s: the kernel's point on the fp32 roofline (nullopt unless
+  /// both are known and positive).
+  std::optional<double> fp32_flop_per_dram_byte;
   /// One sentence: why this verdict, with the numbers ("memory-bound: memory SOL 90.3% vs
   /// compute 5.8%; DRAM 4.35 TB/s = 91% of H200 peak 4.80 TB/s"). When neither SOL was
   /// collected, bottleneck stays `latency`, headroom is empty and this says "no verdict: ...".

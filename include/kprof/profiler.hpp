@@ -91,6 +91,22 @@ struct RoundResult {
   Json metadata; ///< run facts (argv, ncu version, GPU, clock control, ...)
 };
 
+/// A RoundResult as JSON (the reports and errors of its candidates included): what `kprof serve`
+/// replies and the Python module reads; and back, malformed_input naming the key when `json` is
+/// not one.
+Json to_json(const RoundResult& round);
+Result<RoundResult> round_result_from_json(const Json& json);
+
+/// Records `report`, the report of a capture profiled elsewhere (`kprof report FILE --round N`),
+/// as round `round` of `out_dir` through the writer of profiled rounds (src/profile/
+/// round_writer.hpp): staged, moved into place by one rename (an earlier result of another file
+/// moved aside to roundNNN.kernel-K/), the KernelAgent file beside it and its history row (one
+/// transaction; none with `record_history` false). `file` is the capture, the row's label.
+/// io or database error.
+Result<RoundResult> record_report_round(const std::filesystem::path& out_dir, int round,
+                                        Json report, const std::filesystem::path& file,
+                                        bool record_history = true);
+
 class KernelProfiler {
 public:
   /// Validates the options, resolves the metric set and finds ncu and python. Fails with usage

@@ -27,11 +27,6 @@ std::filesystem::path serve_socket_path(const std::filesystem::path& out_dir);
 /// profile option that changes what a round measures or where it goes. A JSON object.
 Json serve_fingerprint(const ProfileOptions& options, const std::filesystem::path& problem);
 
-/// A RoundResult as JSON (the reports and errors of its candidates included), and back;
-/// malformed_input naming the key when `json` is not one.
-Json round_result_to_json(const RoundResult& round);
-Result<RoundResult> round_result_from_json(const Json& json);
-
 /// One request of a client: run `kernels` (one, or a batch) as round `round` of the server whose
 /// serve_fingerprint() is `fingerprint`. On the wire {"version": 1, "fingerprint", "kernels",
 /// "round", "batch"}.

@@ -55,6 +55,16 @@ constexpr std::array k_candidates{
     Candidate{Fact::sm_active_cycles, "SM Active Cycles", true, Unit::count},
     Candidate{Fact::elapsed_cycles, "gpc__cycles_elapsed.max", false, Unit::count},
     Candidate{Fact::elapsed_cycles, "Elapsed Cycles", true, Unit::count},
+    Candidate{Fact::fadd_per_cycle,
+              "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed", false,
+              Unit::per_cycle},
+    Candidate{Fact::fmul_per_cycle,
+              "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed", false,
+              Unit::per_cycle},
+    Candidate{Fact::ffma_per_cycle,
+              "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed", false,
+              Unit::per_cycle},
+    Candidate{Fact::cycles_per_second, "smsp__cycles_elapsed.avg.per_second", false, Unit::hertz},
 };
 
 struct Scale {
@@ -82,6 +92,16 @@ std::optional<double> unit_scale(Unit family, std::string_view unit) {
       Scale{"byte", 1},    Scale{"Kbyte", 1e3},  Scale{"Mbyte", 1e6},
       Scale{"Gbyte", 1e9}, Scale{"Tbyte", 1e12}, Scale{"KB", 1e3},
       Scale{"MB", 1e6},    Scale{"GB", 1e9},     Scale{"TB", 1e12}};
+  static constexpr std::array k_per_cycle{Scale{"inst/cycle", 1}, Scale{"Kinst/cycle", 1e3},
+                                          Scale{"Minst/cycle", 1e6}, Scale{"Ginst/cycle", 1e9}};
+  static constexpr std::array k_hertz{Scale{"hz", 1},
+                                      Scale{"Khz", 1e3},
+                                      Scale{"Mhz", 1e6},
+                                      Scale{"Ghz", 1e9},
+                                      Scale{"cycle/second", 1},
+                                      Scale{"cycle/msecond", 1e3},
+                                      Scale{"cycle/usecond", 1e6},
+                                      Scale{"cycle/nsecond", 1e9}};
   static constexpr std::array k_count{Scale{"cycle", 1}, Scale{"Kcycle", 1e3}, Scale{"Mcycle", 1e6},
                                       Scale{"Gcycle", 1e9}, Scale{"register/thread", 1}};
   auto look_up = [](const auto& scales, std::string_view wanted) -> std::optional<double> {
@@ -116,6 +136,10 @@ std::optional<double> unit_scale(Unit family, std::string_view unit) {
   }
   case Unit::as_printed:
     return 1.0;
+  case Unit::per_cycle:
+    return look_up(k_per_cycle, unit);
+  case Unit::hertz:
+    return look_up(k_hertz, unit);
   }
   return std::nullopt;
 }
@@ -165,17 +189,6 @@ std::optional<double> FactLookup::get(const KernelRecord& kernel, Fact fact) con
 
 namespace kprof {
 
-namespace {
-/// The fp32 roofline's inputs (ncu's SpeedOfLightRooflineChart metrics): achieved FLOP/s is
-/// (fadd + fmul + 2 ffma) per cycle times cycles per second. Kept when a capture has them, so the
-/// HTML report can draw the roofline (src/report/html_sink.cpp).
-constexpr std::array<std::string_view, 4> k_roofline_columns{
-    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed",
-    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed",
-    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed",
-    "smsp__cycles_elapsed.avg.per_second"};
-} // namespace
-
 std::vector<std::string_view> analysis_columns() {
   std::vector<std::string_view> names;
   const auto add = [&names](std::string_view name) {
@@ -189,8 +202,20 @@ std::vector<std::string_view> analysis_columns() {
   for (const std::string_view name : Capture::run_fact_columns()) {
     add(name);
   }
-  for (const std::string_view name : k_roofline_columns) {
-    add(name);
+  return names;
+}
+
+std::vector<std::string_view> fp32_roofline_columns() {
+  std::vector<std::string_view> names;
+  for (const analysis::Fact fact :
+       {analysis::Fact::fadd_per_cycle, analysis::Fact::fmul_per_cycle,
+        analysis::Fact::ffma_per_cycle, analysis::Fact::cycles_per_second,
+        analysis::Fact::dram_bytes_per_s}) {
+    for (const analysis::Candidate& candidate : analysis::k_candidates) {
+      if (candidate.fact == fact && !candidate.is_label) {
+        names.push_back(candidate.name);
+      }
+    }
   }
   return names;
 }

@@ -31,8 +31,13 @@ enum class Fact : std::size_t {
   registers_per_thread,   ///< launch__registers_per_thread | "Registers Per Thread"
   sm_active_cycles,       ///< sm__cycles_active.avg | "SM Active Cycles"
   elapsed_cycles,         ///< gpc__cycles_elapsed.max | "Elapsed Cycles"
+  // The fp32 roofline's inputs (ncu's SpeedOfLightRooflineChart metrics), raw page only:
+  fadd_per_cycle,    ///< smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed
+  fmul_per_cycle,    ///< smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed
+  ffma_per_cycle,    ///< smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed
+  cycles_per_second, ///< smsp__cycles_elapsed.avg.per_second [hz]
 };
-inline constexpr std::size_t k_fact_count = 12;
+inline constexpr std::size_t k_fact_count = 16;
 
 /// The unit family of a fact: what its column's printed unit may be and how it scales.
 enum class Unit {
@@ -43,6 +48,8 @@ enum class Unit {
   count,
   bytes_per_block, ///< "byte/block", "Kbyte/block", ...: bytes
   as_printed,      ///< any unit, the number kept as printed ("SM", "block", "warp", "")
+  per_cycle,       ///< "inst/cycle", "Kinst/cycle", ...: instructions per cycle
+  hertz,           ///< "hz", "Khz", "Mhz", "Ghz", "cycle/second", "cycle/nsecond", ...: per second
 };
 
 /// The factor that turns a value printed in `unit` into the family's unit; nullopt when the unit

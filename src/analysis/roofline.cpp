@@ -120,6 +120,18 @@ Roofline roofline_of(const FactLookup& facts, const KernelRecord& kernel,
     roofline.dram_peak_fraction = *roofline.dram_bytes_per_s / gpu->dram_bandwidth_bytes_per_s;
   }
 
+  const auto fadd = facts.get(kernel, Fact::fadd_per_cycle);
+  const auto fmul = facts.get(kernel, Fact::fmul_per_cycle);
+  const auto ffma = facts.get(kernel, Fact::ffma_per_cycle);
+  const auto hertz = facts.get(kernel, Fact::cycles_per_second);
+  if (fadd && fmul && ffma && hertz) {
+    roofline.fp32_flops_per_s = (*fadd + *fmul + 2.0 * *ffma) * *hertz;
+    if (*roofline.fp32_flops_per_s > 0 && roofline.dram_bytes_per_s &&
+        *roofline.dram_bytes_per_s > 0) {
+      roofline.fp32_flop_per_dram_byte = *roofline.fp32_flops_per_s / *roofline.dram_bytes_per_s;
+    }
+  }
+
   roofline.explanation = verdict_text(roofline, thresholds) + dram_text(roofline, gpu);
   return roofline;
 }

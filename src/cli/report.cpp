@@ -120,7 +120,7 @@ public:
       outcome.out_file = m_out;
       return outcome;
     }
-    if (auto recorded = record_round(doc, *round); !recorded) {
+    if (auto recorded = record_round(std::move(doc), *round); !recorded) {
       return std::move(recorded).error();
     }
     return outcome;
@@ -170,34 +170,11 @@ private:
     Json run;
   };
 
-  /// Records the document as round `round`: DIR/roundNNN/report.json + metrics.csv, the
-  /// KernelAgent file and the history row.
-  Result<void> record_round(const Json& doc, int round) const {
-    const RoundLayout layout(m_out.empty() ? fs::path("kprof-out") : fs::path(m_out));
-    const fs::path round_dir = layout.round_dir(round);
-    if (auto w = write_json_atomic(round_dir / RoundLayout::k_report, doc); !w) {
-      return w;
-    }
-    if (auto w =
-            write_file_atomic(round_dir / RoundLayout::k_metrics_csv, render(Format::csv, doc));
-        !w) {
-      return w;
-    }
-    if (auto w = write_json_atomic(layout.kernelagent_file(round, std::nullopt),
-                                   kernelagent_round_json(doc));
-        !w) {
-      return w;
-    }
-    auto store = HistoryStore::open(layout.history_db());
-    if (!store) {
-      return std::move(store).error();
-    }
-    RoundEntry entry;
-    entry.round = round;
-    entry.label = fs::path(m_file).filename().string();
-    entry.status = CandidateStatus::ok;
-    entry.document = doc;
-    if (auto recorded = store->record_round(entry); !recorded) {
+  /// Records the document as round `round` of --out DIR (kprof/profiler.hpp).
+  Result<void> record_round(Json doc, int round) const {
+    auto recorded = record_report_round(m_out.empty() ? fs::path("kprof-out") : fs::path(m_out),
+                                        round, std::move(doc), m_file);
+    if (!recorded) {
       return std::move(recorded).error();
     }
     return {};

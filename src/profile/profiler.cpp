@@ -7,15 +7,18 @@
 // - judge_candidate (kprof/judge.hpp, pure) turns a session's outcome into a verdict per
 //   candidate;
 // - a RetryPolicy (retry.hpp) decides whether a session is run again;
-// - a StagedRound (staged_round.hpp) holds the round's files until its single commit() moves
-//   them into place and records the history;
+// - a RoundSessions (below) runs the GPUs' shares of the candidates: sessions in order, retries,
+//   a fresh process after a candidate that poisoned the CUDA context;
+// - a RoundWriter (round_writer.hpp) writes the candidates' documents and holds the round's
+//   files until its single commit() moves them into place and records the history;
 // - RunMetadata / CandidateMetadata (run_metadata.hpp) are the typed facts of the run.
-// This file only orchestrates: GPU workers, sessions in order, restarts after a candidate
-// poisoned the CUDA context (finished candidates keep their results, the one in flight is
-// charged with the failure, the rest continue in a fresh process), then the reports.
+// run_round only orchestrates: the sessions (finished candidates keep their results, the one in
+// flight is charged with a failure, the rest continue in a fresh process), the analyses, the
+// reports, the writer.
 #include "kprof/profiler.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -28,10 +31,11 @@
 #include "kprof/options.hpp"
 #include "kprof/process.hpp"
 #include "kprof/round_layout.hpp"
+#include "kprof/status.hpp"
 #include "kprof/version.hpp"
 #include "profile/retry.hpp"
+#include "profile/round_writer.hpp"
 #include "profile/run_metadata.hpp"
-#include "profile/staged_round.hpp"
 
 namespace kprof {
 namespace fs = std::filesystem;
@@ -162,7 +166,7 @@ Result<void> check_utf8_path(const fs::path& path, std::string_view what) {
   return {};
 }
 
-/// What the workers leave for each candidate.
+/// What the sessions leave for each candidate.
 struct CandidateWork {
   CandidateResult result;
   std::optional<Capture> capture; ///< the session's rows (ok and partial)
@@ -170,6 +174,301 @@ struct CandidateWork {
   std::optional<SourcePage> source_page; ///< the session's source page (--source)
   std::optional<Error> source_error;     ///< why it is missing although asked for
 };
+
+/// The GPU work of a round: the candidates spread round-robin over the GPUs, one thread per
+/// GPU; on each GPU, under its lock, sessions in order, each run again as the RetryPolicy says,
+/// and after a session that ended early (a candidate poisoned the CUDA context) the rest in a
+/// fresh one.
+class RoundSessions {
+public:
+  using RequestFor = std::function<SessionRequest(int gpu)>;
+
+  RoundSessions(const ProfileOptions& options, SessionRunner& runner, const StagedRound& staged,
+                const std::vector<fs::path>& kernels, std::chrono::steady_clock::time_point started)
+      : m_options(options), m_runner(runner), m_staged(staged), m_kernels(kernels),
+        m_retry(options.retries, options.retry_backoff), m_started(started),
+        m_work(kernels.size()) {}
+
+  /// Runs every GPU's share; `request_for` makes a GPU's session request. The work of each
+  /// candidate, or the round's error (a GPU's lock not taken, a directory not made).
+  Result<std::vector<CandidateWork>> run(const std::vector<int>& gpus,
+                                         const RequestFor& request_for) {
+    std::vector<std::vector<std::size_t>> assigned(gpus.size());
+    for (std::size_t i = 0; i < m_kernels.size(); ++i) {
+      assigned[i % gpus.size()].push_back(i);
+    }
+    const auto share = [&](std::size_t slot) {
+      if (!assigned[slot].empty()) {
+        run_share(gpus[slot], assigned[slot], request_for(gpus[slot]));
+      }
+    };
+    if (gpus.size() == 1) {
+      share(0);
+    } else {
+      std::vector<std::thread> threads;
+      threads.reserve(gpus.size());
+      for (std::size_t slot = 0; slot < gpus.size(); ++slot) {
+        threads.emplace_back(share, slot);
+      }
+      for (auto& thread : threads) {
+        thread.join();
+      }
+    }
+    if (m_error) {
+      return *m_error;
+    }
+    return std::move(m_work);
+  }
+
+private:
+  /// The candidates `mine` (indices into the round) on `gpu`.
+  void run_share(int gpu, const std::vector<std::size_t>& mine, SessionRequest request) {
+    if (const double waited = m_runner.await_standby(request).count(); waited >= 1.0) {
+      progress(fmt::format("waited {:.1f} s for the standby of GPU {} to be ready", waited, gpu));
+    }
+    auto lock = GpuLock::acquire(m_options.lock_dir, gpu, m_options.lock_wait);
+    if (!lock) {
+      fail(lock.error());
+      return;
+    }
+    const double lock_wait = lock->waited().count();
+    if (lock_wait >= 1.0) {
+      progress(fmt::format("waited {:.1f} s for GPU {} (another kprof was profiling on it)",
+                           lock_wait, gpu));
+    }
+    for (std::size_t index : mine) {
+      request.plan.candidates.push_back(
+          {m_kernels[index], candidate_range(static_cast<int>(index))});
+    }
+    request.script = m_staged.script();
+    std::size_t position = 0;
+    for (int part = 0; position < mine.size() && !cancellation_requested(); ++part) {
+      request.work_dir = m_staged.session_dir(gpu, part);
+      if (auto created = kprof::create_directories(request.work_dir); !created) {
+        fail(created.error());
+        return;
+      }
+      auto next = run_part(request, mine, position, lock_wait);
+      if (!next) {
+        // Nothing decided: judge_candidate always decides the first unfinished candidate of a
+        // session that ended, but never loop forever.
+        for (std::size_t p = position; p < mine.size(); ++p) {
+          m_work[mine[p]].result.error =
+              make_error(ErrorCategory::internal, "candidate was never reached");
+        }
+        return;
+      }
+      position = *next;
+    }
+  }
+
+  /// One session over `mine` from `position` on, with its retries. Records the candidates it
+  /// decided; returns the position after the last of them, nullopt when it decided none.
+  std::optional<std::size_t> run_part(SessionRequest& request, const std::vector<std::size_t>& mine,
+                                      std::size_t position, double lock_wait) {
+    request.plan.first_candidate = static_cast<int>(position);
+    request.plan.status_file = request.work_dir / RoundLayout::k_status;
+    request.timeout = m_options.timeout * static_cast<long>(mine.size() - position);
+    // With more than one candidate left, the next process starts beside this session, ready to
+    // take the rest over if a candidate poisons the CUDA context.
+    request.prestart_next = m_options.prestart && mine.size() - position > 1;
+    SessionOutcome session;
+    std::vector<CandidateVerdict> verdicts;
+    int attempt = 0;
+    while (true) {
+      ++attempt;
+      session = m_runner.run(request);
+      verdicts.assign(mine.size(), CandidateVerdict{});
+      for (std::size_t p = position; p < mine.size(); ++p) {
+        verdicts[p] = judge_candidate(session, request.plan, p);
+      }
+      if (!m_retry.should_retry(attempt, verdicts) || cancellation_requested()) {
+        break;
+      }
+      const auto backoff = m_retry.backoff_before(attempt + 1);
+      progress(fmt::format("attempt {} failed ({}); retrying in {:.1f} s", attempt,
+                           session.verdict.error ? session.verdict.error->message
+                                                 : session.process.describe(),
+                           std::chrono::duration<double>(backoff).count()));
+      std::this_thread::sleep_for(backoff);
+    }
+    std::optional<std::size_t> next;
+    for (std::size_t p = position; p < mine.size(); ++p) {
+      if (verdicts[p].decided) {
+        CandidateWork& work = m_work[mine[p]];
+        work.result.status = verdicts[p].status;
+        work.result.error = verdicts[p].error;
+        work.result.gpu = request.gpu;
+        work.result.attempts = attempt;
+        if (work.result.status != CandidateStatus::failed && session.capture) {
+          work.capture = session.capture;
+          work.source_page = session.source_page;
+          work.source_error = session.source_error;
+        }
+        work.facts =
+            session_facts(session, request.plan, p, lock_wait, request.work_dir, m_staged.dir());
+        count(mine[p], work.result);
+        next = p + 1;
+      }
+    }
+    return next;
+  }
+
+  /// The progress line of a decided candidate.
+  void count(std::size_t index, const CandidateResult& candidate) {
+    std::size_t done = 0;
+    std::size_t failed = 0;
+    {
+      const std::lock_guard<std::mutex> hold(m_mutex);
+      done = ++m_done;
+      failed = candidate.status == CandidateStatus::failed ? ++m_failed : m_failed;
+    }
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
+    progress(fmt::format("[{}/{} done, {} failed, {:.1f} s] cand{} {} on GPU {}{}", done,
+                         m_kernels.size(), failed, elapsed, index, to_string(candidate.status),
+                         candidate.gpu,
+                         candidate.error ? ": " + candidate.error->message : std::string()));
+  }
+
+  void progress(const std::string& line) {
+    if (m_options.on_progress) {
+      const std::lock_guard<std::mutex> hold(m_mutex);
+      m_options.on_progress(line);
+    }
+  }
+
+  void fail(Error error) {
+    const std::lock_guard<std::mutex> hold(m_mutex);
+    m_error = std::move(error);
+  }
+
+  const ProfileOptions& m_options;
+  SessionRunner& m_runner;
+  const StagedRound& m_staged;
+  const std::vector<fs::path>& m_kernels;
+  RetryPolicy m_retry;
+  std::chrono::steady_clock::time_point m_started;
+  std::vector<CandidateWork> m_work;
+  std::mutex m_mutex;
+  std::size_t m_done = 0;
+  std::size_t m_failed = 0;
+  std::optional<Error> m_error;
+};
+
+/// Settles each candidate's kernel, index and status from its work: an unreached candidate is
+/// failed as interrupted; a captured one is analysed (a failed analysis fails it). The analyses,
+/// one per candidate (nullopt for the failed).
+std::vector<std::optional<Analysis>> analyse_candidates(std::vector<CandidateWork>& work,
+                                                        const std::vector<fs::path>& kernels,
+                                                        const SelectOptions& select_options) {
+  std::vector<std::optional<Analysis>> analyses(kernels.size());
+  for (std::size_t index = 0; index < kernels.size(); ++index) {
+    CandidateResult& candidate = work[index].result;
+    candidate.index = static_cast<int>(index);
+    candidate.kernel = kernels[index];
+    if (candidate.status == CandidateStatus::failed && !candidate.error) {
+      // No session decided it: the run was interrupted before the candidate's turn.
+      candidate.error = make_error(
+          ErrorCategory::ncu_failed,
+          fmt::format("{} was not profiled: kprof was interrupted first", kernels[index].string()));
+    }
+    if (candidate.status != CandidateStatus::failed && work[index].capture) {
+      SelectOptions select = select_options;
+      select.nvtx_range = candidate_range(static_cast<int>(index));
+      auto analysis = analyse(*work[index].capture, select);
+      if (!analysis) {
+        candidate.status = CandidateStatus::failed;
+        candidate.error = analysis.error();
+      } else {
+        analyses[index] = std::move(analysis).value();
+      }
+    }
+  }
+  return analyses;
+}
+
+/// Candidate `index`'s metadata block, its files named where the round goes (`final_dir`).
+CandidateMetadata candidate_metadata(const RunMetadata& run, const CandidateWork& work, bool batch,
+                                     const fs::path& final_dir) {
+  const CandidateResult& candidate = work.result;
+  CandidateMetadata metadata;
+  metadata.run = run;
+  metadata.candidate = batch ? std::optional<int>(candidate.index) : std::nullopt;
+  metadata.kernel_file = candidate.kernel.string();
+  metadata.profiled_at = utc_timestamp_micros();
+  metadata.status = candidate.status;
+  metadata.attempts = candidate.attempts;
+  metadata.gpu_index = candidate.gpu;
+  metadata.session = work.facts;
+  if (work.facts) {
+    metadata.source =
+        (final_dir / work.facts->session_dir / RoundLayout::k_ncu_log).lexically_normal().string();
+  }
+  metadata.error = candidate.error;
+  return metadata;
+}
+
+/// The report of a captured candidate, with its hot lines when the profiler asks for them.
+Json candidate_report(const KernelProfiler& profiler, const CandidateWork& work,
+                      const Analysis& analysis, CandidateMetadata metadata,
+                      const fs::path& final_dir) {
+  const bool source = profiler.options().source;
+  // Replay passes: ncu adds profiler__replayer_passes to every raw-page row.
+  double passes = 0;
+  for (std::size_t k : analysis.selected) {
+    if (auto p = work.capture->number(work.capture->kernels[k], "profiler__replayer_passes")) {
+      passes += *p;
+    }
+  }
+  metadata.replay_passes = passes;
+  metadata.select = metadata.run.select;
+  if (source) {
+    metadata.hot_lines = Json::object();
+    (*metadata.hot_lines)["source_page"] =
+        work.source_page && work.facts
+            ? Json((final_dir / work.facts->session_dir / RoundLayout::k_source_page)
+                       .lexically_normal()
+                       .string())
+            : Json(nullptr);
+  }
+  Json report = build_report(*work.capture, analysis, profiler.metric_set(), metadata.to_json());
+  if (!source) {
+    return report;
+  }
+  std::optional<Error> hot_lines_error = work.source_error;
+  if (work.source_page) {
+    if (auto attached =
+            attach_hot_lines(report, *work.capture, *work.source_page, triton_cache_dir());
+        !attached) {
+      hot_lines_error = attached.error();
+    }
+  } else if (!hot_lines_error) {
+    hot_lines_error = make_error(ErrorCategory::ncu_failed, "no source page was exported");
+  }
+  report["metadata"]["hot_lines"]["error"] = to_json(hot_lines_error);
+  return report;
+}
+
+/// The run's facts for the metadata of round `round`.
+RunMetadata run_metadata(const KernelProfiler& profiler, const std::string& metric_check, int round,
+                         const fs::path& problem, const std::vector<int>& gpus) {
+  const ProfileOptions& options = profiler.options();
+  RunMetadata run;
+  run.round = round;
+  run.problem_file = problem.string();
+  run.ncu = profiler.ncu().executable.string();
+  run.ncu_version = profiler.ncu().version;
+  run.clock_control = std::string(to_string(options.clock_control));
+  run.metric_check = metric_check;
+  run.select = std::string(to_string(options.select.select));
+  run.python = profiler.python().string();
+  run.warmup = options.warmup;
+  run.inputs = std::string(to_string(options.inputs));
+  run.cast = std::string(to_string(options.cast));
+  run.gpus = gpus;
+  return run;
+}
 
 } // namespace
 
@@ -207,6 +506,61 @@ std::optional<Error> unusable_python_file(const fs::path& given, const fs::path&
 }
 
 } // namespace
+
+Json to_json(const RoundResult& round) {
+  Json candidates = Json::array();
+  for (const CandidateResult& candidate : round.candidates) {
+    candidates.push_back(Json{{"index", candidate.index},
+                              {"kernel", candidate.kernel.string()},
+                              {"status", candidate.status},
+                              {"error", to_json(candidate.error)},
+                              {"report", candidate.report ? *candidate.report : Json(nullptr)},
+                              {"dir", candidate.dir.string()},
+                              {"gpu", candidate.gpu},
+                              {"attempts", candidate.attempts}});
+  }
+  return Json{{"round", round.round},       {"dir", round.dir.string()},
+              {"in_place", round.in_place}, {"wall_seconds", round.wall_seconds},
+              {"metadata", round.metadata}, {"candidates", std::move(candidates)}};
+}
+
+Result<RoundResult> round_result_from_json(const Json& json) {
+  const auto bad = [](std::string_view key) {
+    return make_error(ErrorCategory::malformed_input,
+                      fmt::format("not a kprof round: '{}' is missing or has the wrong type", key));
+  };
+  if (!json.is_object() || !json.contains("candidates") || !json["candidates"].is_array()) {
+    return bad("candidates");
+  }
+  RoundResult round;
+  round.round = json.value("round", 0);
+  round.dir = json.value("dir", std::string());
+  round.in_place = json.value("in_place", true);
+  round.wall_seconds = json.value("wall_seconds", 0.0);
+  round.metadata = json.value("metadata", Json::object());
+  for (const Json& entry : json["candidates"]) {
+    if (!entry.is_object()) {
+      return bad("candidates[]");
+    }
+    CandidateResult candidate;
+    candidate.index = entry.value("index", 0);
+    candidate.kernel = entry.value("kernel", std::string());
+    auto status = parse_candidate_status(entry.value("status", std::string()));
+    if (!status) {
+      return bad("candidates[].status");
+    }
+    candidate.status = *status;
+    candidate.error = error_from_json(entry.value("error", Json(nullptr)));
+    if (entry.contains("report") && entry["report"].is_object()) {
+      candidate.report = entry["report"];
+    }
+    candidate.dir = entry.value("dir", std::string());
+    candidate.gpu = entry.value("gpu", 0);
+    candidate.attempts = entry.value("attempts", 0);
+    round.candidates.push_back(std::move(candidate));
+  }
+  return round;
+}
 
 Result<RoundInputs> check_round_inputs(const fs::path& problem,
                                        const std::vector<fs::path>& kernels) {
@@ -416,340 +770,57 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
   if (auto checked = check_metrics_once(); !checked) {
     return checked.error();
   }
-
-  const RoundLayout layout(m_options.out_dir);
-  auto staged = StagedRound::begin(layout, round, batch_layout);
-  if (!staged) {
-    return std::move(staged).error();
+  auto writer = RoundWriter::begin(RoundLayout(m_options.out_dir), round, batch_layout);
+  if (!writer) {
+    return std::move(writer).error();
   }
-  if (auto written = write_file_atomic(staged->script(), harness_script()); !written) {
+  if (auto written = write_file_atomic(writer->staging().script(), harness_script()); !written) {
     return written.error();
   }
 
-  // Candidates spread round-robin over the GPUs; one worker thread per GPU.
   const std::vector<int> gpus = m_options.gpus.empty() ? std::vector<int>{0} : m_options.gpus;
-  const bool set_visible = !m_options.gpus.empty();
-  std::vector<std::vector<std::size_t>> assigned(gpus.size());
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    assigned[i % gpus.size()].push_back(i);
-  }
-
-  std::vector<CandidateWork> work(kernels.size());
-  std::mutex progress_mutex;
-  std::size_t done_count = 0;
-  std::size_t failed_count = 0;
-  std::optional<Error> round_error;
-  const RetryPolicy retry(m_options.retries, m_options.retry_backoff);
-
-  const auto report_progress = [&](const std::string& line) {
-    if (m_options.on_progress) {
-      const std::lock_guard<std::mutex> hold(progress_mutex);
-      m_options.on_progress(line);
-    }
-  };
-
-  auto worker = [&](std::size_t slot) {
-    const int gpu = gpus[slot];
-    const auto& mine = assigned[slot];
-    if (mine.empty()) {
-      return;
-    }
-    SessionRequest request = session_request(problem, gpu, set_visible);
-    if (const double waited = m_runner->await_standby(request).count(); waited >= 1.0) {
-      report_progress(
-          fmt::format("waited {:.1f} s for the standby of GPU {} to be ready", waited, gpu));
-    }
-    auto lock = GpuLock::acquire(m_options.lock_dir, gpu, m_options.lock_wait);
-    if (!lock) {
-      const std::lock_guard<std::mutex> hold(progress_mutex);
-      round_error = lock.error();
-      return;
-    }
-    const double lock_wait_seconds = lock->waited().count();
-    if (lock_wait_seconds >= 1.0) {
-      report_progress(fmt::format("waited {:.1f} s for GPU {} (another kprof was profiling on it)",
-                                  lock_wait_seconds, gpu));
-    }
-    for (std::size_t index : mine) {
-      request.plan.candidates.push_back({kernels[index], candidate_range(static_cast<int>(index))});
-    }
-    request.script = staged->script();
-    std::size_t position = 0;
-    int part = 0;
-    while (position < mine.size() && !cancellation_requested()) {
-      request.work_dir = staged->session_dir(gpu, part);
-      if (auto created = kprof::create_directories(request.work_dir); !created) {
-        const std::lock_guard<std::mutex> hold(progress_mutex);
-        round_error = created.error();
-        return;
-      }
-      request.plan.first_candidate = static_cast<int>(position);
-      request.plan.status_file = request.work_dir / RoundLayout::k_status;
-      request.timeout = m_options.timeout * static_cast<long>(mine.size() - position);
-      // With more than one candidate left, the next process starts beside this session, ready
-      // to take the rest over if a candidate poisons the CUDA context.
-      request.prestart_next = m_options.prestart && mine.size() - position > 1;
-      SessionOutcome session;
-      std::vector<CandidateVerdict> verdicts;
-      int attempt = 0;
-      while (true) {
-        ++attempt;
-        session = m_runner->run(request);
-        verdicts.assign(mine.size(), CandidateVerdict{});
-        for (std::size_t p = position; p < mine.size(); ++p) {
-          verdicts[p] = judge_candidate(session, request.plan, p);
-        }
-        if (!retry.should_retry(attempt, verdicts) || cancellation_requested()) {
-          break;
-        }
-        const auto backoff = retry.backoff_before(attempt + 1);
-        report_progress(fmt::format("attempt {} failed ({}); retrying in {:.1f} s", attempt,
-                                    session.verdict.error ? session.verdict.error->message
-                                                          : session.process.describe(),
-                                    std::chrono::duration<double>(backoff).count()));
-        std::this_thread::sleep_for(backoff);
-      }
-      std::optional<std::size_t> last_decided;
-      for (std::size_t p = position; p < mine.size(); ++p) {
-        if (!verdicts[p].decided) {
-          continue;
-        }
-        last_decided = p;
-        const std::size_t index = mine[p];
-        CandidateWork& slot_work = work[index];
-        CandidateResult& candidate = slot_work.result;
-        candidate.status = verdicts[p].status;
-        candidate.error = verdicts[p].error;
-        candidate.gpu = gpu;
-        candidate.attempts = attempt;
-        if (candidate.status != CandidateStatus::failed && session.capture) {
-          slot_work.capture = session.capture;
-          slot_work.source_page = session.source_page;
-          slot_work.source_error = session.source_error;
-        }
-        slot_work.facts = session_facts(session, request.plan, p, lock_wait_seconds,
-                                        request.work_dir, staged->dir());
-        std::size_t done = 0;
-        std::size_t failed = 0;
-        {
-          const std::lock_guard<std::mutex> hold(progress_mutex);
-          done = ++done_count;
-          failed = candidate.status == CandidateStatus::failed ? ++failed_count : failed_count;
-        }
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        report_progress(
-            fmt::format("[{}/{} done, {} failed, {:.1f} s] cand{} {} on GPU {}{}", done,
-                        kernels.size(), failed, elapsed, index, to_string(candidate.status), gpu,
-                        candidate.error ? ": " + candidate.error->message : std::string()));
-      }
-      if (!last_decided) {
-        // Nothing decided: judge_candidate always decides the first unfinished candidate of a
-        // session that ended, but never loop forever.
-        for (std::size_t p = position; p < mine.size(); ++p) {
-          work[mine[p]].result.error =
-              make_error(ErrorCategory::internal, "candidate was never reached");
-        }
-        break;
-      }
-      // Continue after the last decided candidate in a fresh process.
-      position = *last_decided + 1;
-      ++part;
-    }
-  };
-
-  if (gpus.size() == 1) {
-    worker(0);
-  } else {
-    std::vector<std::thread> threads;
-    threads.reserve(gpus.size());
-    for (std::size_t slot = 0; slot < gpus.size(); ++slot) {
-      threads.emplace_back(worker, slot);
-    }
-    for (auto& thread : threads) {
-      thread.join();
-    }
-  }
+  RoundSessions sessions(m_options, *m_runner, writer->staging(), kernels, started);
+  auto work = sessions.run(
+      gpus, [&](int gpu) { return session_request(problem, gpu, !m_options.gpus.empty()); });
   if (!m_options.standby) {
     m_runner->release_standbys(); // the pre-started harnesses nobody needed
   }
-  if (round_error) {
-    return *round_error;
+  if (!work) {
+    return std::move(work).error();
   }
-
-  // Assemble the round: per candidate a report (ok/partial) or an error file.
-  RunMetadata run;
-  run.round = round;
-  run.problem_file = problem.string();
-  run.ncu = m_ncu.executable.string();
-  run.ncu_version = m_ncu.version;
-  run.clock_control = std::string(to_string(m_options.clock_control));
-  run.metric_check = m_metric_check;
-  run.select = std::string(to_string(m_options.select.select));
-  run.python = m_python.string();
-  run.warmup = m_options.warmup;
-  run.inputs = std::string(to_string(m_options.inputs));
-  run.cast = std::string(to_string(m_options.cast));
-  run.gpus = gpus;
 
   // The analyses first: they settle each candidate's status, and the statuses where the round
   // goes (a failed re-run never replaces a good round).
-  std::vector<std::optional<Analysis>> analyses(kernels.size());
-  bool good = !cancellation_requested();
-  bool any_result = false;
+  const auto analyses = analyse_candidates(*work, kernels, m_options.select);
+  const bool good = !cancellation_requested() &&
+                    std::any_of(work->begin(), work->end(), [](const CandidateWork& w) {
+                      return w.result.status != CandidateStatus::failed;
+                    });
+  const fs::path final_dir = writer->settle(good, kernels.front());
+  for (const std::string& line : writer->notes()) {
+    if (m_options.on_progress) {
+      m_options.on_progress(line);
+    }
+  }
+  RunMetadata run = run_metadata(*this, m_metric_check, round, problem, gpus);
   for (std::size_t index = 0; index < kernels.size(); ++index) {
-    CandidateWork& slot_work = work[index];
-    CandidateResult& candidate = slot_work.result;
-    candidate.index = static_cast<int>(index);
-    candidate.kernel = kernels[index];
-    if (candidate.status == CandidateStatus::failed && !candidate.error) {
-      // No session decided it: the run was interrupted before the candidate's turn.
-      candidate.error = make_error(
-          ErrorCategory::ncu_failed,
-          fmt::format("{} was not profiled: kprof was interrupted first", kernels[index].string()));
-    }
-    if (candidate.status != CandidateStatus::failed && slot_work.capture) {
-      SelectOptions select = m_options.select;
-      select.nvtx_range = candidate_range(static_cast<int>(index));
-      auto analysis = analyse(*slot_work.capture, select);
-      if (!analysis) {
-        candidate.status = CandidateStatus::failed;
-        candidate.error = analysis.error();
-      } else {
-        analyses[index] = std::move(analysis).value();
-      }
-    }
-    any_result = any_result || candidate.status != CandidateStatus::failed;
-  }
-  good = good && any_result;
-  const fs::path final_dir = staged->settle(good, batch_layout ? fs::path() : kernels.front());
-  if (!staged->displaced().empty()) {
-    report_progress(fmt::format("{} held another kernel file's result: moved to {}",
-                                layout.round_dir(round).filename().string(),
-                                staged->displaced().string()));
-  }
-  if (!staged->in_place()) {
-    const std::string kept =
-        fmt::format("{} keeps its earlier result; this attempt is kept in {}",
-                    layout.round_dir(round).filename().string(), final_dir.string());
-    report_progress(kept);
-    for (auto& slot_work : work) {
-      if (slot_work.result.error) {
-        slot_work.result.error->message += fmt::format(" ({})", kept);
-      }
-    }
-  }
-
-  RoundResult result;
-  result.round = round;
-  result.dir = final_dir;
-  result.in_place = staged->in_place();
-  Json batch_summary = Json::array();
-  for (std::size_t index = 0; index < kernels.size(); ++index) {
-    CandidateWork& slot_work = work[index];
-    CandidateResult& candidate = slot_work.result;
-    CandidateMetadata metadata;
-    metadata.run = run;
-    metadata.candidate = batch_layout ? std::optional<int>(static_cast<int>(index)) : std::nullopt;
-    metadata.kernel_file = kernels[index].string();
-    metadata.profiled_at = utc_timestamp_micros();
-    metadata.status = candidate.status;
-    metadata.attempts = candidate.attempts;
-    metadata.gpu_index = candidate.gpu;
-    metadata.session = slot_work.facts;
-    if (slot_work.facts) {
-      metadata.source = (final_dir / slot_work.facts->session_dir / RoundLayout::k_ncu_log)
-                            .lexically_normal()
-                            .string();
-    }
-    metadata.error = candidate.error;
+    CandidateWork& slot = (*work)[index];
+    const CandidateMetadata metadata = candidate_metadata(run, slot, batch_layout, final_dir);
     if (const auto& analysis = analyses[index]) {
-      {
-        // Replay passes: ncu adds profiler__replayer_passes to every raw-page row.
-        double passes = 0;
-        for (std::size_t k : analysis->selected) {
-          if (auto p = slot_work.capture->number(slot_work.capture->kernels[k],
-                                                 "profiler__replayer_passes")) {
-            passes += *p;
-          }
-        }
-        metadata.replay_passes = passes;
-        metadata.select = run.select;
-        std::optional<Error> hot_lines_error = slot_work.source_error;
-        if (m_options.source) {
-          metadata.hot_lines = Json::object();
-          (*metadata.hot_lines)["source_page"] =
-              slot_work.source_page && slot_work.facts
-                  ? Json((final_dir / slot_work.facts->session_dir / RoundLayout::k_source_page)
-                             .lexically_normal()
-                             .string())
-                  : Json(nullptr);
-        }
-        Json report = build_report(*slot_work.capture, *analysis, m_metric_set, metadata.to_json());
-        if (m_options.source && slot_work.source_page) {
-          if (auto attached = attach_hot_lines(report, *slot_work.capture, *slot_work.source_page,
-                                               triton_cache_dir());
-              !attached) {
-            hot_lines_error = attached.error();
-          }
-        }
-        if (m_options.source) {
-          if (!slot_work.source_page && !hot_lines_error) {
-            hot_lines_error = make_error(ErrorCategory::ncu_failed, "no source page was exported");
-          }
-          report["metadata"]["hot_lines"]["error"] = to_json(hot_lines_error);
-        }
-        if (auto w = staged->write_report(candidate.index, report); !w) {
-          return w.error();
-        }
-        candidate.report = std::move(report);
-      }
+      slot.result.report = candidate_report(*this, slot, *analysis, metadata, final_dir);
     }
-    if (!candidate.report) {
-      Json failure = Json::object();
-      failure["schema_version"] = k_report_schema_version;
-      failure["metadata"] = metadata.to_json();
-      failure["metadata"]["kprof_version"] = std::string(k_version);
-      failure["metadata"]["generated_at"] = utc_timestamp();
-      failure["error"] = to_json(candidate.error);
-      if (auto w = staged->write_error(candidate.index, failure); !w) {
-        return w.error();
-      }
+    if (auto added = writer->add(std::move(slot.result), metadata.to_json()); !added) {
+      return added.error();
     }
-    Json line = Json::object();
-    line["candidate"] = candidate.index;
-    line["kernel_file"] = kernels[index].string();
-    line["status"] = candidate.status;
-    line["total_duration_ns"] =
-        candidate.report ? (*candidate.report)["summary"]["total_duration_ns"] : Json(nullptr);
-    line["error"] = to_json(candidate.error);
-    batch_summary.push_back(std::move(line));
-    result.candidates.push_back(std::move(candidate));
   }
-  result.wall_seconds =
+  const double wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  run.wall_seconds = result.wall_seconds;
-  result.metadata = run.to_json();
-  if (batch_layout) {
-    Json batch = Json::object();
-    batch["schema_version"] = k_report_schema_version;
-    batch["metadata"] = result.metadata;
-    batch["candidates"] = batch_summary;
-    if (auto w = staged->write_batch(batch); !w) {
-      return w.error();
-    }
-  }
-
+  run.wall_seconds = wall_seconds;
   CommitSettings settings;
   settings.record_history = m_options.record_history;
   settings.logs_dir = m_options.logs_dir;
   settings.kernelagent_logs_only = m_options.kernelagent_logs_only;
-  auto committed = staged->commit(result.candidates, settings);
-  if (!committed) {
-    return std::move(committed).error();
-  }
-  result.dir = *committed;
-  return result;
+  return writer->commit(run.to_json(), wall_seconds, settings);
 }
 
 } // namespace kprof

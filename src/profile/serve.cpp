@@ -3,7 +3,7 @@
 // Design note.
 // - Protocol: one JSON line each way per connection. Request: serve_request_to_json(). Answer:
 //   {"accepted": false, "reason": text, "differs": bool}, or {"accepted": true, "round":
-//   round_result_to_json(...)}, or {"accepted": true, "error": {category, message, detail}}.
+//   to_json(RoundResult)}, or {"accepted": true, "error": {category, message, detail}}.
 // - Who: the socket is made mode 0600 whatever the umask (the umask is process-wide and other
 //   threads exist, so it is not touched): bound in a fresh 0700 directory of ours beside the
 //   socket's place, chmod 0600 there, then renamed into place without replacing anything. The
@@ -183,10 +183,6 @@ std::string shown(const Json& json) {
     text += "...";
   }
   return text;
-}
-
-Json error_json_of(const std::optional<Error>& error) {
-  return to_json(error);
 }
 
 Json refusal_json(const std::string& reason, bool differs = false) {
@@ -516,7 +512,7 @@ private:
             : m_profiler.profile(request.kernels.front(), m_settings.problem, request.round);
     Json reply{{"accepted", true}};
     if (result) {
-      reply["round"] = round_result_to_json(*result);
+      reply["round"] = to_json(*result);
     } else {
       reply["error"] = to_json(result.error());
     }
@@ -598,61 +594,6 @@ Json serve_fingerprint(const ProfileOptions& options, const fs::path& problem) {
   fingerprint["problem"] = fs::absolute(problem, ec).lexically_normal().string();
   fingerprint["out_dir"] = fs::absolute(options.out_dir, ec).lexically_normal().string();
   return fingerprint;
-}
-
-Json round_result_to_json(const RoundResult& round) {
-  Json candidates = Json::array();
-  for (const CandidateResult& candidate : round.candidates) {
-    candidates.push_back(Json{{"index", candidate.index},
-                              {"kernel", candidate.kernel.string()},
-                              {"status", std::string(to_string(candidate.status))},
-                              {"error", error_json_of(candidate.error)},
-                              {"report", candidate.report ? *candidate.report : Json(nullptr)},
-                              {"dir", candidate.dir.string()},
-                              {"gpu", candidate.gpu},
-                              {"attempts", candidate.attempts}});
-  }
-  return Json{{"round", round.round},       {"dir", round.dir.string()},
-              {"in_place", round.in_place}, {"wall_seconds", round.wall_seconds},
-              {"metadata", round.metadata}, {"candidates", std::move(candidates)}};
-}
-
-Result<RoundResult> round_result_from_json(const Json& json) {
-  const auto bad = [](std::string_view key) {
-    return make_error(ErrorCategory::malformed_input,
-                      fmt::format("not a kprof round: '{}' is missing or has the wrong type", key));
-  };
-  if (!json.is_object() || !json.contains("candidates") || !json["candidates"].is_array()) {
-    return bad("candidates");
-  }
-  RoundResult round;
-  round.round = json.value("round", 0);
-  round.dir = json.value("dir", std::string());
-  round.in_place = json.value("in_place", true);
-  round.wall_seconds = json.value("wall_seconds", 0.0);
-  round.metadata = json.value("metadata", Json::object());
-  for (const Json& entry : json["candidates"]) {
-    if (!entry.is_object()) {
-      return bad("candidates[]");
-    }
-    CandidateResult candidate;
-    candidate.index = entry.value("index", 0);
-    candidate.kernel = entry.value("kernel", std::string());
-    auto status = parse_candidate_status(entry.value("status", std::string()));
-    if (!status) {
-      return bad("candidates[].status");
-    }
-    candidate.status = *status;
-    candidate.error = error_from_json(entry.value("error", Json(nullptr)));
-    if (entry.contains("report") && entry["report"].is_object()) {
-      candidate.report = entry["report"];
-    }
-    candidate.dir = entry.value("dir", std::string());
-    candidate.gpu = entry.value("gpu", 0);
-    candidate.attempts = entry.value("attempts", 0);
-    round.candidates.push_back(std::move(candidate));
-  }
-  return round;
 }
 
 Json serve_request_to_json(const ServeRequest& request) {

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -24,12 +25,14 @@
 #include "kprof/files.hpp"
 #include "kprof/history.hpp"
 #include "kprof/process.hpp"
+#include "kprof/report_view.hpp"
 #include "kprof/round_layout.hpp"
 #include "kprof/slurm.hpp"
+#include "kprof/status.hpp"
 #include "kprof/strings.hpp"
 #include "kprof/version.hpp"
+#include "profile/round_writer.hpp"
 #include "profile/run_metadata.hpp"
-#include "profile/staged_round.hpp"
 
 namespace kprof {
 namespace fs = std::filesystem;
@@ -431,10 +434,10 @@ std::string state_words(const SlurmTaskState& state) {
 
 class SlurmRound {
 public:
-  SlurmRound(const SlurmBatchRequest& request, SlurmPlan plan, StagedRound staged)
-      : m_request(request), m_plan(std::move(plan)), m_staged(std::move(staged)),
-        m_layout(m_staged.layout()) {
+  SlurmRound(const SlurmBatchRequest& request, SlurmPlan plan, RoundWriter writer)
+      : m_request(request), m_plan(std::move(plan)), m_writer(std::move(writer)) {
     m_candidates.resize(m_plan.kernels.size());
+    m_failure_metadata.resize(m_plan.kernels.size(), Json::object());
     m_tasks.resize(m_plan.shards.shards.size());
   }
 
@@ -675,6 +678,9 @@ private:
     return {};
   }
 
+  /// Takes in what task `task` left: each candidate of its shard with its report, or failed
+  /// with the error its kprof wrote or the one Slurm's state tells (task_failure). The writer
+  /// gets them in finish(), once the round's destination is settled.
   Result<void> gather(int task) {
     TaskTrack& track = m_tasks[static_cast<std::size_t>(task)];
     const fs::path task_dir = m_plan.dir / task_dir_name(task);
@@ -697,86 +703,85 @@ private:
                               {"requeued", track.requeued}};
     const std::string ended =
         fmt::format("Slurm task {} of job {} ended {}", task, track.job, state_words(track.last));
-    std::vector<RoundEntry> entries;
     for (std::size_t local = 0; local < shard.size(); ++local) {
-      const int index = shard[local];
-      CandidateResult& candidate = m_candidates[static_cast<std::size_t>(index)];
-      candidate.index = index;
-      candidate.kernel = m_plan.kernels[static_cast<std::size_t>(index)];
+      const auto index = static_cast<std::size_t>(shard[local]);
+      CandidateResult& candidate = m_candidates[index];
+      candidate = CandidateResult{};
+      candidate.index = shard[local];
+      candidate.kernel = m_plan.kernels[index];
       const fs::path from = RoundLayout::candidate_dir(shard_round, static_cast<int>(local));
-      auto report = has_results ? read_json(from / RoundLayout::k_report)
-                                : Result<Json>(make_error(ErrorCategory::io, "no results"));
-      if (report && report->is_object() && report->contains("metadata")) {
-        Json& metadata = (*report)["metadata"];
-        metadata["candidate"] = index;
-        metadata["slurm"] = slurm_facts;
-        if (!m_run_metadata && metadata.is_object()) {
-          m_run_metadata = metadata;
+      const auto document = [&](std::string_view name) -> std::optional<Json> {
+        auto read = has_results ? read_json(from / name) : Result<Json>(Json());
+        if (read && read->is_object() && json_read::member(*read, "metadata") != nullptr &&
+            (*read)["metadata"].is_object()) {
+          return std::move(read).value();
         }
-        const std::string status = metadata.value("status", std::string("ok"));
-        candidate.status = status == "partial" ? CandidateStatus::partial : CandidateStatus::ok;
-        candidate.gpu = metadata.value("gpu_index", 0);
-        candidate.attempts = metadata.value("attempts", 1);
-        if (metadata.contains("error")) {
-          candidate.error = error_from_json(metadata["error"]);
-        }
-        if (auto w = m_staged.write_report(index, *report); !w) {
-          return w;
-        }
-        candidate.report = std::move(report).value();
+        return std::nullopt;
+      };
+      if (auto report = document(RoundLayout::k_report)) {
+        take_report(candidate, std::move(*report), slurm_facts);
       } else {
-        candidate.status = CandidateStatus::failed;
-        Json failure = Json::object();
-        auto written = has_results ? read_json(from / RoundLayout::k_error)
-                                   : Result<Json>(make_error(ErrorCategory::io, "no results"));
-        if (written && written->is_object()) {
-          failure = std::move(written).value();
-          candidate.error = error_from_json(failure.value("error", Json(nullptr)));
-          candidate.attempts = failure["metadata"].value("attempts", 0);
-        }
-        if (!track.last.completed() || !candidate.error) {
-          candidate.error = task_failure(ended, task_dir, candidate.error);
-        }
-        failure["schema_version"] = k_report_schema_version;
-        if (!failure.contains("metadata") || !failure["metadata"].is_object()) {
-          failure["metadata"] = Json::object();
-        }
-        Json& metadata = failure["metadata"];
-        metadata["round"] = m_plan.round;
-        metadata["candidate"] = index;
-        metadata["kernel_file"] = candidate.kernel.string();
-        metadata["problem_file"] = m_plan.problem.string();
-        metadata["status"] = "failed";
-        metadata["slurm"] = slurm_facts;
-        metadata["error"] = to_json(*candidate.error);
-        if (!metadata.contains("kprof_version")) {
-          metadata["kprof_version"] = std::string(k_version);
-          metadata["generated_at"] = utc_timestamp();
-        }
-        failure["error"] = to_json(*candidate.error);
-        if (auto w = m_staged.write_error(index, failure); !w) {
-          return w;
-        }
+        take_failure(candidate, document(RoundLayout::k_error), slurm_facts,
+                     task_failure_if(ended, task_dir, track.last.completed()));
       }
-      if (candidate.attempts == 0) {
-        candidate.attempts = 1;
-      }
-      RoundEntry entry;
-      entry.round = m_plan.round;
-      entry.candidate = index;
-      entry.label = candidate.kernel.filename().string();
-      entry.status = candidate.status;
-      entry.error = candidate.error;
-      entry.document = candidate.report;
-      entries.push_back(std::move(entry));
       m_good = m_good || candidate.status != CandidateStatus::failed;
     }
-    m_waiting_rows.insert(m_waiting_rows.end(), std::make_move_iterator(entries.begin()),
-                          std::make_move_iterator(entries.end()));
-    if (m_good) {
-      return record_waiting_rows(std::nullopt);
-    }
     return {};
+  }
+
+  /// A candidate whose task wrote its report.
+  void take_report(CandidateResult& candidate, Json report, const Json& slurm_facts) {
+    Json& metadata = report["metadata"];
+    metadata["candidate"] = candidate.index;
+    metadata["slurm"] = slurm_facts;
+    if (!m_run_metadata) {
+      m_run_metadata = metadata;
+    }
+    auto status = parse_candidate_status(metadata.value("status", std::string("ok")));
+    candidate.status = status && *status == CandidateStatus::partial ? CandidateStatus::partial
+                                                                     : CandidateStatus::ok;
+    candidate.gpu = metadata.value("gpu_index", 0);
+    candidate.attempts = std::max(1, metadata.value("attempts", 1));
+    if (metadata.contains("error")) {
+      candidate.error = error_from_json(metadata["error"]);
+    }
+    candidate.report = std::move(report);
+  }
+
+  /// A candidate without a report: the error its task's kprof wrote (`written`, its error.json),
+  /// or, when the task did not complete or wrote none, what `slurm_error` makes of it.
+  void take_failure(
+      CandidateResult& candidate, std::optional<Json> written, const Json& slurm_facts,
+      const std::function<std::optional<Error>(const std::optional<Error>&)>& slurm_error) {
+    candidate.status = CandidateStatus::failed;
+    Json metadata = Json::object();
+    if (written) {
+      metadata = std::move((*written)["metadata"]);
+      candidate.error = error_from_json(written->value("error", Json(nullptr)));
+      candidate.attempts = metadata.value("attempts", 0);
+    }
+    if (auto replaced = slurm_error(candidate.error)) {
+      candidate.error = *replaced;
+    }
+    candidate.attempts = std::max(1, candidate.attempts);
+    metadata["round"] = m_plan.round;
+    metadata["candidate"] = candidate.index;
+    metadata["kernel_file"] = candidate.kernel.string();
+    metadata["problem_file"] = m_plan.problem.string();
+    metadata["slurm"] = slurm_facts;
+    m_failure_metadata[static_cast<std::size_t>(candidate.index)] = std::move(metadata);
+  }
+
+  /// The error of a failed candidate of a task that did not complete, or wrote no error: its
+  /// own error otherwise (an empty optional keeps it).
+  static std::function<std::optional<Error>(const std::optional<Error>&)>
+  task_failure_if(const std::string& ended, const fs::path& task_dir, bool completed) {
+    return [=](const std::optional<Error>& own) -> std::optional<Error> {
+      if (completed && own) {
+        return std::nullopt;
+      }
+      return task_failure(ended, task_dir, own);
+    };
   }
 
   /// The error of a candidate whose task ended without its result: Slurm's state, and what the
@@ -794,28 +799,6 @@ private:
                         detail);
     }
     return make_error(ErrorCategory::slurm, fmt::format("{} without results", ended), detail);
-  }
-
-  Result<void> record_waiting_rows(const std::optional<std::string>& kept_at) {
-    if (!m_request.run.options.record_history || m_waiting_rows.empty()) {
-      m_waiting_rows.clear();
-      return {};
-    }
-    auto store = HistoryStore::open(m_layout.history_db());
-    if (!store) {
-      return store.error().with_context("while recording the Slurm round in the history");
-    }
-    for (RoundEntry& entry : m_waiting_rows) {
-      if (kept_at) {
-        entry.kept_at = *kept_at;
-      }
-    }
-    if (auto recorded = store->record_rounds(m_waiting_rows); !recorded) {
-      return recorded.error().with_context("while recording the Slurm round in the history");
-    }
-    m_recorded_any = true;
-    m_waiting_rows.clear();
-    return {};
   }
 
   void cancel_jobs() {
@@ -858,11 +841,10 @@ private:
         }
       }
     }
-    const bool good = m_good && (!interrupted || m_recorded_any);
-    const fs::path final_dir = m_staged.settle(good || m_recorded_any);
-    RoundResult result;
-    result.round = m_plan.round;
-    result.in_place = m_staged.in_place();
+    m_writer.settle(m_good);
+    for (const std::string& line : m_writer.notes()) {
+      progress(line);
+    }
     Json metadata = Json::object();
     if (m_run_metadata) {
       for (const char* key : {"ncu", "ncu_version", "clock_control", "metric_check", "select",
@@ -874,64 +856,39 @@ private:
     }
     metadata["round"] = m_plan.round;
     metadata["problem_file"] = m_plan.problem.string();
-    result.wall_seconds =
+    const double wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    metadata["wall_seconds"] = result.wall_seconds;
+    metadata["wall_seconds"] = wall_seconds;
     metadata["slurm"] = {{"jobs", m_jobs},
                          {"dir", m_plan.dir.string()},
                          {"script", m_plan.script.string()},
                          {"tasks", m_plan.shards.shards.size()},
                          {"gpus_per_task", m_plan.gpus_per_task},
                          {"interrupted", interrupted}};
-    result.metadata = metadata;
-    Json summary = Json::array();
-    for (const CandidateResult& candidate : m_candidates) {
-      Json line = Json::object();
-      line["candidate"] = candidate.index;
-      line["kernel_file"] = candidate.kernel.string();
-      line["status"] = candidate.status;
-      line["total_duration_ns"] =
-          candidate.report ? (*candidate.report)["summary"]["total_duration_ns"] : Json(nullptr);
-      line["error"] = to_json(candidate.error);
-      summary.push_back(std::move(line));
+    for (std::size_t index = 0; index < m_candidates.size(); ++index) {
+      if (auto added = m_writer.add(std::move(m_candidates[index]), m_failure_metadata[index]);
+          !added) {
+        return added.error();
+      }
     }
-    Json batch = Json::object();
-    batch["schema_version"] = k_report_schema_version;
-    batch["metadata"] = metadata;
-    batch["candidates"] = std::move(summary);
-    if (auto w = m_staged.write_batch(batch); !w) {
-      return w.error();
-    }
-    result.candidates = m_candidates;
     CommitSettings settings;
-    settings.record_history = false; // recorded per shard, below for the rows still waiting
+    settings.record_history = m_request.run.options.record_history;
     settings.logs_dir = m_request.run.options.logs_dir;
-    auto committed = m_staged.commit(result.candidates, settings);
-    if (!committed) {
-      return std::move(committed).error();
-    }
-    result.dir = *committed;
-    if (auto recorded = record_waiting_rows(
-            result.in_place ? std::nullopt : std::optional(final_dir.filename().string()));
-        !recorded) {
-      return recorded.error();
-    }
-    return result;
+    settings.kernelagent_logs_only = m_request.run.options.kernelagent_logs_only;
+    return m_writer.commit(std::move(metadata), wall_seconds, settings);
   }
 
   const SlurmBatchRequest& m_request;
   SlurmPlan m_plan;
-  StagedRound m_staged;
-  RoundLayout m_layout;
+  RoundWriter m_writer;
   std::vector<CandidateResult> m_candidates;
   std::vector<TaskTrack> m_tasks;
   std::vector<std::string> m_jobs;
   std::vector<int> m_pending_requeue;
-  std::vector<RoundEntry> m_waiting_rows;
+  std::vector<Json> m_failure_metadata; ///< per candidate without a report: its metadata
   std::optional<Json> m_run_metadata;
   Counts m_last_counts{-1, -1, -1, -1};
   bool m_good = false;
-  bool m_recorded_any = false;
   int m_squeue_failures = 0;
 };
 
@@ -944,11 +901,11 @@ Result<RoundResult> run_slurm_batch(const SlurmBatchRequest& request) {
   }
   std::error_code ec;
   const fs::path out_dir = fs::absolute(request.run.options.out_dir, ec);
-  auto staged = StagedRound::begin(RoundLayout(out_dir), request.run.round, true);
-  if (!staged) {
-    return std::move(staged).error();
+  auto writer = RoundWriter::begin(RoundLayout(out_dir), request.run.round, true);
+  if (!writer) {
+    return std::move(writer).error();
   }
-  SlurmRound round(request, std::move(plan).value(), std::move(staged).value());
+  SlurmRound round(request, std::move(plan).value(), std::move(writer).value());
   if (auto written = round.write_job_directory(); !written) {
     return written.error();
   }

@@ -136,6 +136,8 @@ Json roofline_json(const Roofline& roofline) {
   out["tensor_cores_used"] = roofline.tensor_cores_used;
   out["dram_bytes_per_s"] = optional_number(roofline.dram_bytes_per_s);
   out["dram_peak_fraction"] = optional_number(roofline.dram_peak_fraction);
+  out["fp32_flops_per_s"] = optional_number(roofline.fp32_flops_per_s);
+  out["fp32_flop_per_dram_byte"] = optional_number(roofline.fp32_flop_per_dram_byte);
   out["explanation"] = roofline.explanation;
   return out;
 }
@@ -371,6 +373,11 @@ Result<void> validate_roofline(const Json& roofline) {
     for (const char* key : {"compute_sol_pct", "memory_sol_pct", "headroom_pct", "tensor_pipe_pct",
                             "dram_bytes_per_s", "dram_peak_fraction"}) {
       KPROF_REQUIRE(entry, path, key, "a number or null", is_number_or_null);
+    }
+    for (const char* key : {"fp32_flops_per_s", "fp32_flop_per_dram_byte"}) {
+      if (entry.contains(key)) { // absent in the reports of earlier versions
+        KPROF_REQUIRE(entry, path, key, "a number or null", is_number_or_null);
+      }
     }
     KPROF_REQUIRE(entry, path, "tensor_cores_used", "a boolean",
                   [](const Json& v) { return v.is_boolean(); });

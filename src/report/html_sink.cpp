@@ -36,16 +36,6 @@ using report_detail::member;
 using report_detail::number_at;
 using report_detail::text_at;
 
-/// Metrics of ncu's roofline section (SpeedOfLightRooflineChart) that the fp32 roofline needs.
-constexpr std::string_view k_fadd =
-    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed";
-constexpr std::string_view k_fmul =
-    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed";
-constexpr std::string_view k_ffma =
-    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed";
-constexpr std::string_view k_cycles_per_second = "smsp__cycles_elapsed.avg.per_second";
-constexpr std::string_view k_dram_per_second = "dram__bytes.sum.per_second";
-
 std::string esc(std::string_view text) {
   return escape_html(text);
 }
@@ -81,49 +71,6 @@ std::string num_cell(std::optional<double> sort_key, const std::string& text) {
                      esc(text));
 }
 
-/// A value of kernels[].metrics converted to base units (byte/s, hz, inst/cycle). ncu's details
-/// page prints scaled units ("Tbyte/s", "Ghz", "cycle/nsecond"); the raw page prints base ones.
-std::optional<double> metric_base_value(const Json& kernel, std::string_view name) {
-  const Json* metrics = member(kernel, "metrics");
-  const Json* entry = metrics != nullptr ? member(*metrics, name) : nullptr;
-  if (entry == nullptr) {
-    return std::nullopt;
-  }
-  std::optional<double> value = number_at(*entry, "value");
-  if (!value) {
-    return std::nullopt;
-  }
-  std::string unit = text_at(*entry, "unit");
-  std::transform(unit.begin(), unit.end(), unit.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  double scale = 1.0;
-  if (unit.ends_with("/nsecond")) {
-    scale = 1e9;
-  } else if (unit.ends_with("/usecond")) {
-    scale = 1e6;
-  } else if (unit.ends_with("/msecond")) {
-    scale = 1e3;
-  } else if (!unit.empty()) {
-    switch (unit.front()) {
-    case 'k':
-      scale = 1e3;
-      break;
-    case 'm':
-      scale = 1e6;
-      break;
-    case 'g':
-      scale = 1e9;
-      break;
-    case 't':
-      scale = 1e12;
-      break;
-    default:
-      break;
-    }
-  }
-  return *value * scale;
-}
-
 /// One kernel name as the charts and the table show it.
 struct KernelView {
   int key = 0; ///< 1-based number shown next to its chart points
@@ -134,6 +81,8 @@ struct KernelView {
   std::string explanation;
   std::optional<double> dram_bytes_per_s;
   std::optional<double> tensor_pipe;
+  std::optional<double> fp32_flops_per_s;        ///< analysis's Roofline
+  std::optional<double> fp32_flop_per_dram_byte; ///< analysis's Roofline
 };
 
 std::vector<KernelView> kernel_views(const std::vector<ReportKernel>& groups) {
@@ -150,6 +99,8 @@ std::vector<KernelView> kernel_views(const std::vector<ReportKernel>& groups) {
       view.explanation = text_at(*group.roofline, "explanation");
       view.dram_bytes_per_s = number_at(*group.roofline, "dram_bytes_per_s");
       view.tensor_pipe = number_at(*group.roofline, "tensor_pipe_pct");
+      view.fp32_flops_per_s = number_at(*group.roofline, "fp32_flops_per_s");
+      view.fp32_flop_per_dram_byte = number_at(*group.roofline, "fp32_flop_per_dram_byte");
     }
     views.push_back(std::move(view));
   }
@@ -344,9 +295,13 @@ struct RooflinePoint {
 };
 
 std::string roofline_metric_list() {
-  return fmt::format("<code>{}</code>, <code>{}</code>, <code>{}</code>, <code>{}</code> and "
-                     "<code>{}</code>",
-                     k_fadd, k_fmul, k_ffma, k_cycles_per_second, k_dram_per_second);
+  const std::vector<std::string_view> names = fp32_roofline_columns();
+  std::string list;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    list += fmt::format("{}<code>{}</code>", i == 0 ? "" : (i + 1 == names.size() ? " and " : ", "),
+                        esc(names[i]));
+  }
+  return list;
 }
 
 std::string si(double value, std::string_view unit) {
@@ -373,26 +328,13 @@ std::string roofline_section(const Json& doc, const std::vector<KernelView>& vie
   std::vector<std::string> no_metrics;
   std::vector<std::string> no_flops;
   for (const KernelView& view : views) {
-    const Json* kernel = view.group->representative;
-    if (kernel == nullptr) {
+    if (!view.fp32_flops_per_s) {
       no_metrics.push_back(view.group->name);
-      continue;
-    }
-    const auto fadd = metric_base_value(*kernel, k_fadd);
-    const auto fmul = metric_base_value(*kernel, k_fmul);
-    const auto ffma = metric_base_value(*kernel, k_ffma);
-    const auto hz = metric_base_value(*kernel, k_cycles_per_second);
-    const auto dram = metric_base_value(*kernel, k_dram_per_second);
-    if (!fadd || !fmul || !ffma || !hz || !dram) {
-      no_metrics.push_back(view.group->name);
-      continue;
-    }
-    const double flops = (*fadd + *fmul + 2.0 * *ffma) * *hz;
-    if (!(flops > 0) || !(*dram > 0)) {
+    } else if (!view.fp32_flop_per_dram_byte) {
       no_flops.push_back(view.group->name);
-      continue;
+    } else {
+      points.push_back(RooflinePoint{&view, *view.fp32_flop_per_dram_byte, *view.fp32_flops_per_s});
     }
-    points.push_back(RooflinePoint{&view, flops / *dram, flops});
   }
 
   std::string out = fmt::format("<section class=\"roofline\" id=\"{}roofline\"><h3>Roofline "

@@ -1,8 +1,10 @@
+#include <algorithm>
 #include <set>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "analysis/facts.hpp"
 #include "kprof/analysis.hpp"
 #include "unit/analysis/capture_builder.hpp"
 
@@ -226,6 +228,59 @@ TEST(FindGpuSpec, MatchesNamesAsNcuPrintsThemIgnoringCase) {
   }
   EXPECT_FALSE(find_gpu_spec("NVIDIA GeForce RTX 4090"));
   EXPECT_FALSE(find_gpu_spec(""));
+}
+
+constexpr const char* k_fadd =
+    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed";
+constexpr const char* k_fmul =
+    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed";
+constexpr const char* k_ffma =
+    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed";
+constexpr const char* k_hertz = "smsp__cycles_elapsed.avg.per_second";
+
+TEST(Fp32Roofline, CountsAnFmaAsTwoFlopsAtTheElapsedClock) {
+  const Roofline roofline = roofline_for({{k_fadd, 100},
+                                          {k_fmul, 50},
+                                          {k_ffma, 25},
+                                          {k_hertz, 2e9},
+                                          {k_per_second, 1e12},
+                                          {k_duration, 1000}});
+  EXPECT_THAT(roofline.fp32_flops_per_s, Optional(DoubleNear(200 * 2e9, 1)));
+  EXPECT_THAT(roofline.fp32_flop_per_dram_byte, Optional(DoubleNear(0.4, 1e-12)));
+}
+
+TEST(Fp32Roofline, HasNoPointWithoutFp32WorkOrWithoutItsMetrics) {
+  const Roofline idle =
+      roofline_for({{k_fadd, 0}, {k_fmul, 0}, {k_ffma, 0}, {k_hertz, 2e9}, {k_per_second, 1e12}});
+  EXPECT_THAT(idle.fp32_flops_per_s, Optional(0.0));
+  EXPECT_FALSE(idle.fp32_flop_per_dram_byte);
+  const Roofline partial = roofline_for({{k_fadd, 10}, {k_hertz, 2e9}, {k_per_second, 1e12}});
+  EXPECT_FALSE(partial.fp32_flops_per_s);
+  EXPECT_FALSE(partial.fp32_flop_per_dram_byte);
+  const Roofline no_dram = roofline_for({{k_fadd, 10}, {k_fmul, 0}, {k_ffma, 0}, {k_hertz, 2e9}});
+  EXPECT_TRUE(no_dram.fp32_flops_per_s);
+  EXPECT_FALSE(no_dram.fp32_flop_per_dram_byte);
+}
+
+TEST(Fp32Roofline, ReadsTheScaledUnitsNcuPrints) {
+  // The raw page prints "hz" or "Ghz", the details page "cycle/nsecond"; rates "inst/cycle".
+  EXPECT_THAT(analysis::unit_scale(analysis::Unit::hertz, "Ghz"), Optional(1e9));
+  EXPECT_THAT(analysis::unit_scale(analysis::Unit::hertz, "hz"), Optional(1.0));
+  EXPECT_THAT(analysis::unit_scale(analysis::Unit::hertz, "cycle/nsecond"), Optional(1e9));
+  EXPECT_THAT(analysis::unit_scale(analysis::Unit::hertz, "cycle/usecond"), Optional(1e6));
+  EXPECT_THAT(analysis::unit_scale(analysis::Unit::per_cycle, "inst/cycle"), Optional(1.0));
+  EXPECT_THAT(analysis::unit_scale(analysis::Unit::per_cycle, "Kinst/cycle"), Optional(1e3));
+  EXPECT_FALSE(analysis::unit_scale(analysis::Unit::hertz, "byte/s"));
+  EXPECT_FALSE(analysis::unit_scale(analysis::Unit::per_cycle, "cycle"));
+}
+
+TEST(Fp32Roofline, NamesTheMetricsItNeeds) {
+  const std::vector<std::string_view> names = fp32_roofline_columns();
+  EXPECT_EQ(names, (std::vector<std::string_view>{k_fadd, k_fmul, k_ffma, k_hertz, k_per_second}));
+  for (const std::string_view name : names) {
+    const auto columns = analysis_columns();
+    EXPECT_NE(std::find(columns.begin(), columns.end(), name), columns.end()) << name;
+  }
 }
 
 TEST(FindGpuSpec, GivesTheH200WhatTheRecordedDeviceReports) {

@@ -265,7 +265,8 @@ TEST(BuildReport, SummarisesKernelsAndRooflines) {
   EXPECT_EQ(keys_of(roofline),
             (std::vector<std::string>{"compute_sol_pct", "memory_sol_pct", "bottleneck",
                                       "headroom_pct", "tensor_pipe_pct", "tensor_cores_used",
-                                      "dram_bytes_per_s", "dram_peak_fraction", "explanation"}));
+                                      "dram_bytes_per_s", "dram_peak_fraction", "fp32_flops_per_s",
+                                      "fp32_flop_per_dram_byte", "explanation"}));
   EXPECT_EQ(roofline["bottleneck"], std::string(to_string(Bottleneck::latency)));
   EXPECT_EQ(roofline["compute_sol_pct"], 9.44);
   EXPECT_EQ(roofline["tensor_cores_used"], false);

@@ -1,0 +1,149 @@
+#include "profile/round_writer.hpp"
+
+#include <fmt/format.h>
+
+#include "kprof/report.hpp"
+#include "kprof/report_view.hpp"
+#include "kprof/version.hpp"
+
+namespace kprof {
+namespace fs = std::filesystem;
+
+Json failure_document(Json metadata, const Error& error) {
+  if (!metadata.is_object()) {
+    metadata = Json::object();
+  }
+  metadata["status"] = CandidateStatus::failed;
+  metadata["error"] = to_json(error);
+  if (!metadata.contains("kprof_version")) {
+    metadata["kprof_version"] = std::string(k_version);
+  }
+  if (!metadata.contains("generated_at")) {
+    metadata["generated_at"] = utc_timestamp();
+  }
+  Json failure = Json::object();
+  failure["schema_version"] = k_report_schema_version;
+  failure["metadata"] = std::move(metadata);
+  failure["error"] = to_json(error);
+  return failure;
+}
+
+Json batch_document(const Json& run_metadata, const std::vector<CandidateResult>& candidates) {
+  Json lines = Json::array();
+  for (const CandidateResult& candidate : candidates) {
+    Json line = Json::object();
+    line["candidate"] = candidate.index;
+    line["kernel_file"] = candidate.kernel.string();
+    line["status"] = candidate.status;
+    const Json* summary =
+        candidate.report ? json_read::member(*candidate.report, "summary") : nullptr;
+    line["total_duration_ns"] =
+        summary != nullptr ? summary->value("total_duration_ns", Json(nullptr)) : Json(nullptr);
+    line["error"] = to_json(candidate.error);
+    lines.push_back(std::move(line));
+  }
+  Json batch = Json::object();
+  batch["schema_version"] = k_report_schema_version;
+  batch["metadata"] = run_metadata;
+  batch["candidates"] = std::move(lines);
+  return batch;
+}
+
+Result<RoundWriter> RoundWriter::begin(RoundLayout layout, int round, bool batch) {
+  auto staged = StagedRound::begin(std::move(layout), round, batch);
+  if (!staged) {
+    return std::move(staged).error();
+  }
+  return RoundWriter(std::move(staged).value());
+}
+
+fs::path RoundWriter::settle(bool good, const fs::path& kernel) {
+  const fs::path round_dir = m_staged.layout().round_dir(m_staged.round());
+  fs::path destination = m_staged.settle(good, m_staged.batch() ? fs::path() : kernel);
+  m_notes.clear();
+  m_kept_note.clear();
+  if (!m_staged.displaced().empty()) {
+    m_notes.push_back(fmt::format("{} held another kernel file's result: moved to {}",
+                                  round_dir.filename().string(), m_staged.displaced().string()));
+  }
+  if (!m_staged.in_place()) {
+    m_kept_note = fmt::format("{} keeps its earlier result; this attempt is kept in {}",
+                              round_dir.filename().string(), destination.string());
+    m_notes.push_back(m_kept_note);
+  }
+  return destination;
+}
+
+Result<void> RoundWriter::add(CandidateResult candidate, const Json& metadata) {
+  if (!candidate.report && (candidate.status != CandidateStatus::failed || !candidate.error)) {
+    candidate.error =
+        make_error(ErrorCategory::internal,
+                   fmt::format("{} has no report although it ended {}", candidate.kernel.string(),
+                               to_string(candidate.status)),
+                   candidate.error ? candidate.error->message : std::string());
+    candidate.status = CandidateStatus::failed;
+  }
+  if (candidate.error && !m_kept_note.empty()) {
+    candidate.error->message += fmt::format(" ({})", m_kept_note);
+    if (candidate.report && candidate.report->contains("metadata")) {
+      (*candidate.report)["metadata"]["error"] = to_json(candidate.error);
+    }
+  }
+  if (candidate.report) {
+    if (auto w = m_staged.write_report(candidate.index, *candidate.report); !w) {
+      return w;
+    }
+  } else if (auto w = m_staged.write_error(candidate.index,
+                                           failure_document(metadata, *candidate.error));
+             !w) {
+    return w;
+  }
+  m_candidates.push_back(std::move(candidate));
+  return {};
+}
+
+Result<RoundResult> RoundWriter::commit(Json run_metadata, double wall_seconds,
+                                        const CommitSettings& settings) {
+  if (m_staged.batch()) {
+    if (auto w = m_staged.write_batch(batch_document(run_metadata, m_candidates)); !w) {
+      return w.error();
+    }
+  }
+  RoundResult result;
+  result.round = m_staged.round();
+  result.in_place = m_staged.in_place();
+  result.wall_seconds = wall_seconds;
+  result.metadata = std::move(run_metadata);
+  auto committed = m_staged.commit(m_candidates, settings);
+  if (!committed) {
+    return std::move(committed).error();
+  }
+  result.dir = *committed;
+  result.candidates = std::move(m_candidates);
+  m_candidates.clear();
+  return result;
+}
+
+Result<RoundResult> record_report_round(const fs::path& out_dir, int round, Json report,
+                                        const fs::path& file, bool record_history) {
+  auto writer = RoundWriter::begin(RoundLayout(out_dir), round, false);
+  if (!writer) {
+    return std::move(writer).error();
+  }
+  CandidateResult candidate;
+  candidate.kernel = file;
+  candidate.status = CandidateStatus::ok;
+  candidate.attempts = 1;
+  candidate.report = std::move(report);
+  writer->settle(true, file);
+  if (auto added = writer->add(std::move(candidate)); !added) {
+    return added.error();
+  }
+  Json metadata = Json::object();
+  metadata["round"] = round;
+  CommitSettings settings;
+  settings.record_history = record_history;
+  return writer->commit(std::move(metadata), 0, settings);
+}
+
+} // namespace kprof
