@@ -115,6 +115,7 @@ if case == "matmul":
     out.append(f"tensor pipe {r['tensor_pipe_pct']}% used={r['tensor_cores_used']}")
 r = doc["roofline"][doc["summary"]["dominant_kernel"]]
 out.append(f"{r['bottleneck']}-bound (SOL c {r['compute_sol_pct']} / m {r['memory_sol_pct']})")
+out.append(f"fp32 FLOP/s {r.get('fp32_flops_per_s')}, FLOP/byte {r.get('fp32_flop_per_dram_byte')}")
 md = doc["metadata"]
 out.append(f"setup {md.get('harness_setup_seconds', 0):.2f}s inputs {md.get('harness_inputs_seconds', 0):.2f}s "
            f"warmup {md.get('warmup_seconds', 0):.2f}s call {md.get('call_seconds', 0):.2f}s "
@@ -132,6 +133,13 @@ PY
   "$kprof" history "$work/cases/softmax" --format table >"$logs/history-softmax.txt" 2>&1
   "$kprof" diff "$work/cases/twostage" 1 2 --format prompt >"$logs/diff-twostage.txt" 2>&1
   note "diff twostage 1 vs 2: $(head -3 "$logs/diff-twostage.txt" | tr '\n' ' ')"
+  # report --round writes through the round writer: a staged round, its KernelAgent file, a row.
+  "$kprof" report "$work/cases/twostage/round001/ncu.log" --round 9 --out "$work/cases/twostage" \
+    --format json >/dev/null 2>"$logs/report-round.err"
+  rc=$?
+  note "report --round 9: rc=$rc files: $(ls "$work/cases/twostage/round009" | tr '\n' ' ')" \
+    "kernelagent file: $(ls "$work/cases/twostage" | grep -c '^round009_ncu_metrics.json$')" \
+    "history rows of round 9: $("$kprof" history "$work/cases/twostage" --format json | python3 -c 'import json,sys; print(sum(r["round"] == 9 for r in json.load(sys.stdin)["rows"]))')"
 fi
 
 # ---- 4. failure cases ---------------------------------------------------------------------------

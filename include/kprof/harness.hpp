@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kprof/error.hpp"
+#include "kprof/nvtx_ranges.hpp" // k_primer_range, the primer kernel's range
 
 namespace kprof {
 
@@ -83,8 +84,6 @@ std::string standby_message(const HarnessPlan& plan);
 
 /// NVTX range name of candidate `index`: "kprof:cand<index>".
 std::string candidate_range(int index);
-/// The NVTX range of a standby's primer kernel (HarnessPlan::standby_primer).
-inline constexpr std::string_view k_primer_range = "kprof:primer";
 /// ncu's --nvtx-include for a plan: the candidates' ranges and the primer's,
 /// "regex:kprof:(cand[0-9]+|primer)/" (flat ranges; nested do not work).
 std::string nvtx_include_for_ranges();

@@ -10,6 +10,7 @@
 #include "analysis/facts.hpp"
 #include "analysis/internal.hpp"
 #include "kprof/analysis.hpp"
+#include "kprof/nvtx_ranges.hpp"
 
 namespace kprof {
 namespace {
@@ -56,6 +57,13 @@ std::optional<Error> explain_empty(const Capture& capture, const SelectOptions& 
                       fmt::format("no kernel name contains '{}' (kernels in the capture: {})",
                                   fmt::join(options.kernel_filters, "' or '"),
                                   distinct_list(names)));
+  }
+  if (options.nvtx_range.empty()) {
+    return make_error(ErrorCategory::no_kernels,
+                      fmt::format("the capture holds only kprof's own primer kernel (NVTX range "
+                                  "'{}'), no {}launch of the program's",
+                                  k_primer_range,
+                                  options.kernel_filters.empty() ? "" : "matching "));
   }
   return make_error(ErrorCategory::no_kernels,
                     fmt::format("no {}launch is in NVTX range '{}' (ranges seen: {})",

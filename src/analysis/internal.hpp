@@ -15,7 +15,8 @@ namespace kprof::analysis {
 /// True when `filters` is empty or the kernel's name contains one of them.
 bool passes_kernel_filters(const KernelRecord& kernel, const std::vector<std::string>& filters);
 
-/// True when `nvtx_range` is empty or equals the kernel's innermost range.
+/// True when `nvtx_range` equals the kernel's innermost range; with `nvtx_range` empty, unless
+/// the kernel is kprof's primer (k_primer_range).
 bool passes_nvtx_filter(const KernelRecord& kernel, const std::string& nvtx_range);
 
 /// kprof::select_kernels over an existing lookup.

@@ -8,6 +8,7 @@
 #include "analysis/facts.hpp"
 #include "analysis/internal.hpp"
 #include "kprof/analysis.hpp"
+#include "kprof/nvtx_ranges.hpp"
 
 namespace kprof {
 
@@ -57,7 +58,10 @@ bool passes_kernel_filters(const KernelRecord& kernel, const std::vector<std::st
 }
 
 bool passes_nvtx_filter(const KernelRecord& kernel, const std::string& nvtx_range) {
-  return nvtx_range.empty() || kernel.nvtx_range == nvtx_range;
+  if (nvtx_range.empty()) {
+    return kernel.nvtx_range != k_primer_range; // kprof's own kernel, never a candidate's
+  }
+  return kernel.nvtx_range == nvtx_range;
 }
 
 namespace {

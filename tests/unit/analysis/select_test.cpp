@@ -121,6 +121,24 @@ TEST(SelectKernels, NvtxRangeMustMatchExactlyAndAppliesBeforeSelection) {
   EXPECT_THAT(select(interleaved(), Select::all, {}, "kprof:cand"), IsEmpty());
 }
 
+TEST(SelectKernels, NeverKeepsKprofsPrimerKernel) {
+  // A session's ncu.log read by `kprof report`: the primer's launch comes first, in its range.
+  const Capture capture = test::make_raw_capture({
+      Launch{"kprof_primer", {{"gpu__time_duration.sum", 1570}}, "kprof:primer", {}},
+      Launch{"partial_sum_kernel", {{"gpu__time_duration.sum", 6300}}, "kprof:cand0", {}},
+      Launch{"scale_kernel", {{"gpu__time_duration.sum", 9440}}, "kprof:cand0", {}},
+  });
+  EXPECT_THAT(select_kernels(capture, SelectOptions{Select::all, {}, {}}), ElementsAre(1U, 2U));
+  EXPECT_THAT(select_kernels(capture, SelectOptions{Select::all, {"primer"}, {}}), IsEmpty());
+  const auto only_primer =
+      analyse(test::make_raw_capture(
+                  {Launch{"kprof_primer", {{"gpu__time_duration.sum", 1570}}, "kprof:primer", {}}}),
+              SelectOptions{});
+  ASSERT_FALSE(only_primer.ok());
+  EXPECT_EQ(only_primer.error().category, ErrorCategory::no_kernels);
+  EXPECT_THAT(only_primer.error().message, HasSubstr("only kprof's own primer kernel"));
+}
+
 TEST(SelectKernels, PicksTheCandidateKernelsOfARecordedBatch) {
   const Capture capture = test::read_fixture("batch4_flat_regex_ranges.csv");
   ASSERT_EQ(capture.kernels.size(), 5U);
