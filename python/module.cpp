@@ -48,6 +48,7 @@
 #include "kprof/process.hpp"
 #include "kprof/profiler.hpp"
 #include "kprof/report.hpp"
+#include "kprof/report_file.hpp"
 #include "kprof/report_view.hpp"
 #include "kprof/slurm.hpp"
 #include "kprof/version.hpp"
@@ -270,19 +271,17 @@ std::string load_metrics(const std::string& path, const std::string& columns,
   return json_text(rows, -1);
 }
 
-/// `kprof report FILE --select S --metrics M [--kernel K]...` as a document.
+/// `kprof report FILE --select S --metrics M [--kernel K]...` as a document (read_report_file).
 std::string build_report_from_file(const std::string& path, const std::string& select,
                                    const std::string& metrics,
                                    const std::vector<std::string>& kernels) {
-  const MetricSet set = unwrap(resolve_metric_set(metrics, MetricSetUse::read));
-  SelectOptions options;
-  options.select = unwrap(parse_select(select));
-  options.kernel_filters = kernels;
-  const Capture capture = read_capture(path, read_options_for(set));
-  Analysis analysis = unwrap(analyse(capture, options));
-  Json run = Json::object();
-  run["select"] = std::string(to_string(options.select));
-  return json_text(build_report(capture, analysis, set, run), -1);
+  ReportFileRequest request;
+  request.file = path;
+  request.select = select;
+  request.kernels = kernels;
+  request.metrics = metrics;
+  const ReportFileParts parts = unwrap(read_report_file(request));
+  return json_text(build_report(parts.capture, parts.analysis, parts.metrics, parts.run), -1);
 }
 
 std::string render_report(const std::string& doc, const std::string& format,

@@ -12,6 +12,7 @@
 #include "kprof/ncu_output.hpp"
 #include "kprof/options.hpp"
 #include "kprof/profiler.hpp"
+#include "kprof/report_file.hpp"
 #include "kprof/round_layout.hpp"
 #include "kprof/status.hpp"
 
@@ -48,14 +49,6 @@ public:
   }
 
   Result<Outcome> run() override {
-    auto set = resolve_metric_set(m_metrics, MetricSetUse::read);
-    if (!set) {
-      return std::move(set).error();
-    }
-    auto select = parse_select(m_select);
-    if (!select) {
-      return std::move(select).error();
-    }
     auto format = choose_format(m_format, Format::json);
     if (!format) {
       return std::move(format).error();
@@ -71,39 +64,26 @@ public:
       }
       round = parsed->round;
     }
-
-    std::optional<NcuInstall> ncu;
-    if (looks_like_ncu_report(m_file)) {
-      auto located = locate_ncu(m_ncu.empty() ? std::nullopt : std::optional<fs::path>(m_ncu));
-      if (!located) {
-        return located.error().with_context(
-            fmt::format("{} is an Nsight Compute report and needs ncu to be read", m_file));
-      }
-      ncu = std::move(located).value();
+    ReportFileRequest request;
+    request.file = m_file;
+    request.select = m_select;
+    request.kernels = m_kernels;
+    request.metrics = m_metrics;
+    if (!m_ncu.empty()) {
+      request.ncu = fs::path(m_ncu);
     }
-    auto capture = load_capture(m_file, ncu ? &*ncu : nullptr, read_options_for(*set));
-    if (!capture) {
-      return std::move(capture).error();
+    auto read = read_report_file(request);
+    if (!read) {
+      return std::move(read).error();
     }
-    SelectOptions options;
-    options.select = *select;
-    options.kernel_filters = m_kernels;
-    auto analysis = analyse(*capture, options);
-    if (!analysis) {
-      return analysis.error().with_context(m_file);
-    }
-    Json run = Json::object();
-    run["select"] = std::string(to_string(*select));
+    auto parts = std::make_shared<ReportFileParts>(std::move(read).value());
     if (round) {
-      run["round"] = *round;
+      parts->run["round"] = *round;
     }
     Outcome outcome;
     const bool hot_lines = m_source || !m_source_page.empty();
     if (!round && *format == Format::json && !hot_lines) {
       // Written launch by launch: a big capture's document is never held whole.
-      auto parts = std::make_shared<const ReportParts>(
-          ReportParts{std::move(capture).value(), std::move(analysis).value(),
-                      std::move(set).value(), std::move(run)});
       outcome.stream = [parts](const TextOut& out) {
         write_report_json(parts->capture, parts->analysis, parts->metrics, parts->run,
                           render_options(), out);
@@ -111,8 +91,9 @@ public:
       outcome.out_file = m_out;
       return outcome;
     }
-    Json doc = build_report(*capture, *analysis, *set, run);
-    if (auto added = add_hot_lines(doc, *capture, ncu ? &*ncu : nullptr); !added) {
+    Json doc = build_report(parts->capture, parts->analysis, parts->metrics, parts->run);
+    if (auto added = add_hot_lines(doc, parts->capture, parts->ncu ? &*parts->ncu : nullptr);
+        !added) {
       return std::move(added).error();
     }
     outcome.text = render(*format, doc, render_options());
@@ -161,14 +142,6 @@ private:
     }
     return parse_source_page(*text, m_file);
   }
-
-  /// What the streamed JSON document is written from.
-  struct ReportParts {
-    Capture capture;
-    Analysis analysis;
-    MetricSet metrics;
-    Json run;
-  };
 
   /// Records the document as round `round` of --out DIR (kprof/profiler.hpp).
   Result<void> record_round(Json doc, int round) const {

@@ -48,6 +48,27 @@ TEST_F(KprofCli, ProfileHelpListsCastAutoAndKeepsNoneTheDefault) {
   EXPECT_NE(line.find("=none"), std::string::npos) << line;
 }
 
+TEST_F(KprofCli, ProfileHelpShowsEveryDefaultOfTheOptionTable) {
+  // The table's defaults are ProfileOptions{}'s (tests/unit/profile/options_test.cpp); help
+  // prints each beside its option word ("--timeout N=300").
+  KprofRun run = run_kprof({"profile", "--help"});
+  ASSERT_EQ(run.exit_code, 0);
+  int shown = 0;
+  for (const kprof::OptionSpec& spec : kprof::option_specs()) {
+    if (spec.cli.empty() || spec.default_text.empty() || spec.kind == kprof::OptionKind::flag ||
+        (spec.scopes & kprof::k_scope_profile) == 0) {
+      continue;
+    }
+    const auto line_start = run.out.find(fmt::format("  {} ", spec.cli));
+    ASSERT_NE(line_start, std::string::npos) << spec.cli << " is not in:\n" << run.out;
+    const std::string line =
+        run.out.substr(line_start, run.out.find('\n', line_start) - line_start);
+    EXPECT_NE(line.find(fmt::format("={}", spec.default_text)), std::string::npos) << line;
+    ++shown;
+  }
+  EXPECT_GE(shown, 8);
+}
+
 TEST_F(KprofCli, UnknownOptionIsAUsageError) {
   KprofRun run = run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--bogus"});
   EXPECT_EQ(run.exit_code, 2);

@@ -1,0 +1,47 @@
+// read_report_file: the one reading of `kprof report FILE` (and Python's build_report).
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "kprof/report_file.hpp"
+
+namespace kprof {
+namespace {
+
+std::filesystem::path fixture(const char* name) {
+  return std::filesystem::path(KPROF_FIXTURES_DIR) / "ncu" / "2025.3.1" / name;
+}
+
+TEST(ReadReportFile, SelectsAndAnalysesTheFileWithItsMetricSet) {
+  ReportFileRequest request;
+  request.file = fixture("curated_nvtx_twostage.csv");
+  request.select = "first";
+  request.kernels = {"scale"};
+  auto parts = read_report_file(request);
+  ASSERT_TRUE(parts.ok()) << parts.error().message;
+  ASSERT_EQ(parts->analysis.selected.size(), 1U);
+  EXPECT_EQ(parts->capture.kernels[parts->analysis.selected[0]].name, "scale_kernel");
+  EXPECT_EQ(parts->run["select"], "first");
+  EXPECT_EQ(parts->metrics.name, "default");
+  EXPECT_FALSE(parts->ncu.has_value()); // a CSV needs no ncu
+}
+
+TEST(ReadReportFile, NamesWhatIsWrongWithTheRequest) {
+  ReportFileRequest request;
+  request.file = fixture("curated_nvtx_twostage.csv");
+  request.select = "biggest";
+  EXPECT_EQ(read_report_file(request).error().category, ErrorCategory::usage);
+  request.select = "all";
+  request.kernels = {"no_such_kernel"};
+  auto none = read_report_file(request);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().category, ErrorCategory::no_kernels);
+  EXPECT_NE(none.error().message.find("curated_nvtx_twostage.csv"), std::string::npos)
+      << none.error().message;
+  request.kernels.clear();
+  request.file = fixture("no_such_file.csv");
+  EXPECT_EQ(read_report_file(request).error().category, ErrorCategory::input_not_found);
+}
+
+} // namespace
+} // namespace kprof
