@@ -12,7 +12,6 @@
 #include <string_view>
 
 #include "kprof/error.hpp"
-#include "kprof/history.hpp"
 #include "kprof/report.hpp"
 
 namespace kprof {
@@ -33,18 +32,7 @@ std::string render_report_html(const Json& doc);
 ///   {directory, rows: [render_history json rows, each plus "document": report | null],
 ///    convergence: to_json(Convergence) | null, diff: diff_reports(first, best) | null,
 ///    diff_error: string | null}
-/// Built by load_run_view().
+/// Built by load_run_view() (kprof/run_view.hpp, in the history module).
 std::string render_run_html(const Json& run);
-
-/// Reads DIR/kprof.db through HistoryStore (rows(), document()), judges convergence with
-/// `convergence` and diffs the first ok row against the best one. input_not_found when DIR has no
-/// kprof.db; database or usage errors as HistoryStore::open, rows() and converged() give them.
-Result<Json> load_run_view(const std::filesystem::path& dir,
-                           const ConvergenceOptions& convergence = {});
-
-/// load_run_view(dir) rendered by render_run_html() and written atomically to DIR/index.html.
-/// Returns the path written; errors as load_run_view(), io when the file cannot be written.
-Result<std::filesystem::path> write_run_view(const std::filesystem::path& dir,
-                                             const ConvergenceOptions& convergence = {});
 
 } // namespace kprof

@@ -3,7 +3,7 @@
 
 #include "cli/command.hpp"
 #include "kprof/history.hpp"
-#include "kprof/html.hpp"
+#include "kprof/run_view.hpp"
 
 namespace kprof::cli {
 

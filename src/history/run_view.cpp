@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "kprof/files.hpp"
-#include "kprof/html.hpp"
+#include "kprof/run_view.hpp"
 
 namespace kprof {
 namespace fs = std::filesystem;
