@@ -42,6 +42,17 @@ inline constexpr int k_report_schema_version = 2;
 Json build_report(const Capture& capture, const Analysis& analysis, const MetricSet& metrics,
                   const Json& run_metadata = Json::object());
 
+/// The document the table, prompt and html sinks draw, in memory that does not grow with the
+/// launches: build_report's, except that kernels[] holds only each kernel name's representative
+/// launch (its longest, the first on a tie or without durations: the launch ReportView picks)
+/// and the KernelAgent `metrics` are empty. Metadata, summary (launch counts and durations over
+/// every selected launch) and roofline are build_report's, so those sinks render the same text
+/// from either (tests compare them on the recorded fixtures). Not a report to write or record:
+/// its kernels[] is not the selection. Never fails.
+Json build_report_of_representatives(const Capture& capture, const Analysis& analysis,
+                                     const MetricSet& metrics,
+                                     const Json& run_metadata = Json::object());
+
 /// Adds `hot_lines` (hot_lines_to_json, docs/hot-lines.md) to every kernels[] entry of
 /// `report` whose launch has blocks on the source page. `capture` is the capture the report was
 /// built from (its launches, in order, are the page's launches); the PTX that folds Triton's

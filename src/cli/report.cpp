@@ -91,7 +91,15 @@ public:
       outcome.out_file = m_out;
       return outcome;
     }
-    Json doc = build_report(parts->capture, parts->analysis, parts->metrics, parts->run);
+    // The table, prompt and html show one launch per kernel name: without hot lines or a round,
+    // their document holds only those, however many launches were selected.
+    const bool one_launch_per_name =
+        !round && !hot_lines &&
+        (*format == Format::table || *format == Format::prompt || *format == Format::html);
+    Json doc = one_launch_per_name
+                   ? build_report_of_representatives(parts->capture, parts->analysis,
+                                                     parts->metrics, parts->run)
+                   : build_report(parts->capture, parts->analysis, parts->metrics, parts->run);
     if (auto added = add_hot_lines(doc, parts->capture, parts->ncu ? &*parts->ncu : nullptr);
         !added) {
       return std::move(added).error();

@@ -15,6 +15,7 @@
 #include "kprof/files.hpp"
 #include "kprof/numbers.hpp"
 #include "kprof/report.hpp"
+#include "kprof/report_view.hpp"
 #include "kprof/version.hpp"
 #include "report/report_parts.hpp"
 #include "report/sinks.hpp"
@@ -492,6 +493,40 @@ Json build_report(const Capture& capture, const Analysis& analysis, const Metric
     kernels.push_back(kernel_json(capture, capture.kernels[index], keys, facts, metrics.name));
   }
   doc["metrics"] = kernel_agent_metrics(capture, analysis, metrics);
+  return doc;
+}
+
+Json build_report_of_representatives(const Capture& capture, const Analysis& analysis,
+                                     const MetricSet& metrics, const Json& run_metadata) {
+  Json doc = report_detail::report_skeleton(capture, analysis, metrics, run_metadata);
+  const std::vector<std::string> keys = column_keys(capture);
+  const LaunchFactReader facts(capture, analysis.gpu);
+  // Per name, its launch the way ReportView picks one: the first, replaced by a later launch
+  // only when that one is strictly longer. One entry per name is held at a time.
+  struct Kept {
+    Json launch;
+    std::optional<double> duration_ns;
+  };
+  std::vector<Kept> kept;
+  std::unordered_map<std::string, std::size_t> slot_of;
+  for (const std::size_t index : analysis.selected) {
+    const KernelRecord& record = capture.kernels[index];
+    Json launch = kernel_json(capture, record, keys, facts, metrics.name);
+    const std::optional<double> duration = ReportView::launch_duration_ns(launch);
+    const auto [slot, first] = slot_of.try_emplace(record.name, kept.size());
+    if (first) {
+      kept.push_back(Kept{std::move(launch), duration});
+      continue;
+    }
+    Kept& held = kept[slot->second];
+    if (duration && (!held.duration_ns || *duration > *held.duration_ns)) {
+      held = Kept{std::move(launch), duration};
+    }
+  }
+  Json& kernels = doc["kernels"];
+  for (Kept& entry : kept) {
+    kernels.push_back(std::move(entry.launch));
+  }
   return doc;
 }
 

@@ -108,7 +108,7 @@ public:
         continue;
       }
       out += hot_lines_section(*group.representative);
-      if (group.launches.size() > 1) {
+      if (group.launch_count > 1) {
         const Json* id = member(*group.representative, "id");
         out += fmt::format("Values below are from the longest launch (id {}).\n",
                            id != nullptr && id->is_number() ? id->dump() : "?");

@@ -155,7 +155,7 @@ public:
         continue;
       }
       out += "\n" + styled(group.name, k_bold);
-      if (group.launches.size() > 1) {
+      if (group.launch_count > 1) {
         const Json* id = member(*group.representative, "id");
         out += fmt::format(" (longest launch, id {})",
                            id != nullptr && id->is_number() ? id->dump() : "?");

@@ -223,6 +223,75 @@ TEST(StreamedReport, IsTheTreeByteForByteWithThePlantedSuitesDiagnoses) {
   }
 }
 
+// ---- build_report_of_representatives: the one-launch-per-name document renders the same -----
+
+/// Every fixture, both selections, two sets: table, prompt and html of the representatives'
+/// document are the text of build_report()'s.
+void expect_representatives_render_like_the_tree(const std::string& file) {
+  SCOPED_TRACE(file);
+  Result<Capture> capture = read_ncu_csv_file(k_fixtures / file);
+  ASSERT_TRUE(capture.ok()) << capture.error().message;
+  for (const Select select : {Select::all, Select::last}) {
+    SelectOptions options;
+    options.select = select;
+    Result<Analysis> analysis = analyse(*capture, options);
+    ASSERT_TRUE(analysis.ok()) << analysis.error().message;
+    for (const char* set_name : {"default", "lean"}) {
+      Result<MetricSet> set = find_metric_set(set_name);
+      ASSERT_TRUE(set.ok()) << set.error().message;
+      const Json tree = build_report(*capture, *analysis, *set, k_fixed_time);
+      const Json shown = build_report_of_representatives(*capture, *analysis, *set, k_fixed_time);
+      EXPECT_EQ(shown["summary"], tree["summary"]);
+      EXPECT_LE(shown["kernels"].size(), tree["summary"]["kernels"].size());
+      for (const Format format : {Format::table, Format::prompt, Format::html}) {
+        EXPECT_EQ(render(format, shown), render(format, tree))
+            << "select " << to_string(select) << ", set " << set_name << ", format "
+            << to_string(format);
+      }
+    }
+  }
+}
+
+TEST(RepresentativesReport, RendersLikeTheWholeDocumentOnEveryFixture) {
+  for (const char* file :
+       {"curated_nvtx_twostage.csv", "curated_nvtx_vadd.csv", "curated_nvtx_softmax.csv",
+        "curated_nvtx_matmul.csv", "curated_instances_twostage.csv",
+        "curated_units_base_softmax.csv", "batch4_flat_regex_ranges.csv",
+        "batch4_lean_no_suffixes.csv", "batch4_nested_ranges.csv", "batch4_set_basic.csv",
+        "export_and_logfile_vadd.csv", "import_raw_twostage.csv", "set_full_vadd.csv",
+        "details_page_softmax.csv", "batch4_details_sections_rules.csv"}) {
+    expect_representatives_render_like_the_tree(file);
+  }
+  for (const char* problem : {"vec_f32", "compute_f32", "mat_f32", "mat_bf16", "rows_f32",
+                              "hist_i32", "gemm_f32", "gemm_f16"}) {
+    expect_representatives_render_like_the_tree(std::string("planted/") + problem + "/details.csv");
+  }
+}
+
+TEST(RepresentativesReport, KeepsEachNamesLongestLaunchTheFirstOnATie) {
+  test::CaptureBuilder builder;
+  builder.column("gpu__time_duration.sum", "ns");
+  builder.launch("k", 1, {test::TestValue{}})
+      .launch("k", 2, {5.0})
+      .launch("other", 3, {7.0})
+      .launch("k", 4, {9.0})
+      .launch("k", 5, {9.0})
+      .launch("k", 6, {3.0});
+  const Capture capture = builder.build();
+  Result<Analysis> analysis = analyse(capture, SelectOptions{});
+  ASSERT_TRUE(analysis.ok()) << analysis.error().message;
+  const MetricSet set = *find_metric_set("default");
+  const Json shown = build_report_of_representatives(capture, *analysis, set, k_fixed_time);
+  ASSERT_EQ(shown["kernels"].size(), 2U);
+  EXPECT_EQ(shown["kernels"][0]["name"], "k");
+  EXPECT_EQ(shown["kernels"][0]["id"], 4);
+  EXPECT_EQ(shown["kernels"][1]["id"], 3);
+  EXPECT_EQ(shown["summary"]["kernels"][0]["launches"], 5);
+  const Json tree = build_report(capture, *analysis, set, k_fixed_time);
+  EXPECT_EQ(render(Format::table, shown), render(Format::table, tree));
+  EXPECT_NE(render(Format::table, shown).find("(longest launch, id 4)"), std::string::npos);
+}
+
 TEST(StreamedReport, ReplacesInvalidUtf8LikeTheTree) {
   expect_stream_matches_tree("curated_nvtx_twostage_invalid_utf8.csv");
   Result<Capture> capture =
