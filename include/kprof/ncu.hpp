@@ -57,8 +57,11 @@ struct NcuCommand {
   std::filesystem::path log_file;                   ///< --log-file: ncu's CSV and messages
   std::optional<std::filesystem::path> report_file; ///< -o (without .ncu-rep suffix is fine)
   /// Per-line counters for hot lines: `--section SourceCounters --section WarpStateStats
-  /// --import-source yes` (sections not already in `metrics`), the page unchanged. Needs
-  /// report_file: the source page is exported from the report afterwards.
+  /// --import-source yes` (sections not already in `metrics`), and the session prints the
+  /// source page (`--page source --print-source cuda,sass`) instead of its rows. Needs
+  /// report_file: the rows are imported from the report afterwards (import_rows, the page
+  /// rows_page() names). One import of the rows (0.55-0.69 s) instead of one of the source page
+  /// (1.27-1.37 s): H200, ncu 2025.3.1, docs/device-runs/2026-12-02-early-primer.md.
   bool source_counters = false;
   /// An empty folder of the session's own: passed as --section-folder when the session collects
   /// metrics only (no sections, no source counters), so that ncu reads none of its section and
@@ -71,8 +74,13 @@ struct NcuCommand {
   std::vector<std::string> target;       ///< the program and its arguments
 };
 
+/// The page that holds a session's rows: "details" when `metrics` has sections (their rules are
+/// there), else "raw".
+std::string_view rows_page(const MetricSet& metrics);
+
 /// The exact argv: [sudo -E --preserve-env=A,B] ncu --csv --page raw|details --metrics ...
-/// [--section S]... [--section SourceCounters --section WarpStateStats --import-source yes]
+/// [--section S]... [--section SourceCounters --section WarpStateStats --import-source yes,
+/// with --page source --print-source cuda,sass instead of the rows' page]
 /// --nvtx --nvtx-include X [--section-folder EMPTY] --target-processes all --replay-mode kernel
 /// --clock-control X --log-file F [-o R -f] target...
 std::vector<std::string> build_ncu_argv(const NcuCommand& command);
@@ -119,6 +127,12 @@ std::string signal_name(int signal);
 NcuVerdict classify_ncu_run(const ProcessResult& process, std::string_view log_text,
                             bool has_kernel_rows);
 
+/// classify_ncu_run() for a session whose rows are not in its log (with source counters the log
+/// holds the source page and the rows are imported from the report): `launches` is how many
+/// launches were read from the report, 0 when none were (no report, or none in it).
+NcuVerdict classify_ncu_run_rows_imported(const ProcessResult& process, std::string_view log_text,
+                                          std::size_t launches);
+
 /// The FILE that means standard input (`kprof report -`).
 inline constexpr std::string_view k_stdin_path = "-";
 
@@ -130,6 +144,13 @@ inline constexpr std::string_view k_stdin_path = "-";
 /// symlink loop), without blocking.
 Result<Capture> load_capture(const std::filesystem::path& path, const NcuInstall* ncu,
                              const ReadOptions& options = {});
+
+/// The rows of a session's report: `ncu --import R --csv --page PAGE` (PAGE from rows_page()),
+/// read with `options`. ncu_not_found when ncu cannot be run, ncu_failed when it fails or runs
+/// past `timeout`, and as parse_ncu_csv() for what it printed.
+Result<Capture> import_rows(const NcuInstall& ncu, const std::filesystem::path& report,
+                            std::string_view page, const ReadOptions& options = {},
+                            std::chrono::milliseconds timeout = std::chrono::minutes(2));
 
 /// The argv that prints a report's source page: `ncu --import R --page source --print-source
 /// cuda,sass --csv` (docs/hot-lines.md).

@@ -45,17 +45,19 @@ struct SessionOutcome {
   std::optional<Error> spawn_error;
   ProcessResult process;
   std::string log_text;                 ///< ncu's --log-file
-  std::optional<Capture> capture;       ///< the rows, when the log held a readable CSV
-  std::optional<Error> capture_error;   ///< why the log's CSV could not be read
+  std::optional<Capture> capture;       ///< the rows: the log's CSV, or the report's (source)
+  std::optional<Error> capture_error;   ///< why the rows could not be read
   std::optional<HarnessStatus> harness; ///< status.json, when the harness wrote it
   NcuVerdict verdict;                   ///< classify_ncu_run() on the process, log and rows
-  /// The source page exported from the session's report (source counters on): per-line
-  /// counters of every profiled launch, in launch order. Absent when not asked for.
+  /// The source page the session printed (source counters on): per-line counters of every
+  /// profiled launch, in launch order. Absent when not asked for.
   std::optional<SourcePage> source_page;
-  /// Why the source page is missing although asked for (export failed, unreadable page).
+  /// Why the source page is missing although asked for (unreadable page, not written).
   /// Never decides a candidate's status: its numbers stand without hot lines.
   std::optional<Error> source_error;
-  double source_export_seconds = 0; ///< exporting and reading the source page
+  /// With source counters, the time after the session: importing the rows from the report and
+  /// reading the source page.
+  double source_export_seconds = 0;
 
   /// The session ran on a standby: a harness started under ncu ahead of time that had the
   /// problem imported and the inputs on the GPU when the candidates arrived.
@@ -66,6 +68,16 @@ struct SessionOutcome {
 /// capture_error), classifies the ncu run (ncu's console output counts too). Pure: no I/O.
 SessionOutcome assess_session(std::vector<std::string> argv, ProcessResult process,
                               std::string log_text, std::optional<HarnessStatus> harness);
+
+/// assess_session() for a session with source counters (NcuCommand::source_counters): its log
+/// holds the source page that ncu printed and `rows` are the launches imported from its report
+/// (no_kernels when ncu wrote none). Classifies the run on the imported launches; rows that were
+/// there but could not be imported make the run ncu_failed (unless the program failed first);
+/// the page is read from the log (`log_origin` names it in messages) when there are rows, its
+/// failure a source_error. Pure: no I/O.
+SessionOutcome assess_source_session(std::vector<std::string> argv, ProcessResult process,
+                                     std::string log_text, std::optional<HarnessStatus> harness,
+                                     Result<Capture> rows, std::string_view log_origin);
 
 /// A session that could not start (the plan could not be written, ncu could not be spawned).
 SessionOutcome unstarted_session(std::vector<std::string> argv, Error error);

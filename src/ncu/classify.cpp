@@ -10,6 +10,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -147,8 +148,9 @@ int signal_of_exit_code(int code) {
 
 /// The program's verdict once ncu reported its exit code (the tail, the rows, the kernels).
 NcuVerdict program_failed(int code, const std::vector<std::string_view>& lines,
-                          const NcuLogFacts& facts, bool has_kernel_rows) {
-  const std::size_t kernels = has_kernel_rows ? count_kernels(lines) : 0;
+                          const NcuLogFacts& facts, bool has_kernel_rows,
+                          std::optional<std::size_t> launches) {
+  const std::size_t kernels = !has_kernel_rows ? 0 : launches ? *launches : count_kernels(lines);
   const std::string when = !has_kernel_rows ? std::string("before any kernel was profiled")
                            : kernels == 0
                                ? std::string("after kernels were profiled")
@@ -216,8 +218,12 @@ NcuLogFacts scan_ncu_log(std::string_view log_text) {
   return facts;
 }
 
-NcuVerdict classify_ncu_run(const ProcessResult& process, std::string_view log_text,
-                            bool has_kernel_rows) {
+namespace {
+
+/// classify_ncu_run(), with the launches counted elsewhere when `launches` is set (else from the
+/// log's rows).
+NcuVerdict classify(const ProcessResult& process, std::string_view log_text, bool has_kernel_rows,
+                    std::optional<std::size_t> launches) {
   std::string everything(log_text);
   for (const std::string* stream : {&process.out, &process.err}) {
     if (!stream->empty()) {
@@ -264,7 +270,7 @@ NcuVerdict classify_ncu_run(const ProcessResult& process, std::string_view log_t
     return verdict;
   }
   if (facts.application_exit_code) {
-    return program_failed(*facts.application_exit_code, lines, facts, has_kernel_rows);
+    return program_failed(*facts.application_exit_code, lines, facts, has_kernel_rows, launches);
   }
   const auto is_permanent = [](const std::string& e) { return is_permanent_error(e); };
   const auto is_transient = [](const std::string& e) { return looks_transient(e); };
@@ -276,6 +282,18 @@ NcuVerdict classify_ncu_run(const ProcessResult& process, std::string_view log_t
           : fmt::format("ncu failed ({}): {}", process.describe(), facts.errors.front());
   return failure(ErrorCategory::ncu_failed, std::move(message), log_tail(lines, facts),
                  has_kernel_rows, retryable);
+}
+
+} // namespace
+
+NcuVerdict classify_ncu_run(const ProcessResult& process, std::string_view log_text,
+                            bool has_kernel_rows) {
+  return classify(process, log_text, has_kernel_rows, std::nullopt);
+}
+
+NcuVerdict classify_ncu_run_rows_imported(const ProcessResult& process, std::string_view log_text,
+                                          std::size_t launches) {
+  return classify(process, log_text, launches > 0, launches);
 }
 
 } // namespace kprof

@@ -50,6 +50,10 @@ Result<ClockControl> parse_clock_control(std::string_view word) {
                     fmt::format("unknown clock control '{}'; valid values: base, none", word));
 }
 
+std::string_view rows_page(const MetricSet& metrics) {
+  return metrics.sections.empty() ? "raw" : "details";
+}
+
 std::vector<std::string> build_ncu_argv(const NcuCommand& command) {
   std::vector<std::string> argv;
   if (command.use_sudo) {
@@ -60,8 +64,13 @@ std::vector<std::string> build_ncu_argv(const NcuCommand& command) {
   argv.push_back(command.ncu.executable.string());
   argv.emplace_back("--csv");
   argv.emplace_back("--page");
-  const bool details = !command.metrics.sections.empty();
-  argv.emplace_back(details ? "details" : "raw");
+  if (command.source_counters) { // the rows come from the report (import_rows)
+    argv.emplace_back("source");
+    argv.emplace_back("--print-source");
+    argv.emplace_back("cuda,sass");
+  } else {
+    argv.emplace_back(rows_page(command.metrics));
+  }
   if (!command.metrics.metrics.empty()) {
     argv.emplace_back("--metrics");
     argv.push_back(metrics_argument(command.metrics));

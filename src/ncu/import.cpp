@@ -79,18 +79,19 @@ Result<ProcessResult> run_import(const NcuInstall& ncu, std::vector<std::string>
   return result;
 }
 
-Result<Capture> import_report(const fs::path& path, const NcuInstall& ncu,
-                              const ReadOptions& options) {
+} // namespace
+
+Result<Capture> import_rows(const NcuInstall& ncu, const fs::path& report, std::string_view page,
+                            const ReadOptions& options, std::chrono::milliseconds timeout) {
   auto result = run_import(
-      ncu, {ncu.executable.string(), "--import", path.string(), "--csv", "--page", "raw"},
-      k_import_timeout, fmt::format("ncu --import {}", path.string()));
+      ncu,
+      {ncu.executable.string(), "--import", report.string(), "--csv", "--page", std::string(page)},
+      timeout, fmt::format("ncu --import {}", report.string()));
   if (!result) {
     return std::move(result).error();
   }
-  return parse_ncu_csv(result->out, options, path.string());
+  return parse_ncu_csv(result->out, options, report.string());
 }
-
-} // namespace
 
 Result<Capture> load_capture(const fs::path& path, const NcuInstall* ncu,
                              const ReadOptions& options) {
@@ -108,7 +109,7 @@ Result<Capture> load_capture(const fs::path& path, const NcuInstall* ncu,
                                   "--page raw` instead",
                                   path.string(), path.string()));
   }
-  auto capture = import_report(path, *ncu, options);
+  auto capture = import_rows(*ncu, path, "raw", options, k_import_timeout);
   if (!capture.ok()) {
     return std::move(capture).error().with_context(
         fmt::format("while importing {}", path.string()));

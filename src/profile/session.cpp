@@ -21,6 +21,7 @@
 #include "kprof/ncu_output.hpp"
 #include "kprof/profile_session.hpp"
 #include "kprof/round_layout.hpp"
+#include "kprof/source_page.hpp"
 #include "util/unique_fd.hpp"
 
 namespace kprof {
@@ -322,11 +323,32 @@ private:
     if (auto status = read_harness_status(status_file)) {
       harness = std::move(status).value();
     }
-    SessionOutcome outcome = assess_session(std::move(argv), std::move(process),
-                                            std::move(log_text), std::move(harness));
-    if (m_settings.source_counters && outcome.capture) {
-      export_source(dir, outcome);
+    if (!m_settings.source_counters) {
+      return assess_session(std::move(argv), std::move(process), std::move(log_text),
+                            std::move(harness));
     }
+    // The log holds the source page; the rows are in the report (NcuCommand::source_counters).
+    const auto started = std::chrono::steady_clock::now();
+    const fs::path report = dir / (std::string(RoundLayout::k_ncu_report_base) + ".ncu-rep");
+    std::error_code ec;
+    Result<Capture> rows =
+        fs::is_regular_file(report, ec)
+            ? import_rows(m_settings.ncu, report, rows_page(m_settings.metrics))
+            : Result<Capture>(make_error(ErrorCategory::no_kernels,
+                                         fmt::format("ncu wrote no report {}", report.string())));
+    SessionOutcome outcome =
+        assess_source_session(std::move(argv), std::move(process), std::move(log_text),
+                              std::move(harness), std::move(rows), RoundLayout::k_ncu_log);
+    if (outcome.source_page) {
+      // The round keeps the page where `kprof report --source` and the report's metadata say.
+      if (auto written = write_file_atomic(dir / RoundLayout::k_source_page, outcome.log_text);
+          !written) {
+        outcome.source_error = written.error();
+        outcome.source_page.reset();
+      }
+    }
+    outcome.source_export_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return outcome;
   }
 
@@ -538,33 +560,6 @@ private:
     }
   }
 
-  /// Exports the report's source page into work_dir/source.csv and reads it.
-  void export_source(const fs::path& work_dir, SessionOutcome& outcome) const {
-    const auto started = std::chrono::steady_clock::now();
-    const auto timed = [&] {
-      outcome.source_export_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    };
-    const fs::path report = work_dir / (std::string(RoundLayout::k_ncu_report_base) + ".ncu-rep");
-    auto text = export_source_page(m_settings.ncu, report);
-    if (!text) {
-      outcome.source_error = std::move(text).error();
-      return;
-    }
-    const fs::path page_path = work_dir / RoundLayout::k_source_page;
-    if (auto written = write_file_atomic(page_path, *text); !written) {
-      outcome.source_error = written.error();
-      return;
-    }
-    auto page = parse_source_page(*text, page_path.string());
-    if (!page) {
-      outcome.source_error = std::move(page).error();
-      return;
-    }
-    outcome.source_page = std::move(page).value();
-    timed();
-  }
-
   NcuSessionSettings m_settings;
   std::mutex m_mutex;
   std::map<int, std::vector<std::unique_ptr<Standby>>> m_standbys; ///< per GPU, oldest first
@@ -592,6 +587,45 @@ SessionOutcome assess_session(std::vector<std::string> argv, ProcessResult proce
   // permission) there, not to the log.
   outcome.verdict =
       classify_ncu_run(outcome.process, outcome.log_text, outcome.capture.has_value());
+  return outcome;
+}
+
+SessionOutcome assess_source_session(std::vector<std::string> argv, ProcessResult process,
+                                     std::string log_text, std::optional<HarnessStatus> harness,
+                                     Result<Capture> rows, std::string_view log_origin) {
+  SessionOutcome outcome;
+  outcome.argv = std::move(argv);
+  outcome.started = true;
+  outcome.process = std::move(process);
+  outcome.log_text = std::move(log_text);
+  outcome.harness = std::move(harness);
+  std::size_t launches = 0;
+  if (rows) {
+    outcome.capture = std::move(rows).value();
+    launches = outcome.capture->kernels.size();
+  } else {
+    outcome.capture_error = std::move(rows).error();
+  }
+  outcome.verdict = classify_ncu_run_rows_imported(outcome.process, outcome.log_text, launches);
+  // Rows that were there but could not be imported are that failure, not "no kernel".
+  const bool lost_rows =
+      outcome.capture_error && outcome.capture_error->category != ErrorCategory::no_kernels;
+  if (lost_rows &&
+      (!outcome.verdict.error || outcome.verdict.error->category == ErrorCategory::no_kernels)) {
+    outcome.verdict.error =
+        make_error(ErrorCategory::ncu_failed,
+                   fmt::format("the profiled rows could not be read from ncu's report: {}",
+                               outcome.capture_error->message),
+                   outcome.capture_error->detail);
+  }
+  if (outcome.capture) {
+    auto page = parse_source_page(outcome.log_text, log_origin);
+    if (page) {
+      outcome.source_page = std::move(page).value();
+    } else {
+      outcome.source_error = std::move(page).error();
+    }
+  }
   return outcome;
 }
 

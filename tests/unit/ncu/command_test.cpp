@@ -134,12 +134,18 @@ TEST(BuildNcuArgv, ExportsAReportWithForceOverwriteBeforeTheTarget) {
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--log-file"), argv.end());
 }
 
-TEST(BuildNcuArgv, AddsSourceCountersWithoutChangingThePageOrRepeatingASection) {
+TEST(BuildNcuArgv, AddsSourceCountersPrintingTheSourcePageWithoutRepeatingASection) {
   NcuCommand command = basic_command();
   command.source_counters = true;
   command.report_file = "/tmp/round001/report";
   Argv argv = build_ncu_argv(command);
-  EXPECT_EQ(argv[3], "raw"); // the metric list still reads from the raw page
+  // The session prints the source page; its rows are imported from the report (import_rows).
+  ASSERT_GE(argv.size(), 6U);
+  EXPECT_EQ(argv[2], "--page");
+  EXPECT_EQ(argv[3], "source");
+  EXPECT_EQ(argv[4], "--print-source");
+  EXPECT_EQ(argv[5], "cuda,sass");
+  EXPECT_EQ(rows_page(command.metrics), "raw"); // the metric list's rows
   const auto count = [&argv](const std::string& word) {
     return std::count(argv.begin(), argv.end(), word);
   };
@@ -153,7 +159,8 @@ TEST(BuildNcuArgv, AddsSourceCountersWithoutChangingThePageOrRepeatingASection) 
   deep.sections.emplace_back("WarpStateStats");
   command.metrics = deep;
   argv = build_ncu_argv(command);
-  EXPECT_EQ(argv[3], "details");
+  EXPECT_EQ(argv[3], "source");
+  EXPECT_EQ(rows_page(command.metrics), "details"); // with the sections' rules
   EXPECT_EQ(count("WarpStateStats"), 1);
   EXPECT_EQ(count("SourceCounters"), 1);
 }
@@ -228,9 +235,10 @@ TEST(BuildNcuArgv, EmitsOnlyOptionsAndValuesThatNcu2025HelpLists) {
     }
   }
   // The values we pass to enumerated options are listed under them in the help text.
-  for (const std::string value : {"details: sections and rules", "raw: all collected metrics",
-                                  "(Don't lock clocks)", "(Lock GPU clocks to base)",
-                                  "--replay-mode arg (=kernel)", "--target-processes arg (=all)"}) {
+  for (const std::string value :
+       {"details: sections and rules", "raw: all collected metrics", "source: source code",
+        "cuda,sass", "(Don't lock clocks)", "(Lock GPU clocks to base)",
+        "--replay-mode arg (=kernel)", "--target-processes arg (=all)"}) {
     EXPECT_NE(help.find(value), std::string::npos) << value;
   }
 }
