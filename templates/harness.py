@@ -41,6 +41,17 @@ first-kernel cost (about 1.1 s) then run beside torch's import instead of inside
 first candidate's call. A standby's thread does that GPU work under the GPU's lock. Without a
 usable driver or NVTX library the thread records why and changes nothing else.
 
+With more than one candidate, the later candidates' Triton kernels are compiled ahead
+(CompileAhead) in forked children of the harness, a few at a time: a child loads the kernel.py
+under a name of its own and calls kernel_function once with the inputs as meta tensors (shapes,
+dtypes and strides, no memory) while Triton's launches are compiles (JITFunction.run's warmup; an
+autotuner compiles every config and keeps no choice). No child touches the GPU, so they overlap
+the earlier candidates' warm-ups and profiled calls, and the candidate's own warm-up finds its
+kernels in Triton's cache. Nothing else changes: a kernel that cannot be compiled this way (a
+Model layer, `.item()`, a check that its tensors are on the GPU), or that crashes, exits or hangs
+there, is compiled by its own warm-up as before, and each candidate's status says which
+("compiled_ahead"). KPROF_COMPILE_AHEAD=0 in the environment turns it off.
+
 Exit codes: 0 every candidate ok; 1 some candidate failed (the status says which); 2 the problem
 is invalid or the plan is unreadable; 3 the CUDA context is poisoned (run again from the next
 candidate in a fresh process); 4 a standby waited idle_seconds for nothing; 70 a bug in this
@@ -239,6 +250,7 @@ def new_candidate_status(index, candidate):
         "cast_reason": None,
         "call_lock": None,
         "call_lock_wait_seconds": 0.0,
+        "compiled_ahead": None,
     }
 
 
@@ -653,7 +665,219 @@ class EarlyPrimer:
         return min(time.perf_counter() - started, self.lock_wait)
 
 
-def run_candidate(problem, plan, entry, status_file):
+def compile_only_hooks(target, device):
+    """Makes every Triton launch of this (forked) process a compile: JITFunction.run gets
+    warmup=True (compile, no launch), an Autotuner compiles each config (its warmup) instead of
+    benchmarking them, and Triton asks no CUDA for the device, stream and target (a forked child
+    of a CUDA process may not use CUDA): they are the parent's. Raises when this Triton has no
+    such entry points."""
+    from triton.runtime import driver
+    from triton.runtime.autotuner import Autotuner
+    from triton.runtime.jit import JITFunction
+
+    jit_run = JITFunction.run
+    if not callable(getattr(Autotuner, "warmup", None)):
+        raise AttributeError("triton's Autotuner has no warmup")
+
+    def run(self, *args, **kwargs):
+        kwargs["warmup"] = True
+        return jit_run(self, *args, **kwargs)
+
+    def autotuned_run(self, *args, **kwargs):
+        kwargs.pop("warmup", None)
+        return self.warmup(*args, **kwargs)
+
+    JITFunction.run = run
+    Autotuner.run = autotuned_run
+    active = driver.active
+    active.get_current_target = lambda: target
+    active.get_current_device = lambda: device
+    active.get_current_stream = lambda *_: 0
+
+
+class CompileAhead:
+    """Compiles the Triton kernels of the candidates after the first in forked children of the
+    harness, a few at a time, while the candidates before them run (see the module's docstring).
+
+    A child loads the candidate's kernel.py under a name of its own and calls kernel_function
+    once, compile only, on meta tensors shaped like the inputs (cast as the candidate's own
+    call will cast them); Triton writes what it compiles to its cache, where the candidate's
+    warm-up finds it. A child touches no CUDA and shares nothing back but one line: a kernel
+    that crashes, exits or hangs there costs only its compile ahead (a child is killed after
+    MAX_SECONDS), never another candidate's run. `wait(entry)` returns once that candidate's
+    child ended, or after MAX_SECONDS."""
+
+    MAX_SECONDS = 30.0
+    WORKERS = max(1, min(4, (os.cpu_count() or 1) - 1))
+
+    def __init__(self, problem, plan, entries):
+        import triton.runtime  # noqa: E402 (only with Triton; its absence turns this off)
+
+        torch = problem.torch
+        active = triton.runtime.driver.active
+        self.target = active.get_current_target()
+        self.device = active.get_current_device()
+        self.problem = problem
+        self.plan = plan
+        self.inputs = [self.meta(torch, value) for value in problem.inputs(problem.made_with)]
+        self.init_inputs = [self.meta(torch, value) for value in problem.init_inputs]
+        self.entries = entries[1:]
+        self.done = {entry["index"]: threading.Event() for entry in self.entries}
+        self.stopped = False
+        self.thread = threading.Thread(target=self.compile_all, name="kprof-compile-ahead", daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def meta(torch, value):
+        """A meta tensor of `value` (shape, dtype, strides; no memory) that says it is a CUDA
+        tensor (kernels check `x.is_cuda`; what they make from it stays meta), anything else as
+        it is."""
+        if not isinstance(value, torch.Tensor):
+            return value
+        tensor = value.to(device="meta")
+        try:
+            return torch.Tensor._make_subclass(meta_as_cuda_class(torch), tensor)
+        except Exception:  # a torch without tensor subclasses: plain meta
+            return tensor
+
+    def stop(self):
+        self.stopped = True
+
+    def wait(self, entry):
+        event = self.done.get(entry["index"])
+        if event is not None:
+            event.wait(self.MAX_SECONDS)
+
+    def compile_all(self):
+        running = []  # (entry, pid, read end, deadline)
+        pending = list(self.entries)
+        while (pending or running) and not self.stopped:
+            while pending and len(running) < self.WORKERS:
+                entry = pending.pop(0)
+                try:
+                    running.append(self.start(entry))
+                except OSError as exc:
+                    self.finish(entry, "not compiled ahead: fork failed (%s)" % exc.strerror)
+            running = [child for child in running if not self.collect(child)]
+            time.sleep(0.005)
+        for entry, pid, fd, _ in running:
+            self.kill(pid, fd)
+            self.finish(entry, "not compiled ahead: stopped")
+        for event in self.done.values():
+            event.set()
+
+    def start(self, entry):
+        read_fd, write_fd = os.pipe()
+        import warnings  # noqa: E402
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
+            pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            self.child(entry, write_fd)  # never returns
+        os.close(write_fd)
+        return entry, pid, read_fd, time.monotonic() + self.MAX_SECONDS
+
+    def collect(self, child):
+        """True once the child ended (or was killed at its deadline) and its entry is noted."""
+        entry, pid, fd, deadline = child
+        ended, code = os.waitpid(pid, os.WNOHANG)
+        if ended == 0:
+            if time.monotonic() < deadline:
+                return False
+            self.kill(pid, fd)
+            self.finish(entry, "not compiled ahead: still compiling after %d s" % self.MAX_SECONDS)
+            return True
+        with os.fdopen(fd, "r", encoding="utf-8", errors="replace") as pipe:
+            said = pipe.read().strip()
+        if os.WIFEXITED(code) and os.WEXITSTATUS(code) == 0 and said == "compiled":
+            self.finish(entry, "compiled")
+        elif said:
+            self.finish(entry, said)
+        elif os.WIFSIGNALED(code):
+            self.finish(entry, "not compiled ahead: killed by signal %d" % os.WTERMSIG(code))
+        else:
+            self.finish(entry, "not compiled ahead: exited with code %d" % os.WEXITSTATUS(code))
+        return True
+
+    @staticmethod
+    def kill(pid, fd):
+        try:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+        os.close(fd)
+
+    def finish(self, entry, outcome):
+        entry["compiled_ahead"] = clean_text(outcome)
+        self.done[entry["index"]].set()
+
+    def child(self, entry, write_fd):
+        """In the forked child: compile the candidate's kernels, say how it went, exit."""
+        said = "not compiled ahead: an internal error"
+        try:
+            said = self.compile_in_child(entry)
+        except BaseException as exc:  # the child's own end, reported as a word
+            said = "not compiled ahead: %s" % type(exc).__name__
+        finally:
+            try:
+                os.write(write_fd, said.encode("utf-8", "replace"))
+            finally:
+                os._exit(0)
+
+    def compile_in_child(self, entry):
+        parent = os.getppid()
+        try:  # dies with the harness (the harness's own death signal is not inherited)
+            ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+        except (OSError, AttributeError):
+            pass
+        if os.getppid() != parent:
+            return "not compiled ahead: the harness ended"
+        # Nothing the child prints reaches ncu's output or the harness's stderr lines.
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        compile_only_hooks(self.target, self.device)
+        path = self.plan["candidates"][entry["index"]]["kernel"]
+        add_import_dir(os.path.dirname(os.path.abspath(path)))
+        kernel_function = getattr(load_module("_kprof_ahead_%d" % entry["index"], path), "kernel_function", None)
+        if not callable(kernel_function):
+            return "not compiled ahead: no kernel_function"
+        if "weight" in inspect.signature(kernel_function).parameters:
+            return "not compiled ahead: it takes a Model layer's weights"
+        cast, _ = choose_cast(kernel_function, self.plan["cast"])
+        dtype = self.problem.dtype(cast)
+        args = [value.to(dtype) if dtype is not None and isinstance(value, self.problem.torch.Tensor)
+                and value.is_floating_point() else value for value in self.inputs]
+        kernel_function(*args, *self.init_inputs)
+        return "compiled"
+
+
+_META_AS_CUDA = []
+
+
+def meta_as_cuda_class(torch):
+    """The meta tensor class whose is_cuda is True (made once, torch being imported late)."""
+    if not _META_AS_CUDA:
+        _META_AS_CUDA.append(type("MetaAsCuda", (torch.Tensor,), {"is_cuda": property(lambda self: True)}))
+    return _META_AS_CUDA[0]
+
+
+def compile_ahead(problem, plan, entries):
+    """A CompileAhead for `entries` when there is more than one, Triton is there and
+    KPROF_COMPILE_AHEAD is not "0"; else None."""
+    if len(entries) < 2 or os.environ.get("KPROF_COMPILE_AHEAD") == "0" or not hasattr(os, "fork"):
+        return None
+    try:
+        return CompileAhead(problem, plan, entries)
+    except Exception as exc:
+        log("no compile ahead: %s" % type(exc).__name__)
+        return None
+
+
+def run_candidate(problem, plan, entry, status_file, ahead=None):
     """Imports, warms up and profiles one candidate; raises on failure (entry["phase"] says
     where)."""
     torch = problem.torch
@@ -667,6 +891,8 @@ def run_candidate(problem, plan, entry, status_file):
     entry["call_style"] = style
     entry["layer"] = layer
 
+    if ahead is not None:
+        ahead.wait(entry)
     status_file.set_candidate_phase(entry, "warmup")
     started = time.perf_counter()
     for _ in range(plan["warmup"]):
@@ -781,13 +1007,23 @@ def context_poisoned(torch, exc):
 
 def run_candidates(problem, plan, status_file):
     """Runs every candidate from first_candidate; returns the exit code."""
+    entries = status_file.status["candidates"]
+    ahead = compile_ahead(problem, plan, entries)
+    try:
+        return run_each_candidate(problem, plan, status_file, entries, ahead)
+    finally:
+        if ahead is not None:
+            ahead.stop()
+
+
+def run_each_candidate(problem, plan, status_file, entries, ahead):
     all_ok = True
-    for entry in status_file.status["candidates"]:
+    for entry in entries:
         kernel_dir = os.path.dirname(os.path.abspath(plan["candidates"][entry["index"]]["kernel"]))
         modules_before = set(sys.modules)
         added_dir = add_import_dir(kernel_dir)
         try:
-            run_candidate(problem, plan, entry, status_file)
+            run_candidate(problem, plan, entry, status_file, ahead)
         except ProblemError:
             raise
         except (Exception, SystemExit) as exc:

@@ -149,6 +149,10 @@ struct HarnessCandidateStatus {
   /// empty before the kernel was imported, or from a harness that does not report them.
   std::optional<CastDtype> cast_applied;
   std::string cast_reason;
+  /// Whether a child of the harness compiled this candidate's Triton kernels ahead, while the
+  /// candidates before it ran: "compiled", or "not compiled ahead: <why>"; empty for the first
+  /// candidate, a single one, or with KPROF_COMPILE_AHEAD=0 (docs/harness.md).
+  std::string compiled_ahead;
 };
 
 struct HarnessStatus {

@@ -243,6 +243,7 @@ Result<HarnessCandidateStatus> candidate_status(const Json& json, std::string wh
   status.layer = object.text("layer");
   const std::string cast = object.text("cast");
   status.cast_reason = object.text("cast_reason");
+  status.compiled_ahead = object.text("compiled_ahead");
   const Json* error = object.member("error", false);
   if (object.error()) {
     return *object.error();

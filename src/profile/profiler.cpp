@@ -139,6 +139,7 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
         facts.call_lock_wait_seconds = s.call_lock_wait_seconds;
         facts.cast_applied = s.cast_applied;
         facts.cast_reason = s.cast_reason;
+        facts.compiled_ahead = s.compiled_ahead;
       }
     }
   }

@@ -80,6 +80,9 @@ Json CandidateMetadata::to_json() const {
       out["cast_applied"] = std::string(kprof::to_string(*session->cast_applied));
       out["cast_reason"] = session->cast_reason;
     }
+    if (!session->compiled_ahead.empty()) {
+      out["compiled_ahead"] = session->compiled_ahead;
+    }
   }
   if (!source.empty()) {
     out["source"] = source;

@@ -65,6 +65,7 @@ struct SessionFacts {
   /// stays the word asked for, e.g. "auto") and why.
   std::optional<CastDtype> cast_applied;
   std::string cast_reason;
+  std::string compiled_ahead; ///< HarnessCandidateStatus::compiled_ahead
 };
 
 /// One candidate's "metadata" block of report.json / error.json.

@@ -34,7 +34,7 @@ std::vector<std::string> preserved_env_names() {
           "PYTHONPATH",   "TRITON_CACHE_DIR",  "TORCH_EXTENSIONS_DIR",
           "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "VIRTUAL_ENV",
           "HOME",         "PYTHONUNBUFFERED",  "PYTHONDONTWRITEBYTECODE",
-          "CUDA_HOME",    "KPROF_OWNER_PID"};
+          "CUDA_HOME",    "KPROF_OWNER_PID",   "KPROF_COMPILE_AHEAD"};
 }
 
 /// What a standby was prepared for; a request with another key cannot use it.

@@ -544,8 +544,9 @@ def test_the_call_lock_is_held_around_the_profiled_call_and_free_during_warmup(t
     lock, probe = tmp_path / "profiled-calls.lock", tmp_path / "probe.log"
     monkeypatch.setenv("KPROF_TEST_CALL_LOCK", str(lock))
     monkeypatch.setenv("KPROF_TEST_PROBE_LOG", str(probe))
+    # Without compiling ahead: the second candidate's compile-only call would probe too.
     run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "call_lock_probe/kernel.py"] * 2,
-                      profiled_call_lock=call_lock_plan(lock))
+                      profiled_call_lock=call_lock_plan(lock), env={"KPROF_COMPILE_AHEAD": "0"})
 
     assert run.code == 0, run.stderr
     # per candidate: 3 warm-up calls with the lock free, then the profiled call with it held
@@ -1057,3 +1058,94 @@ def test_a_deferred_standby_makes_no_early_primer(tmp_path, fake_cuda):
     finally:
         process.kill()
         process.communicate(timeout=60)
+
+
+# ---- compiling later candidates ahead (CompileAhead) -------------------------------------------
+
+
+def compiles(tmp_path):
+    """The fake Triton's compile-only runs: (kernel, pid) per line of its compile log."""
+    log = tmp_path / "compiles.log"
+    if not log.exists():
+        return []
+    return [(line.split()[1], int(line.split()[2])) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
+def test_later_candidates_are_compiled_ahead_in_children_that_launch_nothing(tmp_path):
+    kernels = [CASES / "positional/kernel.py"] * 3
+    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels,
+                      env={"KPROF_FAKE_TRITON_COMPILE_LOG": str(tmp_path / "compiles.log")})
+
+    assert run.code == 0, run.stderr
+    assert [run.candidate(i)["compiled_ahead"] for i in range(3)] == [None, "compiled", "compiled"]
+    compiled = compiles(tmp_path)
+    assert [kernel for kernel, _ in compiled] == ["add_kernel", "add_kernel"]
+    assert len({pid for _, pid in compiled}) == 2  # a child each
+    # The harness's own events are those of a run without it: every launch is the candidates' own.
+    expected = ["sync"]
+    for i in range(3):
+        expected += ["launch add_kernel"] * 3 + profiled_events("kprof:cand%d" % i, ["launch add_kernel"])
+    assert run.events == expected
+
+
+def test_an_autotuned_kernel_compiled_ahead_compiles_every_config_and_launches_none(tmp_path):
+    kernels = [CASES / "positional/kernel.py", CASES / "autotuned/kernel.py"]
+    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels,
+                      env={"KPROF_FAKE_TRITON_COMPILE_LOG": str(tmp_path / "compiles.log")})
+
+    assert run.code == 0, run.stderr
+    assert run.candidate(1)["compiled_ahead"] == "compiled"
+    assert [kernel for kernel, _ in compiles(tmp_path)] == ["tuned_add_kernel", "tuned_add_kernel"]
+    assert run.events[-5:] == profiled_events("kprof:cand1", ["launch tuned_add_kernel"])
+
+
+def test_a_candidate_that_crashes_when_compiled_ahead_costs_the_one_before_it_nothing(tmp_path):
+    kernels = [CASES / "positional/kernel.py", CASES / "segfault/kernel.py"]
+    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels)
+
+    assert run.status is not None
+    first = run.candidate(0)
+    assert first["ok"] is True and first["phase"] == "done"
+    assert run.candidate(1)["compiled_ahead"] == "not compiled ahead: killed by signal 11"
+    assert run.candidate(1)["phase"] == "warmup"  # then its own warm-up crashed the harness
+    assert run.stderr.count("Fatal Python error") == 1  # the harness's own crash, not the child's
+
+
+def test_a_candidate_that_raises_when_compiled_ahead_is_reported_by_its_own_run(tmp_path):
+    kernels = [CASES / "positional/kernel.py", CASES / "raises/kernel.py"]
+    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels)
+
+    assert run.code == 1
+    assert run.candidate(0)["ok"] is True
+    failed = run.candidate(1)
+    assert failed["compiled_ahead"] == "not compiled ahead: ValueError"
+    assert failed["error"]["category"] == "kernel_raised" and failed["phase"] == "warmup"
+
+
+def test_a_candidate_that_exits_when_compiled_ahead_is_profiled_as_before(tmp_path):
+    kernels = [CASES / "positional/kernel.py", CASES / "exits_in_call/kernel.py"]
+    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels, warmup=3)
+
+    assert run.candidate(0)["ok"] is True
+    assert run.candidate(1)["compiled_ahead"] == "compiled"  # its first call launches
+    assert run.candidate(1)["phase"] == "profiled_call"  # its fourth call exits, as without
+
+
+def test_kprof_compile_ahead_0_turns_it_off(tmp_path):
+    kernels = [CASES / "positional/kernel.py"] * 2
+    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels,
+                      env={"KPROF_COMPILE_AHEAD": "0",
+                           "KPROF_FAKE_TRITON_COMPILE_LOG": str(tmp_path / "compiles.log")})
+
+    assert run.code == 0, run.stderr
+    assert [run.candidate(i)["compiled_ahead"] for i in range(2)] == [None, None]
+    assert compiles(tmp_path) == []
+
+
+def test_a_single_candidate_is_not_compiled_ahead(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                      env={"KPROF_FAKE_TRITON_COMPILE_LOG": str(tmp_path / "compiles.log")})
+
+    assert run.code == 0, run.stderr
+    assert run.candidate(0)["compiled_ahead"] is None
+    assert compiles(tmp_path) == []

@@ -52,12 +52,13 @@ Json healthy_status() {
        "error": null, "cuda_context_poisoned": false, "warmup_seconds": 1.5, "call_seconds": 0.25,
        "call_style": "positional", "layer": null, "cast": "bf16",
        "cast_reason": "kernel_function's source mentions 'bfloat16'", "call_lock": "held",
-       "call_lock_wait_seconds": 0.125},
+       "call_lock_wait_seconds": 0.125, "compiled_ahead": null},
       {"index": 1, "range": "kprof:cand1", "kernel": "/k/b/kernel.py", "phase": "warmup", "ok": false,
        "error": {"category": "kernel_raised", "type": "ValueError", "message": "bad shape",
                  "traceback": "Traceback (most recent call last):\n  ...\nValueError: bad shape"},
        "cuda_context_poisoned": false, "warmup_seconds": 0.0, "call_seconds": 0.0,
-       "call_style": "layer_weights", "layer": "conv1"}
+       "call_style": "layer_weights", "layer": "conv1",
+       "compiled_ahead": "not compiled ahead: it takes a Model layer's weights"}
     ],
     "setup_seconds": 4.5, "inputs_seconds": 0.75, "python_version": "3.12.3",
     "torch_version": "2.11.0+cu130", "triton_version": "3.6.0", "gpu_name": "NVIDIA H200"
@@ -254,6 +255,9 @@ TEST(ParseHarnessStatus, ReadsEveryFieldOfAFinishedRun) {
   EXPECT_EQ(status->candidates[1].layer, "conv1");
   EXPECT_FALSE(status->candidates[1].cast_applied.has_value());
   EXPECT_EQ(status->candidates[1].cast_reason, "");
+  EXPECT_EQ(first.compiled_ahead, ""); // null: the first candidate is never compiled ahead
+  EXPECT_EQ(status->candidates[1].compiled_ahead,
+            "not compiled ahead: it takes a Model layer's weights");
 }
 
 TEST(ParseHarnessStatus, ReadsAnUncastCandidateAsCastNone) {

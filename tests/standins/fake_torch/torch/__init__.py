@@ -29,9 +29,14 @@ if _os.environ.get("KPROF_FAKE_TORCH_LOG_IMPORT") and _os.environ.get("KPROF_FAK
 __version__ = "0.0-fake"
 
 
+_PID = _os.getpid()
+
+
 def _fake_log(event):
+    """Logs an event of the process that imported torch; a forked child's (kprof's harness
+    compiles ahead in some) are not that process's, as ncu would not count them either."""
     path = _os.environ.get("KPROF_FAKE_TORCH_LOG")
-    if path:
+    if path and _os.getpid() == _PID:
         with open(path, "a", encoding="utf-8") as f:
             f.write(event + "\n")
 
@@ -66,8 +71,8 @@ class device:
         if isinstance(spec, device):
             spec, index = spec.type, spec.index
         kind, _, number = str(spec).partition(":")
-        if kind not in ("cpu", "cuda"):
-            raise RuntimeError("Expected one of cpu, cuda device type at start of device string: " + str(spec))
+        if kind not in ("cpu", "cuda", "meta"):
+            raise RuntimeError("Expected one of cpu, cuda, meta device type at start of device string: " + str(spec))
         self.type = kind
         self.index = _builtins.int(number) if number else index
 
@@ -108,6 +113,13 @@ class Tensor:
         self._shape = Size(_builtins.int(extent) for extent in shape)
         self._dtype = dtype_ if dtype_ is not None else float32
         self._device = device(device_) if device_ is not None else _default_device()
+
+    @staticmethod
+    def _make_subclass(cls, data):
+        """`data` as an instance of the Tensor subclass `cls` (real torch's, for subclasses)."""
+        made = cls.__new__(cls)
+        made.__dict__.update(data.__dict__)
+        return made
 
     @property
     def shape(self):

@@ -1,26 +1,13 @@
 """A fake `triton` for CI: @triton.jit kernels launch as kernel[grid](...) and only log
-"launch <kernel name>" to KPROF_FAKE_TORCH_LOG (see the fake torch). Nothing is compiled."""
-
-from torch import _fake_log
+"launch <kernel name>" to KPROF_FAKE_TORCH_LOG (see the fake torch); triton.runtime has the
+entry points kprof's harness compiles ahead with (runtime/jit.py). Nothing is compiled."""
 
 from . import language  # noqa: F401  (import triton.language as tl)
+from . import runtime  # noqa: F401
+from .runtime.autotuner import Autotuner
+from .runtime.jit import JITFunction
 
 __version__ = "0.0-fake"
-
-
-class JITFunction:
-    def __init__(self, fn):
-        self.fn = fn
-        self.__name__ = fn.__name__
-
-    def __getitem__(self, grid):
-        def launch(*args, **kwargs):
-            _fake_log("launch " + self.__name__)
-
-        return launch
-
-    def __call__(self, *args, **kwargs):
-        raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
 
 
 def jit(fn=None, **options):
@@ -37,7 +24,7 @@ class Config:
 
 
 def autotune(configs, key, **options):
-    return lambda fn: fn
+    return lambda fn: Autotuner(fn, configs)
 
 
 def heuristics(values):

@@ -1,0 +1,39 @@
+"""triton.runtime.jit: kernel[grid](...) is run(..., grid=grid, warmup=False), as in Triton.
+A launch logs "launch <kernel>" to KPROF_FAKE_TORCH_LOG (see the fake torch); a run with
+warmup=True compiles without launching and logs "compile <kernel> <pid>" to
+KPROF_FAKE_TRITON_COMPILE_LOG when that names a file. Nothing is compiled."""
+
+import os
+
+from torch import _fake_log
+
+
+def _compile_log(event):
+    path = os.environ.get("KPROF_FAKE_TRITON_COMPILE_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write("%s %d\n" % (event, os.getpid()))
+
+
+class KernelInterface:
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
+
+
+class JITFunction(KernelInterface):
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = fn.__name__
+
+    def run(self, *args, grid, warmup, **kwargs):
+        if warmup:
+            _compile_log("compile " + self.__name__)
+            return None
+        _fake_log("launch " + self.__name__)
+        return None
+
+    def warmup(self, *args, grid, **kwargs):
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
