@@ -8,23 +8,30 @@
 # 2. "loop": the agent loop with source=True (scripts/device-standby.py, THINK s apart) on
 #    LOOP_CASES, and without source on softmax, in the same call.
 # 3. "batch": N new softmax candidates on GPU 0, twice with one Triton cache (the first run
-#    compiles every candidate, the second finds them compiled), then once more with --warmup 1;
-#    per run the wall time and, from the reports, the ncu session, the harness's setup, and the
-#    sums of the candidates' warm-up (which holds the compile) and profiled calls.
+#    compiles every candidate, the second finds them compiled), once more with --warmup 1, then
+#    the first again with a fresh cache and KPROF_COMPILE_AHEAD=0 (the harness compiles each
+#    candidate in its warm-up); per run the wall time and, from the reports, the ncu session,
+#    the harness's setup, the sums of the candidates' warm-up (which holds the compile) and
+#    profiled calls, and what the compile ahead said.
+# 4. "checks": the batch of 8 softmax variants with a raising and an illegal-address candidate
+#    (statuses and messages as before), and the source page live on two kernels and on a failing
+#    program: twostage --source (hot lines of both), raises.py --source (exit 10).
 # Builds kprof and its Python module into build-device/ (scripts/device-common.sh).
-# Env: STEPS="ab loop batch", REPS=3, LOOP_CASES="vadd softmax", THINK=8, N=32.
+# Env: STEPS="ab loop batch checks", REPS=3, LOOP_CASES="vadd softmax", THINK=8, N=32.
 # Results in $OUT/summary.md.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 # shellcheck source=scripts/device-common.sh
 . "$root/scripts/device-common.sh"
-steps=${STEPS:-ab loop batch}
+steps=${STEPS:-ab loop batch checks}
 note "# Hot lines for less; a batch's time (issue 22)"
 note_environment
 note "- steps: $steps"
 if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$kprof" ]; then
-  started=$(now); build_kprof python; note "- build: $(elapsed "$started" "$(now)") s"
+  started=$(now)
+  case " $steps " in *" loop "*) build_kprof python ;; *) build_kprof ;; esac
+  note "- build: $(elapsed "$started" "$(now)") s"
 fi
 work=$(mktemp -d /tmp/kprof-source-live.XXXXXX)
 
@@ -117,34 +124,73 @@ case " $steps " in *" batch "*)
   n=${N:-32}
   note ""
   note "## batch of $n new softmax candidates, GPU 0"
-  note "| run | wall (s) | ok | ncu session (s) | harness setup (s) | sum of warm-ups (s) | sum of calls (s) | warm-up median (s) | call median (s) |"
-  note "|---|---|---|---|---|---|---|---|---|"
+  note "| run | wall (s) | ok | ncu session (s) | harness setup (s) | sum of warm-ups (s) | sum of calls (s) | warm-up median (s) | call median (s) | compiled ahead |"
+  note "|---|---|---|---|---|---|---|---|---|---|"
   kernels=()
   for i in $(seq 0 $((n - 1))); do
     mkdir -p "$work/batch/cand$i"
     sed "/^def softmax_kernel/a\\    # unique $i" "examples/softmax_variants/cand$((i % 5)).py" >"$work/batch/cand$i/kernel.py"
     kernels+=("$work/batch/cand$i/kernel.py")
   done
-  for run in compile cached warmup1; do
+  for run in ${BATCH_RUNS:-compile cached warmup1 nocompile}; do
     extra=(); [ "$run" = warmup1 ] && extra=(--warmup 1)
+    cache="$work/triton"; ahead=1; [ "$run" = nocompile ] && { cache="$work/triton-nocompile"; ahead=0; }
     t0=$(now)
-    KPROF_LOCK_DIR="$work/locks" TRITON_CACHE_DIR="$work/triton" timeout 300 "$kprof" batch examples/softmax/problem.py \
+    KPROF_COMPILE_AHEAD=$ahead KPROF_LOCK_DIR="$work/locks" TRITON_CACHE_DIR="$cache" timeout 300 "$kprof" batch examples/softmax/problem.py \
       "${kernels[@]}" --out "$work/batch-$run" --gpus 0 --clock-control none "${extra[@]}" --format json \
       >"$work/batch-$run.json" 2>"$work/batch-$run.err"
     wall=$(elapsed "$t0" "$(now)")
     facts=$(python3 - "$work/batch-$run.json" <<'PY'
-import json, statistics, sys
+import collections, json, statistics, sys
 candidates = json.load(open(sys.argv[1]))["candidates"]
 meta = [json.load(open(c["dir"] + "/report.json"))["metadata"] for c in candidates if c["status"] == "ok"]
+ahead = collections.Counter(m.get("compiled_ahead", "-") for m in meta)
 warm = [m.get("warmup_seconds", 0) for m in meta]
 calls = [m.get("call_seconds", 0) for m in meta]
 first = meta[0] if meta else {}
 print(f"{len(meta)} | {first.get('session_wall_seconds', 0):.2f} | {first.get('harness_setup_seconds', 0):.2f} | "
-      f"{sum(warm):.2f} | {sum(calls):.2f} | {statistics.median(warm or [0]):.3f} | {statistics.median(calls or [0]):.3f}")
+      f"{sum(warm):.2f} | {sum(calls):.2f} | {statistics.median(warm or [0]):.3f} | {statistics.median(calls or [0]):.3f} | "
+      + "; ".join(f"{k} x{v}" for k, v in sorted(ahead.items())))
 PY
 )
     note "| $run | $wall | $facts |"
   done
+  ;;
+esac
+case " $steps " in *" checks "*)
+  note ""
+  note "## checks"
+  t0=$(now)
+  timeout 300 "$kprof" batch examples/softmax/problem.py examples/softmax_variants/cand{0..7}.py --out "$work/smoke" \
+    --gpus 0 --clock-control none --format json >"$work/smoke.json" 2>"$work/smoke.err"
+  note "- batch of 8 softmax variants: exit $? in $(elapsed "$t0" "$(now)") s"
+  python3 - "$work/smoke.json" <<'PY' | tee -a "$summary"
+import json, sys
+for c in json.load(open(sys.argv[1]))["candidates"]:
+    try:
+        doc = json.load(open(c["dir"] + "/" + ("report.json" if c["status"] != "failed" else "error.json")))
+    except OSError as e:
+        doc = {"metadata": {}, "error": str(e)}
+    m = doc.get("metadata", {})
+    err = (m.get("error") or doc.get("error") or {})
+    err = err.get("message", err) if isinstance(err, dict) else err
+    print(f"  - {c['kernel_file'].split('/')[-1]}: {c['status']}; compiled ahead: {m.get('compiled_ahead', '-')}; "
+          f"{str(err)[:110] if err else ''}")
+PY
+  t0=$(now)
+  "$kprof" profile examples/twostage/kernel.py examples/twostage/problem.py --out "$work/tw-source" --source \
+    --clock-control none --format json >"$work/tw-source.json" 2>"$work/tw-source.err"
+  rc=$?
+  note "- twostage --source: exit $rc in $(elapsed "$t0" "$(now)") s; $(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["metadata"]
+print("hot lines:", [(k["name"], (k.get("hot_lines") or {}).get("lines", [{}])[0].get("line")) for k in d["kernels"]],
+      "error:", m.get("hot_lines", {}).get("error"), "after the session: %.2f s" % m.get("source_export_seconds", 0))' "$work/tw-source.json" 2>&1 | tail -1)"
+  t0=$(now)
+  "$kprof" profile examples/failures/raises.py examples/softmax/problem.py --out "$work/raises-source" --source \
+    --retries 0 --clock-control none --format json >"$work/raises.json" 2>"$work/raises.err"
+  note "- raises.py --source: exit $? in $(elapsed "$t0" "$(now)") s; $(grep -m1 'kprof: error' "$work/raises.err")"
   ;;
 esac
 note ""
