@@ -41,7 +41,8 @@ first-kernel cost (about 1.1 s) then run beside torch's import instead of inside
 first candidate's call. A standby's thread does that GPU work under the GPU's lock. Without a
 usable driver or NVTX library the thread records why and changes nothing else.
 
-With more than one candidate, the later candidates' Triton kernels are compiled ahead
+With KPROF_COMPILE_AHEAD=1 in the environment and more than one candidate, the later
+candidates' Triton kernels are compiled ahead
 (CompileAhead) in forked children of the harness, a few at a time: a child loads the kernel.py
 under a name of its own and calls kernel_function once with the inputs as meta tensors (shapes,
 dtypes and strides, no memory) while Triton's launches are compiles (JITFunction.run's warmup; an
@@ -50,7 +51,7 @@ the earlier candidates' warm-ups and profiled calls, and the candidate's own war
 kernels in Triton's cache. Nothing else changes: a kernel that cannot be compiled this way (a
 Model layer, `.item()`, a check that its tensors are on the GPU), or that crashes, exits or hangs
 there, is compiled by its own warm-up as before, and each candidate's status says which
-("compiled_ahead"). KPROF_COMPILE_AHEAD=0 in the environment turns it off.
+("compiled_ahead"). Off unless asked for: not yet measured under the real ncu on a GPU.
 
 Exit codes: 0 every candidate ok; 1 some candidate failed (the status says which); 2 the problem
 is invalid or the plan is unreadable; 3 the CUDA context is poisoned (run again from the next
@@ -866,9 +867,9 @@ def meta_as_cuda_class(torch):
 
 
 def compile_ahead(problem, plan, entries):
-    """A CompileAhead for `entries` when there is more than one, Triton is there and
-    KPROF_COMPILE_AHEAD is not "0"; else None."""
-    if len(entries) < 2 or os.environ.get("KPROF_COMPILE_AHEAD") == "0" or not hasattr(os, "fork"):
+    """A CompileAhead for `entries` when KPROF_COMPILE_AHEAD is "1", there is more than one and
+    Triton is there; else None."""
+    if len(entries) < 2 or os.environ.get("KPROF_COMPILE_AHEAD") != "1" or not hasattr(os, "fork"):
         return None
     try:
         return CompileAhead(problem, plan, entries)

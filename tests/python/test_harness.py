@@ -544,9 +544,8 @@ def test_the_call_lock_is_held_around_the_profiled_call_and_free_during_warmup(t
     lock, probe = tmp_path / "profiled-calls.lock", tmp_path / "probe.log"
     monkeypatch.setenv("KPROF_TEST_CALL_LOCK", str(lock))
     monkeypatch.setenv("KPROF_TEST_PROBE_LOG", str(probe))
-    # Without compiling ahead: the second candidate's compile-only call would probe too.
     run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "call_lock_probe/kernel.py"] * 2,
-                      profiled_call_lock=call_lock_plan(lock), env={"KPROF_COMPILE_AHEAD": "0"})
+                      profiled_call_lock=call_lock_plan(lock))
 
     assert run.code == 0, run.stderr
     # per candidate: 3 warm-up calls with the lock free, then the profiled call with it held
@@ -1063,6 +1062,11 @@ def test_a_deferred_standby_makes_no_early_primer(tmp_path, fake_cuda):
 # ---- compiling later candidates ahead (CompileAhead) -------------------------------------------
 
 
+def compile_ahead_env(tmp_path):
+    """Compiling ahead on, and the fake Triton's compile-only runs logged."""
+    return {"KPROF_COMPILE_AHEAD": "1", "KPROF_FAKE_TRITON_COMPILE_LOG": str(tmp_path / "compiles.log")}
+
+
 def compiles(tmp_path):
     """The fake Triton's compile-only runs: (kernel, pid) per line of its compile log."""
     log = tmp_path / "compiles.log"
@@ -1074,7 +1078,7 @@ def compiles(tmp_path):
 def test_later_candidates_are_compiled_ahead_in_children_that_launch_nothing(tmp_path):
     kernels = [CASES / "positional/kernel.py"] * 3
     run = run_harness(tmp_path, CASES / "vector/problem.py", kernels,
-                      env={"KPROF_FAKE_TRITON_COMPILE_LOG": str(tmp_path / "compiles.log")})
+                      env=compile_ahead_env(tmp_path))
 
     assert run.code == 0, run.stderr
     assert [run.candidate(i)["compiled_ahead"] for i in range(3)] == [None, "compiled", "compiled"]
@@ -1091,7 +1095,7 @@ def test_later_candidates_are_compiled_ahead_in_children_that_launch_nothing(tmp
 def test_an_autotuned_kernel_compiled_ahead_compiles_every_config_and_launches_none(tmp_path):
     kernels = [CASES / "positional/kernel.py", CASES / "autotuned/kernel.py"]
     run = run_harness(tmp_path, CASES / "vector/problem.py", kernels,
-                      env={"KPROF_FAKE_TRITON_COMPILE_LOG": str(tmp_path / "compiles.log")})
+                      env=compile_ahead_env(tmp_path))
 
     assert run.code == 0, run.stderr
     assert run.candidate(1)["compiled_ahead"] == "compiled"
@@ -1101,7 +1105,7 @@ def test_an_autotuned_kernel_compiled_ahead_compiles_every_config_and_launches_n
 
 def test_a_candidate_that_crashes_when_compiled_ahead_costs_the_one_before_it_nothing(tmp_path):
     kernels = [CASES / "positional/kernel.py", CASES / "segfault/kernel.py"]
-    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels)
+    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels, env=compile_ahead_env(tmp_path))
 
     assert run.status is not None
     first = run.candidate(0)
@@ -1113,7 +1117,7 @@ def test_a_candidate_that_crashes_when_compiled_ahead_costs_the_one_before_it_no
 
 def test_a_candidate_that_raises_when_compiled_ahead_is_reported_by_its_own_run(tmp_path):
     kernels = [CASES / "positional/kernel.py", CASES / "raises/kernel.py"]
-    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels)
+    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels, env=compile_ahead_env(tmp_path))
 
     assert run.code == 1
     assert run.candidate(0)["ok"] is True
@@ -1124,27 +1128,29 @@ def test_a_candidate_that_raises_when_compiled_ahead_is_reported_by_its_own_run(
 
 def test_a_candidate_that_exits_when_compiled_ahead_is_profiled_as_before(tmp_path):
     kernels = [CASES / "positional/kernel.py", CASES / "exits_in_call/kernel.py"]
-    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels, warmup=3)
+    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels, warmup=3, env=compile_ahead_env(tmp_path))
 
     assert run.candidate(0)["ok"] is True
     assert run.candidate(1)["compiled_ahead"] == "compiled"  # its first call launches
     assert run.candidate(1)["phase"] == "profiled_call"  # its fourth call exits, as without
 
 
-def test_kprof_compile_ahead_0_turns_it_off(tmp_path):
+def test_nothing_is_compiled_ahead_unless_kprof_compile_ahead_is_1(tmp_path):
     kernels = [CASES / "positional/kernel.py"] * 2
-    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels,
-                      env={"KPROF_COMPILE_AHEAD": "0",
-                           "KPROF_FAKE_TRITON_COMPILE_LOG": str(tmp_path / "compiles.log")})
+    for setting in ("0", None):  # "0", or not set at all
+        env = {"KPROF_FAKE_TRITON_COMPILE_LOG": str(tmp_path / "compiles.log")}
+        if setting is not None:
+            env["KPROF_COMPILE_AHEAD"] = setting
+        run = run_harness(tmp_path, CASES / "vector/problem.py", kernels, env=env)
 
-    assert run.code == 0, run.stderr
-    assert [run.candidate(i)["compiled_ahead"] for i in range(2)] == [None, None]
-    assert compiles(tmp_path) == []
+        assert run.code == 0, run.stderr
+        assert [run.candidate(i)["compiled_ahead"] for i in range(2)] == [None, None]
+        assert compiles(tmp_path) == []
 
 
 def test_a_single_candidate_is_not_compiled_ahead(tmp_path):
     run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
-                      env={"KPROF_FAKE_TRITON_COMPILE_LOG": str(tmp_path / "compiles.log")})
+                      env=compile_ahead_env(tmp_path))
 
     assert run.code == 0, run.stderr
     assert run.candidate(0)["compiled_ahead"] is None
