@@ -66,6 +66,9 @@ struct RoundEntry {
   /// was moved to this directory ("round001.kernel-1") instead of being removed, so its row stays,
   /// with kept_at set to it (docs/history.md). "" : the replaced row goes.
   std::string displaced_to;
+  /// Instead of `document`: a report read launch by launch, never held as a tree (`kprof report
+  /// FILE --round N`); its row is the one `document` would give.
+  std::shared_ptr<const ReportSource> report_source;
 };
 
 /// One recorded round as `kprof history` shows it. Durations are nanoseconds; SOL values are the

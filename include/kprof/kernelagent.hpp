@@ -17,6 +17,7 @@
 
 #include "kprof/error.hpp"
 #include "kprof/json_file.hpp"
+#include "kprof/report.hpp"
 
 namespace kprof {
 
@@ -55,6 +56,11 @@ Result<std::string> kernelagent_metrics_text(const Json& rows,
 /// `timestamp` is metadata.profiled_at (microseconds, as KernelAgent's isoformat() + "Z"), else
 /// metadata.generated_at with ".000000" added. Absent facts are null.
 Json kernelagent_round_json(const Json& report);
+/// Writes json_text(kernelagent_round_json(document), 2), the text of the file, to `out` in
+/// pieces, the document read through a ReportSource (kprof/report.hpp), so that a report
+/// recorded without its tree (`kprof report FILE --round N`) gets the file a held one gets.
+/// Memory: the file's text, never its tree.
+void write_kernelagent_round_json(const ReportSource& report, const TextOut& out);
 
 /// The kernel of a KernelAgent metrics block ({kernel: {metric: value} or [...]}) that
 /// KernelAgent's loop should read, and its flat metrics: {"kernel": name, "metrics": {...}}. The

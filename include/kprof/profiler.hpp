@@ -75,7 +75,11 @@ struct CandidateResult {
   CandidateStatus status = CandidateStatus::failed;
   std::optional<Error> error; ///< set unless status == ok
   std::optional<Json> report; ///< the report document (ok and partial)
-  std::filesystem::path dir;  ///< where its files are
+  /// Instead of `report`: a report read launch by launch, never held as a tree (`kprof report
+  /// FILE --round N`, record_report_round); the round's files and history row are the ones
+  /// `report` would give. to_json() leaves it out.
+  std::shared_ptr<const ReportSource> streamed_report;
+  std::filesystem::path dir; ///< where its files are
   int gpu = 0;
   int attempts = 0;
 };
@@ -102,7 +106,13 @@ Result<RoundResult> round_result_from_json(const Json& json);
 /// round_writer.hpp): staged, moved into place by one rename (an earlier result of another file
 /// moved aside to roundNNN.kernel-K/), the KernelAgent file beside it and its history row (one
 /// transaction; none with `record_history` false). `file` is the capture, the row's label.
-/// io or database error.
+/// A CaptureReport is never built whole: each file reads its launches one at a time (the
+/// candidate's streamed_report). io or database error.
+Result<RoundResult> record_report_round(const std::filesystem::path& out_dir, int round,
+                                        std::shared_ptr<const ReportSource> report,
+                                        const std::filesystem::path& file,
+                                        bool record_history = true);
+/// The same, of a report held as a tree (a report with hot lines attached).
 Result<RoundResult> record_report_round(const std::filesystem::path& out_dir, int round,
                                         Json report, const std::filesystem::path& file,
                                         bool record_history = true);

@@ -179,6 +179,93 @@ using TextOut = std::function<void(std::string_view)>;
 void write_report_json(const Capture& capture, const Analysis& analysis, const MetricSet& metrics,
                        const Json& run_metadata, const RenderOptions& options, const TextOut& out);
 
+/// A report document as the files of a round read it (report.json, metrics.csv, KernelAgent's
+/// roundNNN_ncu_metrics.json, the history row): held as a tree (HeldReport) or made from its
+/// capture launch by launch (CaptureReport), so that a 20,000-launch capture is recorded without
+/// its tree. Each of those files has one writer that reads a ReportSource; both kinds give it
+/// the same document.
+class ReportSource {
+public:
+  ReportSource() = default;
+  ReportSource(const ReportSource&) = delete;
+  ReportSource& operator=(const ReportSource&) = delete;
+  ReportSource(ReportSource&&) = delete;
+  ReportSource& operator=(ReportSource&&) = delete;
+  virtual ~ReportSource() = default;
+
+  /// The document's members that do not grow with its launches, to read through ReportView:
+  /// metadata, summary and roofline are the document's, and kernels[] holds at least each
+  /// name's representative launch (the whole document for a held tree; CaptureReport's is
+  /// build_report_of_representatives'). Launches are read with for_each_launch(), the
+  /// KernelAgent `metrics` with for_each_agent_entry().
+  [[nodiscard]] virtual const Json& outline() const = 0;
+  /// Calls `each` with every kernels[] entry, in document order. With `diagnosis` false the
+  /// caller reads no `diagnosis` or `diagnosis_notes`, and an entry may come without them.
+  virtual void for_each_launch(const std::function<void(const Json&)>& each,
+                               bool diagnosis = true) const = 0;
+  /// Calls `each` with every member of the KernelAgent `metrics` object, in document order:
+  /// the kernel name and its record, or the list of its records.
+  virtual void
+  for_each_agent_entry(const std::function<void(const std::string&, const Json&)>& each) const = 0;
+  /// render(Format::json, document, options), in pieces.
+  virtual void write_json(const RenderOptions& options, const TextOut& out) const = 0;
+  /// json_text(document, compact ? -1 : 2): the text of write_json() in one string (compact:
+  /// without the sink's final line break), allocated once.
+  [[nodiscard]] virtual std::string document_text(bool compact) const = 0;
+};
+
+/// A report document held as a tree (a profiled round's, or one loaded from disk). Borrows
+/// `doc`, which must outlive it.
+class HeldReport final : public ReportSource {
+public:
+  explicit HeldReport(const Json& doc) : m_doc(&doc) {}
+  explicit HeldReport(const Json&& doc) = delete; ///< would dangle
+
+  [[nodiscard]] const Json& outline() const override { return *m_doc; }
+  void for_each_launch(const std::function<void(const Json&)>& each,
+                       bool diagnosis = true) const override;
+  void for_each_agent_entry(
+      const std::function<void(const std::string&, const Json&)>& each) const override;
+  void write_json(const RenderOptions& options, const TextOut& out) const override;
+  [[nodiscard]] std::string document_text(bool compact) const override;
+
+private:
+  const Json* m_doc;
+};
+
+/// build_report(capture, analysis, metrics, run_metadata)'s document, never built whole: the
+/// launches are made one at a time when read (for_each_launch, for_each_agent_entry) and the
+/// JSON text is write_report_json's. metadata.generated_at is the time of construction (unless
+/// run_metadata names one), so every file made from it says the same. Borrows capture,
+/// analysis and metrics, which must outlive it. Memory: the outline's launches (one per kernel
+/// name), whatever the number of launches.
+class CaptureReport final : public ReportSource {
+public:
+  CaptureReport(const Capture& capture, const Analysis& analysis, const MetricSet& metrics,
+                const Json& run_metadata = Json::object());
+
+  /// build_report_of_representatives(capture, analysis, metrics, run_metadata): what the table,
+  /// prompt and html sinks draw of this report.
+  [[nodiscard]] const Json& outline() const override { return m_outline; }
+  void for_each_launch(const std::function<void(const Json&)>& each,
+                       bool diagnosis = true) const override;
+  void for_each_agent_entry(
+      const std::function<void(const std::string&, const Json&)>& each) const override;
+  void write_json(const RenderOptions& options, const TextOut& out) const override;
+  /// Written twice: once to count its bytes, then into a string of that size.
+  [[nodiscard]] std::string document_text(bool compact) const override;
+
+private:
+  const Capture* m_capture;
+  const Analysis* m_analysis;
+  const MetricSet* m_metrics;
+  Json m_run_metadata; ///< the caller's, with generated_at
+  Json m_outline;
+};
+
+/// render(Format::csv, document): the CSV sink's text of the document, read launch by launch.
+std::string report_csv_text(const ReportSource& report);
+
 /// Shorthand for make_sink(format)->render(doc, options): the one call that turns any kprof
 /// document into the text of `format`.
 std::string render(Format format, const Json& doc, const RenderOptions& options = {});

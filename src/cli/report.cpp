@@ -80,30 +80,16 @@ public:
     if (round) {
       parts->run["round"] = *round;
     }
-    Outcome outcome;
-    const bool hot_lines = m_source || !m_source_page.empty();
-    if (!round && *format == Format::json && !hot_lines) {
-      // Written launch by launch: a big capture's document is never held whole.
-      outcome.stream = [parts](const TextOut& out) {
-        write_report_json(parts->capture, parts->analysis, parts->metrics, parts->run,
-                          render_options(), out);
-      };
-      outcome.out_file = m_out;
-      return outcome;
+    if (!m_source && m_source_page.empty()) {
+      return without_hot_lines(parts, *format, round);
     }
-    // The table, prompt and html show one launch per kernel name: without hot lines or a round,
-    // their document holds only those, however many launches were selected.
-    const bool one_launch_per_name =
-        !round && !hot_lines &&
-        (*format == Format::table || *format == Format::prompt || *format == Format::html);
-    Json doc = one_launch_per_name
-                   ? build_report_of_representatives(parts->capture, parts->analysis,
-                                                     parts->metrics, parts->run)
-                   : build_report(parts->capture, parts->analysis, parts->metrics, parts->run);
+    // Hot lines are attached to the tree (attach_hot_lines).
+    Json doc = build_report(parts->capture, parts->analysis, parts->metrics, parts->run);
     if (auto added = add_hot_lines(doc, parts->capture, parts->ncu ? &*parts->ncu : nullptr);
         !added) {
       return std::move(added).error();
     }
+    Outcome outcome;
     outcome.text = render(*format, doc, render_options());
     if (!round) {
       outcome.out_file = m_out;
@@ -116,6 +102,57 @@ public:
   }
 
 private:
+  /// Without hot lines the document is never built whole: the JSON is written launch by launch,
+  /// the CSV read launch by launch (CaptureReport), and the table, prompt and html, which show
+  /// one launch per kernel name, draw a document that holds only those
+  /// (build_report_of_representatives, a CaptureReport's outline). With --round, the files of
+  /// the round read the launches one at a time too (record_report_round of a CaptureReport).
+  Result<Outcome> without_hot_lines(const std::shared_ptr<ReportFileParts>& parts, Format format,
+                                    std::optional<int> round) const {
+    if (!round && format == Format::json) {
+      Outcome outcome;
+      outcome.stream = [parts](const TextOut& out) {
+        write_report_json(parts->capture, parts->analysis, parts->metrics, parts->run,
+                          render_options(), out);
+      };
+      outcome.out_file = m_out;
+      return outcome;
+    }
+    auto report = std::make_shared<const CaptureReport>(parts->capture, parts->analysis,
+                                                        parts->metrics, parts->run);
+    if (round) {
+      if (auto recorded = record_report_round(out_dir(), *round, report, m_file); !recorded) {
+        return std::move(recorded).error();
+      }
+    }
+    Outcome outcome;
+    if (!round) {
+      outcome.out_file = m_out;
+    }
+    switch (format) {
+    case Format::json:
+      // `parts` too: the report reads the capture it borrows.
+      outcome.stream = [parts, report](const TextOut& out) {
+        report->write_json(render_options(), out);
+      };
+      break;
+    case Format::csv:
+      outcome.text = report_csv_text(*report);
+      break;
+    case Format::prompt:
+    case Format::table:
+    case Format::html:
+      outcome.text = render(format, report->outline(), render_options());
+      break;
+    }
+    return outcome;
+  }
+
+  /// --out DIR of --round.
+  [[nodiscard]] fs::path out_dir() const {
+    return m_out.empty() ? fs::path("kprof-out") : fs::path(m_out);
+  }
+
   /// --source / --source-page: the source page, read or exported from the .ncu-rep, folded into
   /// kernels[].hot_lines. A page that cannot be matched to the launches is an error: the user
   /// asked for hot lines.
@@ -153,8 +190,7 @@ private:
 
   /// Records the document as round `round` of --out DIR (kprof/profiler.hpp).
   Result<void> record_round(Json doc, int round) const {
-    auto recorded = record_report_round(m_out.empty() ? fs::path("kprof-out") : fs::path(m_out),
-                                        round, std::move(doc), m_file);
+    auto recorded = record_report_round(out_dir(), round, std::move(doc), m_file);
     if (!recorded) {
       return std::move(recorded).error();
     }

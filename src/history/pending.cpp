@@ -34,7 +34,7 @@ Json entry_json(const RoundEntry& entry) {
   out["status"] = std::string(to_string(entry.status));
   out["created_at"] = entry.created_at;
   out["displaced_to"] = entry.displaced_to;
-  out["report"] = entry.document.has_value();
+  out["report"] = entry.document.has_value() || entry.report_source != nullptr;
   out["error"] = to_json(entry.error);
   return out;
 }

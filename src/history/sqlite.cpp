@@ -103,6 +103,16 @@ void Statement::bind_text_or_null(int index, std::string_view text) {
   }
 }
 
+void Statement::bind_borrowed_text_or_null(int index, std::string_view text) {
+  if (text.empty()) {
+    bind_null(index);
+    return;
+  }
+  KPROF_ASSERT(text.size() < static_cast<std::size_t>(std::numeric_limits<int>::max()));
+  KPROF_ASSERT(sqlite3_bind_text(m_stmt, index, text.data(), static_cast<int>(text.size()),
+                                 SQLITE_STATIC) == SQLITE_OK);
+}
+
 Result<bool> Statement::step(int* code) {
   const int rc = sqlite3_step(m_stmt);
   if (code != nullptr) {

@@ -45,6 +45,9 @@ public:
   void bind(int index, const std::optional<int>& value);
   /// Binds "" as NULL.
   void bind_text_or_null(int index, std::string_view text);
+  /// bind_text_or_null() without SQLite's copy of `text` (a report document of tens of MB):
+  /// `text` must stay as it is until the statement is reset or destroyed.
+  void bind_borrowed_text_or_null(int index, std::string_view text);
 
   /// Steps once: true with a row, false when done. On failure the primary result code is
   /// stored in `*code` when given (so callers can retry on busy).

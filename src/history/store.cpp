@@ -16,9 +16,11 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <span>
 #include <system_error>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -393,13 +395,39 @@ struct KernelFact {
   std::optional<double> share;
 };
 
+/// The distinct strings of a run's metric values (kernel names, metric names, units, texts),
+/// each held once: a 20,000-launch report has 540,000 values but a few hundred strings. Index 0
+/// is "". Movable: the map's nodes, which the indices point into, stay where they are.
+class Words {
+public:
+  Words() { add({}); }
+  Words(const Words&) = delete; // the copy's indices would point into this one's map
+  Words& operator=(const Words&) = delete;
+  Words(Words&&) noexcept = default;
+  Words& operator=(Words&&) noexcept = default;
+  ~Words() = default;
+  std::uint32_t add(std::string_view word) {
+    const auto [it, inserted] =
+        m_index.try_emplace(std::string(word), static_cast<std::uint32_t>(m_words.size()));
+    if (inserted) {
+      m_words.push_back(&it->first);
+    }
+    return it->second;
+  }
+  [[nodiscard]] std::string_view operator[](std::uint32_t index) const { return *m_words[index]; }
+
+private:
+  std::unordered_map<std::string, std::uint32_t> m_index;
+  std::vector<const std::string*> m_words;
+};
+
 struct MetricFact {
-  std::string kernel;
+  std::uint32_t kernel = 0; ///< in RunFacts::words
   int launch = 0;
-  std::string metric;
+  std::uint32_t metric = 0;
   std::optional<double> value;
-  std::string text;
-  std::string unit;
+  std::uint32_t text = 0;
+  std::uint32_t unit = 0;
 };
 
 struct RooflineFact {
@@ -421,7 +449,8 @@ struct RunFacts {
   std::optional<double> memory_sol_pct;
   std::string document;
   std::vector<KernelFact> kernels;
-  std::vector<MetricFact> metrics;
+  std::deque<MetricFact> metrics; ///< in blocks: 540,000 of them never move or double
+  Words words;                    ///< the strings of `metrics`
   std::vector<RooflineFact> rooflines;
 };
 
@@ -435,12 +464,12 @@ std::string metric_text(const Json& value) {
   return json_text(value, -1);
 }
 
-void collect_document_facts(const Json& doc, RunFacts& facts) {
+/// The facts of the document's members that do not grow with its launches.
+void collect_outline_facts(const Json& doc, RunFacts& facts) {
   using json_read::member;
   using json_read::number_at;
   using json_read::text_at;
   const ReportView view(doc);
-  facts.document = json_text(doc, -1);
   if (facts.label.empty()) {
     if (const Json* metadata = member(doc, "metadata")) {
       facts.label = text_at(*metadata, "kernel_file");
@@ -465,32 +494,6 @@ void collect_document_facts(const Json& doc, RunFacts& facts) {
     facts.compute_sol_pct = number_at(*roofline, "compute_sol_pct");
     facts.memory_sol_pct = number_at(*roofline, "memory_sol_pct");
   }
-  if (const Json* kernels = member(doc, "kernels"); kernels != nullptr && kernels->is_array()) {
-    int index = 0;
-    for (const auto& kernel : *kernels) {
-      const int launch = json_read::index_at(kernel, "id").value_or(index);
-      ++index;
-      const Json* metrics = member(kernel, "metrics");
-      if (metrics == nullptr || !metrics->is_object()) {
-        continue;
-      }
-      const std::string name = text_at(kernel, "name");
-      for (const auto& item : metrics->items()) {
-        MetricFact fact{name, launch, item.key(), std::nullopt, {}, {}};
-        const Json& entry = item.value();
-        const Json* value = entry.is_object() ? member(entry, "value") : &entry;
-        if (entry.is_object()) {
-          fact.unit = text_at(entry, "unit");
-        }
-        if (value != nullptr && value->is_number() && std::isfinite(value->get<double>())) {
-          fact.value = value->get<double>();
-        } else if (value != nullptr) {
-          fact.text = metric_text(*value);
-        }
-        facts.metrics.push_back(std::move(fact));
-      }
-    }
-  }
   if (const Json* roofline = member(doc, "roofline");
       roofline != nullptr && roofline->is_object()) {
     for (const auto& item : roofline->items()) {
@@ -511,6 +514,43 @@ void collect_document_facts(const Json& doc, RunFacts& facts) {
       facts.rooflines.push_back(std::move(fact));
     }
   }
+}
+
+/// The metric values of kernels[`index`].
+void collect_launch_facts(const Json& kernel, int index, RunFacts& facts) {
+  using json_read::member;
+  using json_read::text_at;
+  const int launch = json_read::index_at(kernel, "id").value_or(index);
+  const Json* metrics = member(kernel, "metrics");
+  if (metrics == nullptr || !metrics->is_object()) {
+    return;
+  }
+  const std::uint32_t name = facts.words.add(text_at(kernel, "name"));
+  for (const auto& item : metrics->items()) {
+    MetricFact fact{name, launch, facts.words.add(item.key()), std::nullopt, 0, 0};
+    const Json& entry = item.value();
+    const Json* value = entry.is_object() ? member(entry, "value") : &entry;
+    if (entry.is_object()) {
+      fact.unit = facts.words.add(text_at(entry, "unit"));
+    }
+    if (value != nullptr && value->is_number() && std::isfinite(value->get<double>())) {
+      fact.value = value->get<double>();
+    } else if (value != nullptr) {
+      fact.text = facts.words.add(metric_text(*value));
+    }
+    facts.metrics.push_back(fact);
+  }
+}
+
+/// Everything a run inserts from its report: the document's compact text, then its facts, the
+/// launches read one at a time.
+void collect_document_facts(const ReportSource& report, RunFacts& facts) {
+  facts.document = report.document_text(true);
+  collect_outline_facts(report.outline(), facts);
+  int index = 0;
+  report.for_each_launch(
+      [&facts, &index](const Json& kernel) { collect_launch_facts(kernel, index++, facts); },
+      false);
 }
 
 Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunFacts& facts,
@@ -582,7 +622,7 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
   insert->bind_text_or_null(11, facts.bottleneck);
   insert->bind(12, facts.compute_sol_pct);
   insert->bind(13, facts.memory_sol_pct);
-  insert->bind_text_or_null(14, facts.document);
+  insert->bind_borrowed_text_or_null(14, facts.document); // tens of MB: not copied
   insert->bind(15, attempt);
   insert->bind_text_or_null(16, entry.kept_at);
   if (auto done = insert->run(&code); !done) {
@@ -622,12 +662,12 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
   for (const auto& metric : facts.metrics) {
     metrics->reset();
     metrics->bind(1, run_id);
-    metrics->bind(2, std::string_view(metric.kernel));
+    metrics->bind(2, facts.words[metric.kernel]);
     metrics->bind(3, metric.launch);
-    metrics->bind(4, std::string_view(metric.metric));
+    metrics->bind(4, facts.words[metric.metric]);
     metrics->bind(5, metric.value);
-    metrics->bind_text_or_null(6, metric.text);
-    metrics->bind_text_or_null(7, metric.unit);
+    metrics->bind_text_or_null(6, facts.words[metric.text]);
+    metrics->bind_text_or_null(7, facts.words[metric.unit]);
     if (auto done = metrics->run(&code); !done) {
       return std::move(done).error();
     }
@@ -655,18 +695,23 @@ Result<RunFacts> run_facts(const RoundEntry& entry, const std::string& context) 
     return make_error(ErrorCategory::usage,
                       fmt::format("{}: round and candidate must not be negative", context));
   }
-  if (!entry.document && !entry.error) {
+  if (!entry.document && !entry.report_source && !entry.error) {
     return make_error(ErrorCategory::usage,
                       fmt::format("{}: a round needs a report document or an error", context));
   }
   RunFacts facts;
   facts.label = entry.label;
   facts.created_at = entry.created_at.empty() ? utc_timestamp() : entry.created_at;
+  std::optional<HeldReport> held;
   if (entry.document) {
-    if (auto valid = validate_report(*entry.document); !valid) {
+    held.emplace(*entry.document);
+  }
+  const ReportSource* report = held ? &*held : entry.report_source.get();
+  if (report != nullptr) {
+    if (auto valid = validate_report(report->outline()); !valid) {
       return valid.error().with_context(context);
     }
-    collect_document_facts(*entry.document, facts);
+    collect_document_facts(*report, facts);
   }
   return facts;
 }

@@ -35,8 +35,10 @@ Json batch_document(const Json& run_metadata, const std::vector<CandidateResult>
     line["candidate"] = candidate.index;
     line["kernel_file"] = candidate.kernel.string();
     line["status"] = candidate.status;
-    const Json* summary =
-        candidate.report ? json_read::member(*candidate.report, "summary") : nullptr;
+    const Json* report = candidate.report            ? &*candidate.report
+                         : candidate.streamed_report ? &candidate.streamed_report->outline()
+                                                     : nullptr;
+    const Json* summary = report != nullptr ? json_read::member(*report, "summary") : nullptr;
     line["total_duration_ns"] =
         summary != nullptr ? summary->value("total_duration_ns", Json(nullptr)) : Json(nullptr);
     line["error"] = to_json(candidate.error);
@@ -75,7 +77,8 @@ fs::path RoundWriter::settle(bool good, const fs::path& kernel) {
 }
 
 Result<void> RoundWriter::add(CandidateResult candidate, const Json& metadata) {
-  if (!candidate.report && (candidate.status != CandidateStatus::failed || !candidate.error)) {
+  const bool has_report = candidate.report || candidate.streamed_report;
+  if (!has_report && (candidate.status != CandidateStatus::failed || !candidate.error)) {
     candidate.error =
         make_error(ErrorCategory::internal,
                    fmt::format("{} has no report although it ended {}", candidate.kernel.string(),
@@ -90,7 +93,11 @@ Result<void> RoundWriter::add(CandidateResult candidate, const Json& metadata) {
     }
   }
   if (candidate.report) {
-    if (auto w = m_staged.write_report(candidate.index, *candidate.report); !w) {
+    if (auto w = m_staged.write_report(candidate.index, HeldReport(*candidate.report)); !w) {
+      return w;
+    }
+  } else if (candidate.streamed_report) {
+    if (auto w = m_staged.write_report(candidate.index, *candidate.streamed_report); !w) {
       return w;
     }
   } else if (auto w = m_staged.write_error(candidate.index,
@@ -124,17 +131,19 @@ Result<RoundResult> RoundWriter::commit(Json run_metadata, double wall_seconds,
   return result;
 }
 
-Result<RoundResult> record_report_round(const fs::path& out_dir, int round, Json report,
-                                        const fs::path& file, bool record_history) {
+namespace {
+
+/// record_report_round of `candidate`, whose report is set.
+Result<RoundResult> record_report_candidate(const fs::path& out_dir, int round,
+                                            CandidateResult candidate, const fs::path& file,
+                                            bool record_history) {
   auto writer = RoundWriter::begin(RoundLayout(out_dir), round, false);
   if (!writer) {
     return std::move(writer).error();
   }
-  CandidateResult candidate;
   candidate.kernel = file;
   candidate.status = CandidateStatus::ok;
   candidate.attempts = 1;
-  candidate.report = std::move(report);
   writer->settle(true, file);
   if (auto added = writer->add(std::move(candidate)); !added) {
     return added.error();
@@ -144,6 +153,24 @@ Result<RoundResult> record_report_round(const fs::path& out_dir, int round, Json
   CommitSettings settings;
   settings.record_history = record_history;
   return writer->commit(std::move(metadata), 0, settings);
+}
+
+} // namespace
+
+Result<RoundResult> record_report_round(const fs::path& out_dir, int round,
+                                        std::shared_ptr<const ReportSource> report,
+                                        const fs::path& file, bool record_history) {
+  KPROF_ASSERT(report != nullptr);
+  CandidateResult candidate;
+  candidate.streamed_report = std::move(report);
+  return record_report_candidate(out_dir, round, std::move(candidate), file, record_history);
+}
+
+Result<RoundResult> record_report_round(const fs::path& out_dir, int round, Json report,
+                                        const fs::path& file, bool record_history) {
+  CandidateResult candidate;
+  candidate.report = std::move(report);
+  return record_report_candidate(out_dir, round, std::move(candidate), file, record_history);
 }
 
 } // namespace kprof

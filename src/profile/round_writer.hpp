@@ -48,11 +48,12 @@ public:
   [[nodiscard]] const std::string& kept_note() const { return m_kept_note; }
 
   /// Writes candidate's document into the staging directory and keeps it for commit(): its
-  /// report.json and metrics.csv when it has a report; otherwise its error.json, from
-  /// `metadata` (failure_document). A candidate without a report is failed: one that claims
-  /// otherwise, or has no error, is failed with an internal error saying so. When settle() kept
-  /// an attempt, the candidate's error (and its report's) says so (kept_note()). io error when
-  /// the file cannot be written.
+  /// report.json and metrics.csv when it has a report (`report`, or `streamed_report` read
+  /// launch by launch); otherwise its error.json, from `metadata` (failure_document). A
+  /// candidate without a report is failed: one that claims otherwise, or has no error, is
+  /// failed with an internal error saying so. When settle() kept an attempt, the candidate's
+  /// error (and its held report's) says so (kept_note()). io error when the file cannot be
+  /// written.
   Result<void> add(CandidateResult candidate, const Json& metadata = Json::object());
 
   /// Writes batch.json (batch rounds) and commits the round (StagedRound::commit): the

@@ -31,6 +31,16 @@ void remove_dead_leftovers(const fs::path& out_dir) {
   }
 }
 
+/// KernelAgent's roundNNN_ncu_metrics.json of `report` at `path`, written as it is made.
+Result<void> write_kernelagent_file(const fs::path& path, const ReportSource& report) {
+  auto file = AtomicFile::create(path);
+  if (!file) {
+    return std::move(file).error();
+  }
+  write_kernelagent_round_json(report, [&file](std::string_view piece) { file->write(piece); });
+  return file->commit();
+}
+
 } // namespace
 
 Result<StagedRound> StagedRound::begin(RoundLayout layout, int round, bool batch) {
@@ -135,12 +145,19 @@ fs::path StagedRound::settle(bool good, const fs::path& kernel) {
   return m_destination;
 }
 
-Result<void> StagedRound::write_report(int index, const Json& report) const {
+Result<void> StagedRound::write_report(int index, const ReportSource& report) const {
   const fs::path dir = staged_candidate_dir(index);
-  if (auto w = write_json_atomic(dir / RoundLayout::k_report, report); !w) {
-    return w;
+  {
+    auto file = AtomicFile::create(dir / RoundLayout::k_report);
+    if (!file) {
+      return std::move(file).error();
+    }
+    report.write_json(RenderOptions{}, [&file](std::string_view piece) { file->write(piece); });
+    if (auto committed = file->commit(); !committed) {
+      return committed;
+    }
   }
-  return write_file_atomic(dir / RoundLayout::k_metrics_csv, render(Format::csv, report));
+  return write_file_atomic(dir / RoundLayout::k_metrics_csv, report_csv_text(report));
 }
 
 Result<void> StagedRound::write_error(int index, const Json& failure) const {
@@ -164,6 +181,7 @@ std::vector<RoundEntry> StagedRound::history_entries(const std::vector<Candidate
     entry.status = candidate.status;
     entry.error = candidate.error;
     entry.document = candidate.report;
+    entry.report_source = candidate.streamed_report;
     entry.created_at = created_at; // set here, so that the pending note names these rows
     if (!m_in_place) {
       entry.kept_at = final_dir.filename().string();
@@ -216,14 +234,18 @@ Result<fs::path> StagedRound::commit(std::vector<CandidateResult>& candidates,
 
   // KernelAgent-layout files next to the round directory, and in KernelAgent's logs_dir.
   for (const auto& candidate : candidates) {
-    if (!candidate.report || !m_in_place) {
+    if ((!candidate.report && !candidate.streamed_report) || !m_in_place) {
       continue;
     }
-    const Json body = kernelagent_round_json(*candidate.report);
+    std::optional<HeldReport> held;
+    if (candidate.report) {
+      held.emplace(*candidate.report);
+    }
+    const ReportSource& report = held ? *held : *candidate.streamed_report;
     const std::optional<int> key = candidate_key(candidate.index);
     const bool logs_only = settings.logs_dir && settings.kernelagent_logs_only;
     if (!logs_only) {
-      if (auto w = write_json_atomic(m_layout.kernelagent_file(m_round, key), body); !w) {
+      if (auto w = write_kernelagent_file(m_layout.kernelagent_file(m_round, key), report); !w) {
         return w.error();
       }
     }
@@ -232,7 +254,7 @@ Result<fs::path> StagedRound::commit(std::vector<CandidateResult>& candidates,
         return made.error();
       }
       const fs::path copy = *settings.logs_dir / RoundLayout::kernelagent_file_name(m_round, key);
-      if (auto w = write_json_atomic(copy, body); !w) {
+      if (auto w = write_kernelagent_file(copy, report); !w) {
         return w.error();
       }
     }

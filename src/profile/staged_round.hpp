@@ -16,6 +16,7 @@
 #include "kprof/history.hpp"
 #include "kprof/json_file.hpp"
 #include "kprof/profiler.hpp"
+#include "kprof/report.hpp"
 #include "kprof/round_layout.hpp"
 
 namespace kprof {
@@ -54,8 +55,8 @@ public:
   /// Candidate `index`'s directory at the round's destination.
   [[nodiscard]] std::filesystem::path final_candidate_dir(int index) const;
 
-  /// report.json and metrics.csv of candidate `index`.
-  Result<void> write_report(int index, const Json& report) const;
+  /// report.json (written as it is read, in pieces) and metrics.csv of candidate `index`.
+  Result<void> write_report(int index, const ReportSource& report) const;
   /// error.json of candidate `index`.
   Result<void> write_error(int index, const Json& failure) const;
   /// batch.json (batch rounds).

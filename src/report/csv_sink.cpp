@@ -75,62 +75,83 @@ std::string dims_text(const Json& kernel, std::string_view key) {
   return text;
 }
 
-std::string unit_of(const Json& kernels, const std::string& key) {
-  for (const Json& kernel : kernels) {
-    if (const Json* metrics = member(kernel, "metrics"); metrics != nullptr) {
-      if (const Json* entry = member(*metrics, key); entry != nullptr) {
-        return text_at(*entry, "unit");
-      }
-    }
-  }
-  return {};
+/// A key of the launches' metrics with the unit of the first launch that has it.
+struct LaunchKey {
+  std::string key;
+  std::string unit;
+};
+
+/// Every key of the launches' metrics, in the order of first appearance.
+std::vector<LaunchKey> launch_keys(const ReportSource& report) {
+  std::vector<LaunchKey> keys;
+  std::unordered_set<std::string> seen;
+  report.for_each_launch(
+      [&](const Json& launch) {
+        const std::optional<Json> escaped = printable_copy(launch);
+        const Json* metrics = member(escaped ? *escaped : launch, "metrics");
+        if (metrics == nullptr || !metrics->is_object()) {
+          return;
+        }
+        for (const auto& [key, entry] : metrics->items()) {
+          if (seen.insert(key).second) {
+            keys.push_back(LaunchKey{key, text_at(entry, "unit")});
+          }
+        }
+      },
+      false);
+  return keys;
 }
 
-bool any_kernel_has(const Json& kernels, const std::string& key) {
-  return std::any_of(kernels.begin(), kernels.end(), [&](const Json& kernel) {
-    const Json* metrics = member(kernel, "metrics");
-    return metrics != nullptr && member(*metrics, key) != nullptr;
-  });
-}
-
-std::vector<CsvColumn> metric_columns(const Json& doc, const Json& kernels) {
-  std::vector<std::string> keys;
-  const Json* metadata = member(doc, "metadata");
+/// The metric columns: on a raw page with a metric set, the set's metrics that some launch has,
+/// in the set's order; else every key of the launches' metrics. Header "key (unit)", the unit
+/// of the first launch that has the key.
+std::vector<CsvColumn> metric_columns(const Json& outline, const ReportSource& report) {
+  std::vector<LaunchKey> keys = launch_keys(report);
+  const Json* metadata = member(outline, "metadata");
   const bool details = metadata != nullptr && text_at(*metadata, "page") == "details";
   const Json* set = metadata == nullptr ? nullptr : member(*metadata, "metric_set");
   const Json* specs = set == nullptr ? nullptr : member(*set, "metrics");
   if (!details && specs != nullptr && specs->is_array() && !specs->empty()) {
+    std::vector<LaunchKey> chosen;
     for (const Json& spec : *specs) {
-      std::string name = text_at(spec, "name");
-      if (any_kernel_has(kernels, name)) {
-        keys.push_back(std::move(name));
+      const std::string name = text_at(spec, "name");
+      const auto found = std::find_if(keys.begin(), keys.end(),
+                                      [&name](const LaunchKey& key) { return key.key == name; });
+      if (found != keys.end()) {
+        chosen.push_back(*found);
       }
     }
-  } else {
-    std::unordered_set<std::string> seen;
-    for (const Json& kernel : kernels) {
-      const Json* metrics = member(kernel, "metrics");
-      if (metrics == nullptr || !metrics->is_object()) {
-        continue;
-      }
-      for (const auto& [key, entry] : metrics->items()) {
-        if (seen.insert(key).second) {
-          keys.push_back(key);
-        }
-      }
-    }
+    keys = std::move(chosen);
   }
   std::vector<CsvColumn> columns;
   columns.reserve(keys.size());
-  for (std::string& key : keys) {
-    const std::string unit = unit_of(kernels, key);
-    std::string header = key;
-    if (!unit.empty()) {
-      header.append(" (").append(unit).append(")");
+  for (LaunchKey& key : keys) {
+    std::string header = key.key;
+    if (!key.unit.empty()) {
+      header.append(" (").append(key.unit).append(")");
     }
-    columns.push_back(CsvColumn{std::move(key), std::move(header)});
+    columns.push_back(CsvColumn{std::move(key.key), std::move(header)});
   }
   return columns;
+}
+
+/// One launch's row.
+void append_launch(std::string& out, const Json& kernel, const std::vector<CsvColumn>& columns,
+                   std::vector<std::string>& cells) {
+  cells.clear();
+  cells.push_back(text_at(kernel, "name"));
+  const Json* id = member(kernel, "id");
+  cells.push_back(id == nullptr ? std::string() : scalar_text(*id));
+  cells.push_back(text_at(kernel, "nvtx_range"));
+  cells.push_back(dims_text(kernel, "grid"));
+  cells.push_back(dims_text(kernel, "block"));
+  const Json* metrics = member(kernel, "metrics");
+  for (const CsvColumn& column : columns) {
+    const Json* entry = metrics == nullptr ? nullptr : member(*metrics, column.key);
+    const Json* value = entry == nullptr ? nullptr : member(*entry, "value");
+    cells.push_back(value == nullptr ? std::string() : scalar_text(*value));
+  }
+  append_row(out, cells);
 }
 
 class CsvSink final : public Sink {
@@ -142,34 +163,7 @@ public:
     if (std::optional<std::string> text = artefact_text(doc, format())) {
       return std::move(*text); // a document other than a report
     }
-    static const Json k_no_kernels = Json::array();
-    const Json* found = member(doc, "kernels");
-    const Json& kernels = found != nullptr && found->is_array() ? *found : k_no_kernels;
-    const std::vector<CsvColumn> columns = metric_columns(doc, kernels);
-
-    std::string out;
-    std::vector<std::string> cells{"kernel", "id", "nvtx_range", "grid", "block"};
-    for (const CsvColumn& column : columns) {
-      cells.push_back(column.header);
-    }
-    append_row(out, cells);
-    for (const Json& kernel : kernels) {
-      cells.clear();
-      cells.push_back(text_at(kernel, "name"));
-      const Json* id = member(kernel, "id");
-      cells.push_back(id == nullptr ? std::string() : scalar_text(*id));
-      cells.push_back(text_at(kernel, "nvtx_range"));
-      cells.push_back(dims_text(kernel, "grid"));
-      cells.push_back(dims_text(kernel, "block"));
-      const Json* metrics = member(kernel, "metrics");
-      for (const CsvColumn& column : columns) {
-        const Json* entry = metrics == nullptr ? nullptr : member(*metrics, column.key);
-        const Json* value = entry == nullptr ? nullptr : member(*entry, "value");
-        cells.push_back(value == nullptr ? std::string() : scalar_text(*value));
-      }
-      append_row(out, cells);
-    }
-    return out;
+    return report_csv_text(HeldReport(doc));
   }
 };
 
@@ -180,3 +174,29 @@ std::unique_ptr<Sink> make_csv_sink() {
 }
 
 } // namespace kprof::report_detail
+
+namespace kprof {
+
+std::string report_csv_text(const ReportSource& report) {
+  using report_detail::printable_copy;
+  // The text sinks' edge (make_sink's PrintableSink): every string made printable, here one
+  // launch at a time.
+  const std::optional<Json> outline = printable_copy(report.outline());
+  const std::vector<report_detail::CsvColumn> columns =
+      report_detail::metric_columns(outline ? *outline : report.outline(), report);
+  std::string out;
+  std::vector<std::string> cells{"kernel", "id", "nvtx_range", "grid", "block"};
+  for (const report_detail::CsvColumn& column : columns) {
+    cells.push_back(column.header);
+  }
+  report_detail::append_row(out, cells);
+  report.for_each_launch(
+      [&](const Json& launch) {
+        const std::optional<Json> escaped = printable_copy(launch);
+        report_detail::append_launch(out, escaped ? *escaped : launch, columns, cells);
+      },
+      false);
+  return out;
+}
+
+} // namespace kprof

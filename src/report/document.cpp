@@ -2,6 +2,7 @@
 // validated when read back, and handed to the sinks.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -86,9 +87,13 @@ Json rule_json(const RuleResult& rule) {
   return out;
 }
 
+} // namespace
+
+namespace report_detail {
+
 Json kernel_json(const Capture& capture, const KernelRecord& record,
                  const std::vector<std::string>& keys, const LaunchFactReader& facts,
-                 std::string_view metric_set) {
+                 std::string_view metric_set, bool diagnosis) {
   Json out = Json::object();
   out["name"] = record.name;
   out["id"] = record.id;
@@ -120,12 +125,19 @@ Json kernel_json(const Capture& capture, const KernelRecord& record,
     }
     out["rules"] = std::move(rules);
   }
-  report_detail::DiagnosisMembers diagnosis =
-      report_detail::diagnosis_members(facts, record, capture.page, metric_set);
-  out["diagnosis"] = std::move(diagnosis.causes);
-  out["diagnosis_notes"] = std::move(diagnosis.notes);
+  if (diagnosis) {
+    DiagnosisMembers members = diagnosis_members(facts, record, capture.page, metric_set);
+    out["diagnosis"] = std::move(members.causes);
+    out["diagnosis_notes"] = std::move(members.notes);
+  }
   return out;
 }
+
+} // namespace report_detail
+
+namespace {
+
+using report_detail::kernel_json;
 
 Json roofline_json(const Roofline& roofline) {
   Json out = Json::object();
@@ -163,24 +175,10 @@ Json kernel_agent_record(const Capture& capture, const KernelRecord& record, con
 }
 
 Json kernel_agent_metrics(const Capture& capture, const Analysis& analysis, const MetricSet& set) {
-  std::unordered_map<std::string_view, std::size_t> launches_per_name;
-  for (const std::size_t index : analysis.selected) {
-    ++launches_per_name[capture.kernels[index].name];
-  }
   Json out = Json::object();
-  for (const std::size_t index : analysis.selected) {
-    const KernelRecord& record = capture.kernels[index];
-    Json entry = kernel_agent_record(capture, record, set);
-    if (launches_per_name[record.name] == 1) {
-      out[record.name] = std::move(entry);
-    } else {
-      Json& list = out[record.name];
-      if (list.is_null()) {
-        list = Json::array();
-      }
-      list.push_back(std::move(entry));
-    }
-  }
+  report_detail::for_each_agent_entry(
+      capture, analysis, set,
+      [&out](const std::string& name, Json entry) { out[name] = std::move(entry); });
   return out;
 }
 
@@ -395,6 +393,37 @@ Result<void> validate_roofline(const Json& roofline) {
 
 namespace report_detail {
 
+std::vector<std::pair<std::string_view, std::vector<std::size_t>>>
+launches_by_name(const Capture& capture, const Analysis& analysis) {
+  std::vector<std::pair<std::string_view, std::vector<std::size_t>>> by_name;
+  std::unordered_map<std::string_view, std::size_t> position;
+  for (const std::size_t index : analysis.selected) {
+    const std::string_view name = capture.kernels[index].name;
+    const auto [it, inserted] = position.try_emplace(name, by_name.size());
+    if (inserted) {
+      by_name.emplace_back(name, std::vector<std::size_t>{});
+    }
+    by_name[it->second].second.push_back(index);
+  }
+  return by_name;
+}
+
+void for_each_agent_entry(const Capture& capture, const Analysis& analysis, const MetricSet& set,
+                          const std::function<void(const std::string&, Json)>& each) {
+  for (const auto& [name, launches] : launches_by_name(capture, analysis)) {
+    const std::string key(name);
+    if (launches.size() == 1) {
+      each(key, kernel_agent_record(capture, capture.kernels[launches.front()], set));
+      continue;
+    }
+    Json list = Json::array();
+    for (const std::size_t index : launches) {
+      list.push_back(kernel_agent_record(capture, capture.kernels[index], set));
+    }
+    each(key, std::move(list));
+  }
+}
+
 std::vector<std::string> column_keys(const Capture& capture) {
   std::unordered_map<std::string_view, int> name_counts;
   for (const Column& column : capture.columns) {
@@ -490,7 +519,8 @@ Json build_report(const Capture& capture, const Analysis& analysis, const Metric
   const LaunchFactReader facts(capture, analysis.gpu);
   Json& kernels = doc["kernels"];
   for (const std::size_t index : analysis.selected) {
-    kernels.push_back(kernel_json(capture, capture.kernels[index], keys, facts, metrics.name));
+    kernels.push_back(
+        kernel_json(capture, capture.kernels[index], keys, facts, metrics.name, true));
   }
   doc["metrics"] = kernel_agent_metrics(capture, analysis, metrics);
   return doc;
@@ -511,7 +541,7 @@ Json build_report_of_representatives(const Capture& capture, const Analysis& ana
   std::unordered_map<std::string, std::size_t> slot_of;
   for (const std::size_t index : analysis.selected) {
     const KernelRecord& record = capture.kernels[index];
-    Json launch = kernel_json(capture, record, keys, facts, metrics.name);
+    Json launch = kernel_json(capture, record, keys, facts, metrics.name, true);
     const std::optional<double> duration = ReportView::launch_duration_ns(launch);
     const auto [slot, first] = slot_of.try_emplace(record.name, kept.size());
     if (first) {

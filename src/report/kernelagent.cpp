@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -11,6 +16,7 @@
 #include "kprof/numbers.hpp"
 #include "kprof/report.hpp"
 #include "kprof/report_view.hpp"
+#include "report/json_writer.hpp"
 #include "report/sinks.hpp"
 
 namespace kprof {
@@ -119,49 +125,144 @@ std::string percent(double value) {
 
 } // namespace
 
-Json kernelagent_round_json(const Json& report) {
-  const Json empty = Json::object();
-  const Json* metrics = json_read::member(report, "metrics");
-  const Json* metadata = json_read::member(report, "metadata");
-  const Json& md = metadata != nullptr && metadata->is_object() ? *metadata : empty;
+namespace {
 
-  const ReportView view(report);
+/// KernelAgent's order of a report's kernel names: the candidate's own kernels before library
+/// kernels (is_library_kernel), each longest total duration first.
+std::vector<ReportKernel> agent_order(const Json& outline) {
+  const ReportView view(outline);
   std::vector<ReportKernel> order = view.kernels_by_duration();
   std::stable_partition(order.begin(), order.end(),
                         [](const ReportKernel& kernel) { return !is_library_kernel(kernel.name); });
-  Json block = Json::object();
-  if (metrics != nullptr && metrics->is_object()) {
-    for (const ReportKernel& kernel : order) {
-      if (const Json* entry = json_read::member(*metrics, kernel.name); entry != nullptr) {
-        if (entry->is_array()) {
-          Json list = Json::array();
-          for (const Json& record : *entry) {
-            list.push_back(typed_record(record, &kernel));
-          }
-          block[kernel.name] = std::move(list);
-        } else {
-          block[kernel.name] = typed_record(*entry, &kernel);
-        }
-      }
-    }
-    for (const auto& [name, entry] : metrics->items()) {
-      if (!block.contains(name)) { // a name the summary does not know
-        block[name] = entry;
-      }
-    }
-  }
+  return order;
+}
 
+/// Where a member of the body's `metrics` goes: slot i of agent_order(), or after those.
+constexpr std::size_t k_after_the_known = static_cast<std::size_t>(-1);
+
+/// Reads the report's KernelAgent `metrics` once, one member at a time, and hands `place` each
+/// member the body keeps, as the body holds it: a name of `order` with its slot and its value
+/// typed (typed_record), the first of a repeated name only (as a lookup by name finds it); a
+/// name the summary does not know unchanged, after them, the first of a repeated name only.
+void for_each_body_member(
+    const ReportSource& report, const std::vector<ReportKernel>& order,
+    const std::function<void(std::size_t slot, const std::string& name, Json value)>& place) {
+  std::unordered_map<std::string, std::size_t> slot_of;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    slot_of.try_emplace(order[i].name, i);
+  }
+  std::vector<bool> placed(order.size(), false);
+  std::unordered_set<std::string> others;
+  report.for_each_agent_entry([&](const std::string& name, const Json& entry) {
+    const auto slot = slot_of.find(name);
+    if (slot == slot_of.end()) {
+      if (others.insert(name).second) {
+        place(k_after_the_known, name, entry);
+      }
+      return;
+    }
+    if (placed[slot->second]) {
+      return;
+    }
+    placed[slot->second] = true;
+    const ReportKernel& kernel = order[slot->second];
+    if (!entry.is_array()) {
+      place(slot->second, name, typed_record(entry, &kernel));
+      return;
+    }
+    Json list = Json::array();
+    for (const Json& record : entry) {
+      list.push_back(typed_record(record, &kernel));
+    }
+    place(slot->second, name, std::move(list));
+  });
+}
+
+/// The body's `metadata`, from the report's.
+Json body_metadata(const Json& outline) {
+  const Json empty = Json::object();
+  const Json* metadata = json_read::member(outline, "metadata");
+  const Json& md = metadata != nullptr && metadata->is_object() ? *metadata : empty;
   Json meta = Json::object();
   meta["kernel_file"] = member_or_null(md, "kernel_file");
   meta["problem_file"] = member_or_null(md, "problem_file");
   meta["round_num"] = member_or_null(md, "round");
   meta["timestamp"] = kernelagent_timestamp(md);
   meta["ncu_version"] = member_or_null(md, "ncu_version");
+  return meta;
+}
 
+} // namespace
+
+Json kernelagent_round_json(const Json& report) {
+  const HeldReport held(report);
+  const std::vector<ReportKernel> order = agent_order(report);
+  std::vector<std::optional<Json>> known(order.size());
+  std::vector<std::pair<std::string, Json>> others;
+  for_each_body_member(held, order, [&](std::size_t slot, const std::string& name, Json value) {
+    if (slot == k_after_the_known) {
+      others.emplace_back(name, std::move(value));
+    } else {
+      known[slot] = std::move(value);
+    }
+  });
+  Json block = Json::object();
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (known[i]) {
+      block[order[i].name] = std::move(*known[i]);
+    }
+  }
+  for (auto& [name, value] : others) {
+    block[name] = std::move(value);
+  }
   Json out = Json::object();
   out["metrics"] = std::move(block);
-  out["metadata"] = std::move(meta);
+  out["metadata"] = body_metadata(report);
   return out;
+}
+
+void write_kernelagent_round_json(const ReportSource& report, const TextOut& out) {
+  // json_text(body, 2): each member's value is laid out for its depth (2) as it is read, and
+  // held as text until its turn in KernelAgent's order.
+  constexpr int k_indent = 2;
+  constexpr std::size_t k_member_depth = 2;
+  const std::vector<ReportKernel> order = agent_order(report.outline());
+  std::vector<std::optional<std::string>> known(order.size());
+  std::vector<std::pair<std::string, std::string>> others;
+  const auto hold = [&](std::size_t slot, const std::string& name, const Json& value) {
+    std::string text;
+    report_detail::append_at_depth(text, value, k_indent, k_member_depth);
+    if (slot == k_after_the_known) {
+      others.emplace_back(name, std::move(text));
+    } else {
+      known[slot] = std::move(text);
+    }
+  };
+  for_each_body_member(report, order, hold);
+  report_detail::JsonWriter writer(k_indent, out);
+  writer.begin_object();
+  writer.key(R"("metrics")");
+  writer.begin_object();
+  const auto member = [&writer](const std::string& name, std::string& text) {
+    writer.key(report_detail::json_quoted(name));
+    writer.raw(text);
+    std::string().swap(text);
+    writer.flush_if_full();
+  };
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (known[i]) {
+      member(order[i].name, *known[i]);
+    }
+  }
+  for (auto& [name, text] : others) {
+    member(name, text);
+  }
+  writer.end_object();
+  writer.key(R"("metadata")");
+  writer.tree(body_metadata(report.outline()));
+  writer.end_object();
+  writer.raw("\n");
+  writer.flush();
 }
 
 Json kernelagent_kernel_metrics(const Json& metrics) {

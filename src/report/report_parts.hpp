@@ -2,7 +2,11 @@
 // and write_report_json() (streamed text) share, so the two cannot drift apart.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kprof/analysis.hpp"
@@ -21,6 +25,23 @@ Json report_skeleton(const Capture& capture, const Analysis& analysis, const Met
 /// column has the same name (details pages repeat labels such as "Memory Throughput"). A key
 /// that still collides is left empty and the column is skipped.
 std::vector<std::string> column_keys(const Capture& capture);
+
+/// One kernels[] entry of build_report's document: the launch's identity, a {value, unit}
+/// (and section, on a details page) per column with a key (column_keys), its NCU rules, and,
+/// with `diagnosis`, its diagnosis_members.
+Json kernel_json(const Capture& capture, const KernelRecord& record,
+                 const std::vector<std::string>& keys, const LaunchFactReader& facts,
+                 std::string_view metric_set, bool diagnosis);
+
+/// The selected launches grouped by kernel name, the names in the order of their first launch.
+std::vector<std::pair<std::string_view, std::vector<std::size_t>>>
+launches_by_name(const Capture& capture, const Analysis& analysis);
+
+/// Each member of the KernelAgent `metrics` object of build_report's document, one name at a
+/// time: the name and its record, or the list of its records when it has several selected
+/// launches (handed over: `each` may keep it).
+void for_each_agent_entry(const Capture& capture, const Analysis& analysis, const MetricSet& set,
+                          const std::function<void(const std::string&, Json)>& each);
 
 /// The KernelAgent `metrics` value of a number: rounded to 3 decimals like metrics_to_prompt.
 double kernel_agent_number(double value);

@@ -1,6 +1,8 @@
 // The kprof binary on recorded H200 captures: output shapes and documented exit codes.
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -223,6 +225,30 @@ TEST_F(KprofCli, RecordedRoundsFeedHistoryAndDiff) {
                  (out / "round002" / "report.json").string(), "--format", "json"});
   ASSERT_EQ(diff_files.exit_code, 0) << diff_files.err;
   EXPECT_TRUE(json::accept(diff_files.out)) << diff_files.out;
+}
+
+TEST_F(KprofCli, ARecordedRoundPrintsTheReportItWroteInEachFormat) {
+  // report.json and metrics.csv are read launch by launch: what is printed is what was written.
+  for (const char* format : {"json", "csv"}) {
+    SCOPED_TRACE(format);
+    const auto out = dir() / (std::string("round-") + format);
+    KprofRun run = run_kprof({"report", fixture("planted/vec_f32/details.csv"), "--round", "1",
+                              "--out", out.string(), "--format", format});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const char* file = std::string_view(format) == "json" ? "report.json" : "metrics.csv";
+    auto written = read_file(out / "round001" / file);
+    ASSERT_TRUE(written.ok()) << written.error().message;
+    EXPECT_EQ(run.out, *written);
+    EXPECT_TRUE(std::filesystem::exists(out / "round001_ncu_metrics.json"));
+    EXPECT_TRUE(std::filesystem::exists(out / "kprof.db"));
+  }
+  KprofRun table = run_kprof({"report", fixture("planted/vec_f32/details.csv"), "--round", "2",
+                              "--out", (dir() / "round-table").string(), "--format", "table"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  KprofRun plain =
+      run_kprof({"report", fixture("planted/vec_f32/details.csv"), "--format", "table"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(table.out, plain.out);
 }
 
 TEST_F(KprofCli, DiffOfAReportAndACsvNamesTheFileThatIsNotAReportAndWhatItIs) {

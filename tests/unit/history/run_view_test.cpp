@@ -64,8 +64,8 @@ protected:
     auto store = HistoryStore::open(m_dir->path() / "kprof.db");
     ASSERT_TRUE(store.ok()) << store.error().message;
     const Json base = fixture_report("curated_nvtx_twostage.csv");
-    RoundEntry first{
-        0, std::nullopt, "kernel_v0.py", CandidateStatus::ok, std::nullopt, base, "", "", ""};
+    RoundEntry first{0,  std::nullopt, "kernel_v0.py", CandidateStatus::ok, std::nullopt, base, "",
+                     "", "",           nullptr};
     RoundEntry failed{1,
                       std::nullopt,
                       "kernel_v1.py",
@@ -74,11 +74,14 @@ protected:
                       std::nullopt,
                       "",
                       "",
-                      ""};
-    RoundEntry best{2,  0, "kernel_v2.py", CandidateStatus::ok, std::nullopt, faster(base, 2.0), "",
-                    "", ""};
+                      "",
+                      nullptr};
+    RoundEntry best{
+        2,  0,  "kernel_v2.py", CandidateStatus::ok, std::nullopt, faster(base, 2.0), "",
+        "", "", nullptr};
     RoundEntry other{
-        2, 1, "kernel_v3.py", CandidateStatus::ok, std::nullopt, faster(base, 1.5), "", "", ""};
+        2,  1,  "kernel_v3.py", CandidateStatus::ok, std::nullopt, faster(base, 1.5), "",
+        "", "", nullptr};
     for (const RoundEntry& entry : {first, failed, best, other}) {
       auto recorded = store->record_round(entry);
       ASSERT_TRUE(recorded.ok()) << recorded.error().message;

@@ -1,11 +1,20 @@
 // RoundWriter, the one writer of a round: the documents of candidates without a report, batch.json,
 // the kept-attempt note, and `report --round`'s rounds (record_report_round).
+#include <algorithm>
 #include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
+#include "kprof/analysis.hpp"
 #include "kprof/files.hpp"
 #include "kprof/history.hpp"
+#include "kprof/metric_sets.hpp"
+#include "kprof/ncu_output.hpp"
+#include "kprof/report.hpp"
 #include "kprof/round_layout.hpp"
 #include "kprof/version.hpp"
 #include "profile/round_writer.hpp"
@@ -161,6 +170,101 @@ TEST_F(RoundWriterFiles, AReportRecordedAsARoundIsStagedCommittedAndInTheHistory
   EXPECT_EQ((*rows)[0].round, 2);
   EXPECT_EQ((*rows)[0].label, "cap.csv");
   EXPECT_EQ((*rows)[0].status, CandidateStatus::ok);
+}
+
+// ---- report --round of a big capture: recorded launch by launch, the tree's round ----------
+
+const fs::path k_fixtures = fs::path(KPROF_FIXTURES_DIR) / "ncu" / "2025.3.1";
+
+/// Every capture fixture: the .csv files of the fixture directory but source pages.
+std::vector<fs::path> capture_fixtures() {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::recursive_directory_iterator(k_fixtures)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() == ".csv" && !name.ends_with("source.csv")) {
+      files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// Every row `sql` selects from the history at `db_path`, each column's type and text, one line
+/// per row.
+std::string query_rows(const fs::path& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
+  std::string rows;
+  while (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW) {
+    for (int i = 0; i < sqlite3_column_count(stmt); ++i) {
+      rows += std::to_string(sqlite3_column_type(stmt, i)) + ":";
+      const unsigned char* text = sqlite3_column_text(stmt, i);
+      rows += text == nullptr ? "NULL" : reinterpret_cast<const char*>(text);
+      rows += '|';
+    }
+    rows += '\n';
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return rows;
+}
+
+/// What a recorded round leaves: its files' text and its history rows (but their time).
+std::vector<std::string> round_artefacts(const fs::path& out_dir) {
+  const RoundLayout layout(out_dir);
+  std::vector<std::string> artefacts;
+  for (const fs::path& file : {layout.round_dir(1) / RoundLayout::k_report,
+                               layout.round_dir(1) / RoundLayout::k_metrics_csv,
+                               layout.kernelagent_file(1, std::nullopt)}) {
+    auto text = read_file(file);
+    EXPECT_TRUE(text.ok()) << file;
+    artefacts.push_back(text ? *text : std::string());
+  }
+  const fs::path db = layout.history_db();
+  artefacts.push_back(query_rows(
+      db, "SELECT round, candidate, label, status, error_category, error_message, error_detail, "
+          "total_duration_ns, dominant_kernel, bottleneck, compute_sol_pct, memory_sol_pct, "
+          "document, attempt, kept_at FROM runs ORDER BY id"));
+  artefacts.push_back(query_rows(db, "SELECT * FROM kernels ORDER BY rowid"));
+  artefacts.push_back(query_rows(db, "SELECT * FROM metrics ORDER BY rowid"));
+  artefacts.push_back(query_rows(db, "SELECT * FROM rooflines ORDER BY rowid"));
+  return artefacts;
+}
+
+TEST_F(RoundWriterFiles, ACaptureRecordedLaunchByLaunchLeavesTheFilesAndRowsOfItsTree) {
+  const std::vector<fs::path> files = capture_fixtures();
+  ASSERT_GE(files.size(), 25U) << "the fixtures were not found under " << k_fixtures;
+  const std::vector<std::string> names = {"report.json", "metrics.csv", "round001_ncu_metrics.json",
+                                          "runs",        "kernels",     "metrics",
+                                          "rooflines"};
+  for (const fs::path& file : files) {
+    SCOPED_TRACE(file.string());
+    Result<Capture> capture = read_ncu_csv_file(file);
+    ASSERT_TRUE(capture.ok()) << capture.error().message;
+    Result<Analysis> analysis = analyse(*capture, SelectOptions{});
+    ASSERT_TRUE(analysis.ok()) << analysis.error().message;
+    const MetricSet set = *find_metric_set("default");
+    // `kprof report FILE --round 1`'s run facts, at one time for both.
+    const Json run{{"generated_at", "2026-12-04T12:00:00Z"}, {"select", "all"}, {"round", 1}};
+    const fs::path tree_dir = out() / (file.stem().string() + "-tree");
+    const fs::path streamed_dir = out() / (file.stem().string() + "-streamed");
+    auto tree = record_report_round(tree_dir, 1, build_report(*capture, *analysis, set, run),
+                                    file.filename());
+    ASSERT_TRUE(tree.ok()) << tree.error().message;
+    auto streamed = record_report_round(
+        streamed_dir, 1, std::make_shared<const CaptureReport>(*capture, *analysis, set, run),
+        file.filename());
+    ASSERT_TRUE(streamed.ok()) << streamed.error().message;
+    const std::vector<std::string> expected = round_artefacts(tree_dir);
+    const std::vector<std::string> written = round_artefacts(streamed_dir);
+    ASSERT_EQ(written.size(), names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      EXPECT_FALSE(expected[i].empty()) << names[i];
+      EXPECT_TRUE(written[i] == expected[i]) << names[i] << " differs";
+    }
+  }
 }
 
 } // namespace

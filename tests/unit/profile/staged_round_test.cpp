@@ -39,7 +39,7 @@ protected:
     candidate.kernel = "kernel.py";
     candidate.status = CandidateStatus::ok;
     candidate.report = testing::simple_report(round, std::nullopt, duration_ns, 50);
-    EXPECT_TRUE(staged->write_report(0, *candidate.report).ok());
+    EXPECT_TRUE(staged->write_report(0, HeldReport(*candidate.report)).ok());
     staged->settle(true);
     std::vector<CandidateResult> candidates{candidate};
     return staged->commit(candidates, CommitSettings{});
@@ -175,7 +175,7 @@ TEST_F(StagedRoundHistory, ARoundCommittedWithoutHistoryIsNeverRecordedLater) {
   candidate.kernel = "kernel.py";
   candidate.status = CandidateStatus::ok;
   candidate.report = testing::simple_report(1, std::nullopt, 2.0e6, 50);
-  ASSERT_TRUE(staged->write_report(0, *candidate.report).ok());
+  ASSERT_TRUE(staged->write_report(0, HeldReport(*candidate.report)).ok());
   std::vector<CandidateResult> candidates{candidate};
   CommitSettings no_history;
   no_history.record_history = false;

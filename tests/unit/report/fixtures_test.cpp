@@ -5,10 +5,12 @@
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "kprof/analysis.hpp"
+#include "kprof/kernelagent.hpp"
 #include "kprof/metric_sets.hpp"
 #include "kprof/ncu_output.hpp"
 #include "kprof/report.hpp"
@@ -305,6 +307,128 @@ TEST(StreamedReport, ReplacesInvalidUtf8LikeTheTree) {
   Json parsed;
   EXPECT_NO_THROW(parsed = Json::parse(text)) << "valid UTF-8, valid JSON";
   EXPECT_EQ(parsed["kernels"].size(), 2U);
+}
+
+// ---- CaptureReport: the files of a round made launch by launch are the tree's ---------------
+
+/// Every capture fixture: the .csv files of the fixture directory but source pages.
+std::vector<std::string> capture_fixtures() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(k_fixtures)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() == ".csv" && !name.ends_with("source.csv")) {
+      files.push_back(std::filesystem::relative(entry.path(), k_fixtures).string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// The text `out` is given, in one string.
+template <class Write>
+std::string text_of(Write write) {
+  std::string text;
+  write([&text](std::string_view piece) { text += piece; });
+  return text;
+}
+
+/// Expects `text` to be `expected`, naming the first byte that differs.
+void expect_same_text(const std::string& what, const std::string& text,
+                      const std::string& expected) {
+  const auto at = std::mismatch(text.begin(), text.end(), expected.begin(), expected.end()).first;
+  EXPECT_TRUE(text == expected) << what << ": first difference at byte "
+                                << std::distance(text.begin(), at);
+}
+
+/// The text of each file of a round made from `report` is the one the tree gives.
+void expect_the_files_of(const ReportSource& report, const Json& tree) {
+  expect_same_text("report.json", report.document_text(false), json_text(tree, 2));
+  expect_same_text("the history's document", report.document_text(true), json_text(tree, -1));
+  expect_same_text("metrics.csv", report_csv_text(report), render(Format::csv, tree));
+  expect_same_text("KernelAgent's file",
+                   text_of([&](const TextOut& out) { write_kernelagent_round_json(report, out); }),
+                   json_text(kernelagent_round_json(tree), 2));
+}
+
+/// Each file of a round made from a CaptureReport, and from the same document held
+/// (HeldReport), is the text the tree gives; the CaptureReport's launches are the tree's.
+void expect_capture_report_writes_the_tree(const Capture& capture, const Analysis& analysis,
+                                           const MetricSet& set) {
+  const Json tree = build_report(capture, analysis, set, k_fixed_time);
+  const CaptureReport streamed(capture, analysis, set, k_fixed_time);
+  {
+    SCOPED_TRACE("from the capture");
+    expect_the_files_of(streamed, tree);
+  }
+  {
+    SCOPED_TRACE("held");
+    expect_the_files_of(HeldReport(tree), tree);
+  }
+  EXPECT_EQ(streamed.outline(),
+            build_report_of_representatives(capture, analysis, set, k_fixed_time));
+  std::vector<Json> launches;
+  streamed.for_each_launch([&launches](const Json& launch) { launches.push_back(launch); });
+  EXPECT_TRUE(Json(launches) == tree["kernels"]);
+}
+
+/// expect_capture_report_writes_the_tree for each selection and two metric sets.
+void expect_capture_report_writes_the_tree(const std::string& file) {
+  SCOPED_TRACE(file);
+  Result<Capture> capture = read_ncu_csv_file(k_fixtures / file);
+  ASSERT_TRUE(capture.ok()) << capture.error().message;
+  for (const Select select : {Select::all, Select::last}) {
+    SelectOptions options;
+    options.select = select;
+    Result<Analysis> analysis = analyse(*capture, options);
+    ASSERT_TRUE(analysis.ok()) << analysis.error().message;
+    for (const char* set_name : {"default", "lean"}) {
+      SCOPED_TRACE(std::string("select ") + std::string(to_string(select)) + ", set " + set_name);
+      Result<MetricSet> set = find_metric_set(set_name);
+      ASSERT_TRUE(set.ok()) << set.error().message;
+      expect_capture_report_writes_the_tree(*capture, *analysis, *set);
+    }
+  }
+}
+
+TEST(CaptureReport, WritesTheTreesJsonCsvAndKernelAgentFileOnEveryFixture) {
+  const std::vector<std::string> files = capture_fixtures();
+  ASSERT_GE(files.size(), 25U) << "the fixtures were not found under " << k_fixtures;
+  for (const std::string& file : files) {
+    expect_capture_report_writes_the_tree(file);
+  }
+}
+
+TEST(CaptureReport, GivesEveryTextTheTimeOfItsConstruction) {
+  Result<Capture> capture = read_ncu_csv_file(k_fixtures / "curated_nvtx_twostage.csv");
+  ASSERT_TRUE(capture.ok()) << capture.error().message;
+  Result<Analysis> analysis = analyse(*capture, SelectOptions{});
+  ASSERT_TRUE(analysis.ok()) << analysis.error().message;
+  const MetricSet set = *find_metric_set("default");
+  const CaptureReport report(*capture, *analysis, set, Json{{"select", "all"}});
+  const Json generated_at = report.outline()["metadata"]["generated_at"];
+  ASSERT_TRUE(generated_at.is_string());
+  EXPECT_EQ(Json::parse(report.document_text(false))["metadata"]["generated_at"], generated_at);
+  EXPECT_EQ(Json::parse(report.document_text(true))["metadata"]["generated_at"], generated_at);
+}
+
+TEST(CaptureReport, ReadsLaunchesWithoutTheirDiagnosisWhenAskedTo) {
+  Result<Capture> capture = read_ncu_csv_file(k_fixtures / "planted/vec_f32/details.csv");
+  ASSERT_TRUE(capture.ok()) << capture.error().message;
+  Result<Analysis> analysis = analyse(*capture, SelectOptions{});
+  ASSERT_TRUE(analysis.ok()) << analysis.error().message;
+  const MetricSet set = *find_metric_set("default");
+  const Json tree = build_report(*capture, *analysis, set, k_fixed_time);
+  const CaptureReport report(*capture, *analysis, set, k_fixed_time);
+  std::size_t index = 0;
+  report.for_each_launch(
+      [&](const Json& launch) {
+        Json expected = tree["kernels"][index++];
+        expected.erase("diagnosis");
+        expected.erase("diagnosis_notes");
+        EXPECT_EQ(launch, expected);
+      },
+      false);
+  EXPECT_EQ(index, tree["kernels"].size());
 }
 
 } // namespace

@@ -1,0 +1,107 @@
+// The report document as the files of a round read it (kprof/report.hpp, ReportSource): a tree
+// held in memory, or build_report's document of a capture made launch by launch.
+//
+// Design note. A 20,000-launch capture's document is 119 MB of JSON text and took about 1 GB as
+// an nlohmann tree, held while report.json, metrics.csv, the KernelAgent file and the history row
+// were written from it. A CaptureReport holds only the outline (metadata, summary, roofline and
+// one launch per kernel name, the document build_report_of_representatives gives and the text
+// sinks draw); each writer reads the launches one at a time, made again by the same functions
+// build_report uses (report_parts.hpp), and the JSON text is write_report_json's. The tests in
+// tests/unit/report/fixtures_test.cpp compare every file made from both kinds on the recorded
+// fixtures.
+#include <string>
+#include <string_view>
+
+#include "kprof/files.hpp"
+#include "kprof/report.hpp"
+#include "report/report_parts.hpp"
+#include "report/sinks.hpp"
+
+namespace kprof {
+
+void HeldReport::for_each_launch(const std::function<void(const Json&)>& each,
+                                 bool /*diagnosis*/) const {
+  const Json* kernels = json_read::member(*m_doc, "kernels");
+  if (kernels == nullptr || !kernels->is_array()) {
+    return;
+  }
+  for (const Json& launch : *kernels) {
+    each(launch);
+  }
+}
+
+void HeldReport::for_each_agent_entry(
+    const std::function<void(const std::string&, const Json&)>& each) const {
+  const Json* metrics = json_read::member(*m_doc, "metrics");
+  if (metrics == nullptr || !metrics->is_object()) {
+    return;
+  }
+  for (const auto& [name, entry] : metrics->items()) {
+    each(name, entry);
+  }
+}
+
+void HeldReport::write_json(const RenderOptions& options, const TextOut& out) const {
+  out(render(Format::json, *m_doc, options));
+}
+
+std::string HeldReport::document_text(bool compact) const {
+  return json_text(*m_doc, compact ? -1 : 2);
+}
+
+namespace {
+
+/// The caller's run facts with generated_at, so that every text made from one CaptureReport
+/// names the same time. A run fact of that name is the caller's to give.
+Json with_generation_time(const Json& run_metadata) {
+  Json out = run_metadata.is_null() ? Json::object() : run_metadata;
+  if (out.is_object() && !out.contains("generated_at")) {
+    out["generated_at"] = utc_timestamp();
+  }
+  return out;
+}
+
+} // namespace
+
+CaptureReport::CaptureReport(const Capture& capture, const Analysis& analysis,
+                             const MetricSet& metrics, const Json& run_metadata)
+    : m_capture(&capture), m_analysis(&analysis), m_metrics(&metrics),
+      m_run_metadata(with_generation_time(run_metadata)),
+      m_outline(build_report_of_representatives(capture, analysis, metrics, m_run_metadata)) {}
+
+void CaptureReport::for_each_launch(const std::function<void(const Json&)>& each,
+                                    bool diagnosis) const {
+  const std::vector<std::string> keys = report_detail::column_keys(*m_capture);
+  const LaunchFactReader facts(*m_capture, m_analysis->gpu);
+  for (const std::size_t index : m_analysis->selected) {
+    each(report_detail::kernel_json(*m_capture, m_capture->kernels[index], keys, facts,
+                                    m_metrics->name, diagnosis));
+  }
+}
+
+void CaptureReport::for_each_agent_entry(
+    const std::function<void(const std::string&, const Json&)>& each) const {
+  report_detail::for_each_agent_entry(
+      *m_capture, *m_analysis, *m_metrics,
+      [&each](const std::string& name, const Json& entry) { each(name, entry); });
+}
+
+void CaptureReport::write_json(const RenderOptions& options, const TextOut& out) const {
+  write_report_json(*m_capture, *m_analysis, *m_metrics, m_run_metadata, options, out);
+}
+
+std::string CaptureReport::document_text(bool compact) const {
+  RenderOptions options;
+  options.compact = compact;
+  std::size_t size = 0;
+  write_json(options, [&size](std::string_view piece) { size += piece.size(); });
+  std::string text;
+  text.reserve(size);
+  write_json(options, [&text](std::string_view piece) { text += piece; });
+  if (compact && !text.empty()) {
+    text.pop_back(); // the JSON sink's line break, which json_text(doc, -1) has not
+  }
+  return text;
+}
+
+} // namespace kprof
