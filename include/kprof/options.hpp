@@ -36,6 +36,8 @@ enum OptionScope : unsigned {
   k_scope_profile = 1U,
   k_scope_batch = 2U,
   k_scope_harness = 4U,
+  /// `kprof report FILE`: what a report of a capture keeps (select, kernel, metrics, ncu).
+  k_scope_report = 8U,
   k_scope_run = k_scope_profile | k_scope_batch,
   k_scope_all = k_scope_run | k_scope_harness,
 };

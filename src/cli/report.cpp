@@ -32,13 +32,7 @@ public:
     app->add_option(
         "--out", m_out,
         "Write to this file (atomically) instead of stdout; with --round, the output directory");
-    app->add_option("--select", m_select,
-                    "Launches kept per kernel name: first|last|max-cycles|longest|all")
-        ->default_val("all");
-    app->add_option("--kernel", m_kernels, "Keep kernels whose name contains this (repeatable)");
-    app->add_option("--metrics", m_metrics, "Metric set whose metrics the prompt/CSV show")
-        ->default_val("default");
-    app->add_option("--ncu", m_ncu, "ncu executable, to read .ncu-rep reports");
+    m_words.add(app, k_scope_report); // --select, --kernel, --metrics, --ncu
     app->add_flag("--source", m_source,
                   "Hot lines from an .ncu-rep's source counters (exports its source page)");
     app->add_option("--source-page", m_source_page,
@@ -53,26 +47,25 @@ public:
     if (!format) {
       return std::move(format).error();
     }
+    // The options table's checks and words, as profile's (--round too).
+    Json values = m_words.values();
+    if (m_round_option->count() > 0) {
+      values["round"] = m_round;
+    }
+    OptionContext context;
+    context.cli_names = true;
+    // --metrics is checked by read_report_file: reading a capture also takes the set "all".
+    Json checked = values;
+    checked.erase("metrics");
+    auto parsed = parse_run_options(checked, context);
+    if (!parsed) {
+      return std::move(parsed).error();
+    }
     std::optional<int> round;
     if (m_round_option->count() > 0) {
-      // The same check as profile's --round (the options table).
-      OptionContext context;
-      context.cli_names = true;
-      auto parsed = parse_run_options(Json{{"round", m_round}}, context);
-      if (!parsed) {
-        return std::move(parsed).error();
-      }
       round = parsed->round;
     }
-    ReportFileRequest request;
-    request.file = m_file;
-    request.select = m_select;
-    request.kernels = m_kernels;
-    request.metrics = m_metrics;
-    if (!m_ncu.empty()) {
-      request.ncu = fs::path(m_ncu);
-    }
-    auto read = read_report_file(request);
+    auto read = read_report_file(report_file_request(values));
     if (!read) {
       return std::move(read).error();
     }
@@ -148,6 +141,19 @@ private:
     return outcome;
   }
 
+  /// The file and the table's options given for it (their defaults where not given).
+  [[nodiscard]] ReportFileRequest report_file_request(const Json& values) const {
+    ReportFileRequest request;
+    request.file = m_file;
+    request.select = values.value("select", request.select);
+    request.kernels = values.value("kernels", request.kernels);
+    request.metrics = values.value("metrics", request.metrics);
+    if (values.contains("ncu")) {
+      request.ncu = fs::path(values["ncu"].get<std::string>());
+    }
+    return request;
+  }
+
   /// --out DIR of --round.
   [[nodiscard]] fs::path out_dir() const {
     return m_out.empty() ? fs::path("kprof-out") : fs::path(m_out);
@@ -200,10 +206,7 @@ private:
   std::string m_file;
   std::string m_format;
   std::string m_out;
-  std::string m_select = "all";
-  std::vector<std::string> m_kernels;
-  std::string m_metrics = "default";
-  std::string m_ncu;
+  TableOptions m_words;
   bool m_source = false;
   std::string m_source_page;
   std::string m_round;

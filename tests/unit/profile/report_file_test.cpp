@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kprof/options.hpp"
 #include "kprof/report_file.hpp"
 
 namespace kprof {
@@ -10,6 +11,36 @@ namespace {
 
 std::filesystem::path fixture(const char* name) {
   return std::filesystem::path(KPROF_FIXTURES_DIR) / "ncu" / "2025.3.1" / name;
+}
+
+TEST(ReportFileRequest, HasTheDefaultsOfTheOptionTablesReportOptions) {
+  // kprof report registers --select, --kernel, --metrics and --ncu from the table; a request
+  // without them (Python's build_report) must mean what the CLI's help says.
+  const ReportFileRequest request;
+  for (const OptionSpec& spec : option_specs()) {
+    if ((spec.scopes & k_scope_report) == 0U) {
+      continue;
+    }
+    SCOPED_TRACE(std::string(spec.name));
+    switch (spec.id) {
+    case OptionId::select:
+      EXPECT_EQ(request.select, spec.default_text);
+      break;
+    case OptionId::metrics:
+      EXPECT_EQ(request.metrics, spec.default_text);
+      break;
+    case OptionId::kernels:
+      EXPECT_TRUE(request.kernels.empty());
+      EXPECT_TRUE(spec.default_text.empty());
+      break;
+    case OptionId::ncu:
+      EXPECT_FALSE(request.ncu.has_value());
+      EXPECT_TRUE(spec.default_text.empty());
+      break;
+    default:
+      ADD_FAILURE() << "an option of kprof report that ReportFileRequest does not take";
+    }
+  }
 }
 
 TEST(ReadReportFile, SelectsAndAnalysesTheFileWithItsMetricSet) {
