@@ -137,6 +137,30 @@ std::string reason_of(std::string_view reason) {
   return std::string(reason);
 }
 
+/// The "options" setting: sbatch options as one string of shell words or a list of words, each
+/// an sbatch option that kprof lets through (check_sbatch_word).
+Result<std::vector<std::string>> sbatch_options_of(const Json& value) {
+  std::vector<std::string> words;
+  if (value.is_string()) {
+    auto split = split_shell_words(value.get<std::string>());
+    if (!split) {
+      return std::move(split).error();
+    }
+    words = std::move(split).value();
+  } else if (value.is_array() &&
+             std::all_of(value.begin(), value.end(), [](const Json& w) { return w.is_string(); })) {
+    words = value.get<std::vector<std::string>>();
+  } else {
+    return settings_error("options", "must be a string of sbatch options or a list of words");
+  }
+  for (const std::string& word : words) {
+    if (auto checked = check_sbatch_word(word); !checked) {
+      return std::move(checked).error();
+    }
+  }
+  return words;
+}
+
 } // namespace
 
 Result<SlurmSettings> parse_slurm_settings(const Json& values) {
@@ -176,23 +200,11 @@ Result<SlurmSettings> parse_slurm_settings(const Json& values) {
       }
       settings.gpus_per_task = *gpus;
     } else if (key == "options") {
-      if (value.is_string()) {
-        auto words = split_shell_words(value.get<std::string>());
-        if (!words) {
-          return std::move(words).error();
-        }
-        settings.sbatch_options = std::move(words).value();
-      } else if (value.is_array() && std::all_of(value.begin(), value.end(),
-                                                 [](const Json& w) { return w.is_string(); })) {
-        settings.sbatch_options = value.get<std::vector<std::string>>();
-      } else {
-        return settings_error(key, "must be a string of sbatch options or a list of words");
+      auto words = sbatch_options_of(value);
+      if (!words) {
+        return std::move(words).error();
       }
-      for (const std::string& word : settings.sbatch_options) {
-        if (auto checked = check_sbatch_word(word); !checked) {
-          return std::move(checked).error();
-        }
-      }
+      settings.sbatch_options = std::move(words).value();
     } else if (key == "requeue") {
       auto on = flag();
       if (!on) {

@@ -262,8 +262,10 @@ std::string slurm_plan_text(const SlurmPlan& plan) {
   return text;
 }
 
-Result<SlurmPlan> plan_slurm_batch(const SlurmBatchRequest& request) {
-  const SlurmSettings& settings = request.slurm;
+namespace {
+
+/// What a Slurm batch refuses of a local one's options: GPUs of this machine, standbys.
+Result<void> refuse_local_options(const SlurmBatchRequest& request) {
   if (request.kernels.empty()) {
     return make_error(ErrorCategory::usage, "batch needs at least one kernel file");
   }
@@ -277,12 +279,87 @@ Result<SlurmPlan> plan_slurm_batch(const SlurmBatchRequest& request) {
   if (request.option_values.contains("standby") && request.option_values["standby"] == true) {
     return make_error(ErrorCategory::usage, "standby does not apply to a Slurm batch");
   }
+  if (request.run.round < 0) {
+    return make_error(ErrorCategory::usage, "--round must be 0 or more");
+  }
+  return {};
+}
+
+/// The words of every task's `kprof batch`, checked here rather than on the nodes: the options
+/// the round does not own, relative paths made absolute (a task starts in sbatch's directory).
+Result<std::vector<std::string>> task_words(const Json& option_values) {
+  std::error_code ec;
+  Json passed = Json::object();
+  for (const auto& [key, value] : option_values.items()) {
+    if (owned_by_round(key)) {
+      continue;
+    }
+    passed[key] = value;
+    if ((key == "ncu" || key == "python") && value.is_string() &&
+        value.get<std::string>().find('/') != std::string::npos) {
+      passed[key] = fs::absolute(value.get<std::string>(), ec).string();
+    }
+  }
+  return option_words(passed);
+}
+
+/// The cluster's limits (scontrol show config), with the user's MaxSubmit association when
+/// Slurm keeps accounts.
+Result<SlurmLimits> cluster_limits() {
+  auto config = slurm_command({"scontrol", "show", "config"});
+  if (!config) {
+    return std::move(config).error();
+  }
+  SlurmLimits limits = parse_scontrol_config(*config);
+  if (config->find("accounting_storage/slurmdbd") == std::string::npos) {
+    return limits;
+  }
+  const char* user = std::getenv("USER");
+  auto association = slurm_command({"sacctmgr", "-nP", "show", "assoc",
+                                    fmt::format("where user={}", user != nullptr ? user : "root"),
+                                    "format=MaxSubmit"});
+  if (association) {
+    for (const std::string_view line : split_lines(*association)) {
+      int value = 0;
+      if (std::sscanf(std::string(line).c_str(), "%d", &value) == 1 && value > 0) {
+        limits.max_submit_jobs = std::min(limits.max_submit_jobs.value_or(INT_MAX), value);
+      }
+    }
+  }
+  return limits;
+}
+
+/// The nodes of the batch's partition see the problem, the kernels, the output directory and
+/// kprof itself at the same paths (a shared filesystem), or the batch is refused.
+Result<void> check_nodes_see_the_paths(const SlurmPlan& plan, const SlurmSettings& settings,
+                                       const fs::path& out_dir, const fs::path& kprof) {
+  std::vector<std::string> sinfo = {"sinfo", "-h", "-N", "-o", "%N|%n|%P"};
+  if (auto partition = partition_of(settings.sbatch_options)) {
+    sinfo.insert(sinfo.end(), {"-p", *partition});
+  }
+  auto nodes_text = slurm_command(sinfo);
+  if (!nodes_text) {
+    return std::move(nodes_text).error();
+  }
+  std::vector<std::pair<std::string, fs::path>> paths = {{"problem file", plan.problem},
+                                                         {"output directory", out_dir / "x"},
+                                                         {"kprof executable", kprof}};
+  for (const fs::path& kernel : plan.kernels) {
+    paths.emplace_back("kernel file", kernel);
+  }
+  return check_paths_shared(paths, parse_sinfo_nodes(*nodes_text), this_host());
+}
+
+} // namespace
+
+Result<SlurmPlan> plan_slurm_batch(const SlurmBatchRequest& request) {
+  const SlurmSettings& settings = request.slurm;
+  if (auto refused = refuse_local_options(request); !refused) {
+    return refused.error();
+  }
   auto inputs = check_round_inputs(request.problem, request.kernels);
   if (!inputs) {
     return std::move(inputs).error();
-  }
-  if (request.run.round < 0) {
-    return make_error(ErrorCategory::usage, "--round must be 0 or more");
   }
   SlurmPlan plan;
   plan.problem = inputs->problem;
@@ -308,68 +385,22 @@ Result<SlurmPlan> plan_slurm_batch(const SlurmBatchRequest& request) {
     }
   }
   kprof = fs::absolute(kprof, ec);
-
-  // The words of every task's kprof batch, checked here rather than on the nodes.
-  Json passed = Json::object();
-  for (const auto& [key, value] : request.option_values.items()) {
-    if (owned_by_round(key)) {
-      continue;
-    }
-    passed[key] = value;
-    // A relative path names a file from here; the task starts in sbatch's directory.
-    if ((key == "ncu" || key == "python") && value.is_string() &&
-        value.get<std::string>().find('/') != std::string::npos) {
-      passed[key] = fs::absolute(value.get<std::string>(), ec).string();
-    }
-  }
-  auto words = option_words(passed);
+  auto words = task_words(request.option_values);
   if (!words) {
     return std::move(words).error();
   }
-
-  auto config = slurm_command({"scontrol", "show", "config"});
-  if (!config) {
-    return std::move(config).error();
+  auto limits = cluster_limits();
+  if (!limits) {
+    return std::move(limits).error();
   }
-  plan.limits = parse_scontrol_config(*config);
-  if (config->find("accounting_storage/slurmdbd") != std::string::npos) {
-    const char* user = std::getenv("USER");
-    auto association = slurm_command({"sacctmgr", "-nP", "show", "assoc",
-                                      fmt::format("where user={}", user != nullptr ? user : "root"),
-                                      "format=MaxSubmit"});
-    if (association) {
-      for (const std::string_view line : split_lines(*association)) {
-        int value = 0;
-        if (std::sscanf(std::string(line).c_str(), "%d", &value) == 1 && value > 0) {
-          plan.limits.max_submit_jobs =
-              std::min(plan.limits.max_submit_jobs.value_or(INT_MAX), value);
-        }
-      }
-    }
-  }
+  plan.limits = std::move(limits).value();
   auto shards = plan_shards(static_cast<int>(plan.kernels.size()), settings.tasks,
                             settings.gpus_per_task, plan.limits);
   if (!shards) {
     return std::move(shards).error();
   }
   plan.shards = std::move(shards).value();
-
-  std::vector<std::string> sinfo = {"sinfo", "-h", "-N", "-o", "%N|%n|%P"};
-  if (auto partition = partition_of(settings.sbatch_options)) {
-    sinfo.insert(sinfo.end(), {"-p", *partition});
-  }
-  auto nodes_text = slurm_command(sinfo);
-  if (!nodes_text) {
-    return std::move(nodes_text).error();
-  }
-  std::vector<std::pair<std::string, fs::path>> paths = {{"problem file", plan.problem},
-                                                         {"output directory", out_dir / "x"},
-                                                         {"kprof executable", kprof}};
-  for (const fs::path& kernel : plan.kernels) {
-    paths.emplace_back("kernel file", kernel);
-  }
-  if (auto shared = check_paths_shared(paths, parse_sinfo_nodes(*nodes_text), this_host());
-      !shared) {
+  if (auto shared = check_nodes_see_the_paths(plan, settings, out_dir, kprof); !shared) {
     return shared.error();
   }
 
