@@ -38,7 +38,7 @@ TEST(SourceSession, TakesTheRowsFromTheReportAndTheSourcePageFromTheLog) {
 
 TEST(SourceSession, CountsTheImportedLaunchesNotTheSourcePagesLineNumbersWhenTheProgramFailed) {
   // The page's rows begin with a line number ("263",...): read as kernel IDs they would make
-  // "after 40 kernels" of a two-kernel program.
+  // "after 13 kernels" of a two-kernel program.
   const std::string log = std::string(k_connected) +
                           "==ERROR== The application returned an error code (1).\n" +
                           test::recorded("source/twostage.source.csv");
