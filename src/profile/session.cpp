@@ -569,14 +569,26 @@ private:
 
 } // namespace
 
-SessionOutcome assess_session(std::vector<std::string> argv, ProcessResult process,
-                              std::string log_text, std::optional<HarnessStatus> harness) {
+namespace {
+
+/// A session that ran: its argv, process, log and harness status, not yet read.
+SessionOutcome finished_session(std::vector<std::string> argv, ProcessResult process,
+                                std::string log_text, std::optional<HarnessStatus> harness) {
   SessionOutcome outcome;
   outcome.argv = std::move(argv);
   outcome.started = true;
   outcome.process = std::move(process);
   outcome.log_text = std::move(log_text);
   outcome.harness = std::move(harness);
+  return outcome;
+}
+
+} // namespace
+
+SessionOutcome assess_session(std::vector<std::string> argv, ProcessResult process,
+                              std::string log_text, std::optional<HarnessStatus> harness) {
+  SessionOutcome outcome = finished_session(std::move(argv), std::move(process),
+                                            std::move(log_text), std::move(harness));
   auto capture = parse_ncu_csv(outcome.log_text, {}, RoundLayout::k_ncu_log);
   if (capture) {
     outcome.capture = std::move(capture).value();
@@ -593,12 +605,8 @@ SessionOutcome assess_session(std::vector<std::string> argv, ProcessResult proce
 SessionOutcome assess_source_session(std::vector<std::string> argv, ProcessResult process,
                                      std::string log_text, std::optional<HarnessStatus> harness,
                                      Result<Capture> rows, std::string_view log_origin) {
-  SessionOutcome outcome;
-  outcome.argv = std::move(argv);
-  outcome.started = true;
-  outcome.process = std::move(process);
-  outcome.log_text = std::move(log_text);
-  outcome.harness = std::move(harness);
+  SessionOutcome outcome = finished_session(std::move(argv), std::move(process),
+                                            std::move(log_text), std::move(harness));
   std::size_t launches = 0;
   if (rows) {
     outcome.capture = std::move(rows).value();

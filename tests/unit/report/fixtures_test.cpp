@@ -2,6 +2,7 @@
 // analysed by the analysis module: document values checked against the files by hand, prompt
 // and table output against golden files (KPROF_UPDATE_GOLDEN=1 rewrites them).
 #include <algorithm>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -169,9 +170,11 @@ std::string streamed_report(const Capture& capture, const Analysis& analysis, co
   return text;
 }
 
-/// Every CSV fixture, both layouts, each selection and two metric sets: the streamed text
-/// equals the JSON sink's text of build_report().
-void expect_stream_matches_tree(const std::string& file) {
+/// Calls `check` with the recorded fixture `file` analysed with each selection (all, last) and
+/// two metric sets (default, lean), each call traced with what it was given.
+void for_each_analysis(
+    const std::string& file,
+    const std::function<void(const Capture&, const Analysis&, const MetricSet&)>& check) {
   SCOPED_TRACE(file);
   Result<Capture> capture = read_ncu_csv_file(k_fixtures / file);
   ASSERT_TRUE(capture.ok()) << capture.error().message;
@@ -181,24 +184,32 @@ void expect_stream_matches_tree(const std::string& file) {
     Result<Analysis> analysis = analyse(*capture, options);
     ASSERT_TRUE(analysis.ok()) << analysis.error().message;
     for (const char* set_name : {"default", "lean"}) {
+      SCOPED_TRACE(std::string("select ") + std::string(to_string(select)) + ", set " + set_name);
       Result<MetricSet> set = find_metric_set(set_name);
       ASSERT_TRUE(set.ok()) << set.error().message;
-      for (const bool compact : {false, true}) {
-        RenderOptions render_options;
-        render_options.compact = compact;
-        const std::string tree = render(
-            Format::json, build_report(*capture, *analysis, *set, k_fixed_time), render_options);
-        const std::string stream = streamed_report(*capture, *analysis, *set, render_options);
-        ASSERT_EQ(stream.size(), tree.size())
-            << "select " << to_string(select) << ", set " << set_name << ", compact " << compact;
-        EXPECT_TRUE(stream == tree)
-            << "select " << to_string(select) << ", set " << set_name << ", compact " << compact
-            << ": first difference at byte "
-            << std::distance(stream.begin(),
-                             std::mismatch(stream.begin(), stream.end(), tree.begin()).first);
-      }
+      check(*capture, *analysis, *set);
     }
   }
+}
+
+/// Every CSV fixture, both layouts, each selection and two metric sets: the streamed text
+/// equals the JSON sink's text of build_report().
+void expect_stream_matches_tree(const std::string& file) {
+  for_each_analysis(
+      file, [](const Capture& capture, const Analysis& analysis, const MetricSet& set) {
+        for (const bool compact : {false, true}) {
+          RenderOptions render_options;
+          render_options.compact = compact;
+          const std::string tree = render(
+              Format::json, build_report(capture, analysis, set, k_fixed_time), render_options);
+          const std::string stream = streamed_report(capture, analysis, set, render_options);
+          ASSERT_EQ(stream.size(), tree.size()) << "compact " << compact;
+          EXPECT_TRUE(stream == tree)
+              << "compact " << compact << ": first difference at byte "
+              << std::distance(stream.begin(),
+                               std::mismatch(stream.begin(), stream.end(), tree.begin()).first);
+        }
+      });
 }
 
 TEST(StreamedReport, IsTheTreeByteForByteOnEveryRawPageFixture) {
@@ -373,21 +384,10 @@ void expect_capture_report_writes_the_tree(const Capture& capture, const Analysi
 
 /// expect_capture_report_writes_the_tree for each selection and two metric sets.
 void expect_capture_report_writes_the_tree(const std::string& file) {
-  SCOPED_TRACE(file);
-  Result<Capture> capture = read_ncu_csv_file(k_fixtures / file);
-  ASSERT_TRUE(capture.ok()) << capture.error().message;
-  for (const Select select : {Select::all, Select::last}) {
-    SelectOptions options;
-    options.select = select;
-    Result<Analysis> analysis = analyse(*capture, options);
-    ASSERT_TRUE(analysis.ok()) << analysis.error().message;
-    for (const char* set_name : {"default", "lean"}) {
-      SCOPED_TRACE(std::string("select ") + std::string(to_string(select)) + ", set " + set_name);
-      Result<MetricSet> set = find_metric_set(set_name);
-      ASSERT_TRUE(set.ok()) << set.error().message;
-      expect_capture_report_writes_the_tree(*capture, *analysis, *set);
-    }
-  }
+  for_each_analysis(file,
+                    [](const Capture& capture, const Analysis& analysis, const MetricSet& set) {
+                      expect_capture_report_writes_the_tree(capture, analysis, set);
+                    });
 }
 
 TEST(CaptureReport, WritesTheTreesJsonCsvAndKernelAgentFileOnEveryFixture) {
