@@ -88,7 +88,9 @@ bool cancellation_requested() noexcept;
 
 /// Ends a cancellation: later run_process() calls run again. For a long-lived process that
 /// cancels one call and keeps serving (`kprof mcp` after `notifications/cancelled`), called once
-/// the cancelled call has returned and nothing else was running.
+/// the cancelled call has returned. A child started before the cancellation is stopped all the
+/// same (a standby started beside the cancelled call), even when its runner looks only after
+/// this call.
 void clear_cancellation() noexcept;
 
 /// Looks `program` up on PATH (or returns it when it contains '/'), nullopt when not executable.

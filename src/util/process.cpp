@@ -43,6 +43,7 @@
 #include <cerrno>
 #include <charconv>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 #include <string_view>
 #include <system_error>
@@ -57,6 +58,13 @@ namespace kprof {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+std::atomic<bool> g_cancellation_requested{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "used from a signal handler");
+/// How many cancellations were requested: a child started before one is stopped by it even when
+/// clear_cancellation() came before its runner looked (a kept standby beside a cancelled call).
+std::atomic<std::uint64_t> g_cancellations{0};
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "used from a signal handler");
 
 constexpr std::chrono::milliseconds k_exit_check_tick{50};
 constexpr std::size_t k_read_chunk = std::size_t{1} << 16U;
@@ -405,6 +413,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   const int report_fd = exec_pipe->write_end.get();
   const pid_t parent = ::getpid();
 
+  const std::uint64_t cancellations_before = g_cancellations.load();
   const Clock::time_point started = Clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -475,8 +484,10 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
                                           std::chrono::nanoseconds(late))));
       }
     }
+    const bool cancelled_since_start =
+        cancellation_requested() || g_cancellations.load() != cancellations_before;
     if (!term_sent && !exited &&
-        (now >= deadline || stopped || (!spec.ignore_cancellation && cancellation_requested()))) {
+        (now >= deadline || stopped || (!spec.ignore_cancellation && cancelled_since_start))) {
       cancelled = now < deadline;
       ::kill(-pid, SIGTERM);
       term_sent = true;
@@ -577,12 +588,8 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   return result;
 }
 
-namespace {
-std::atomic<bool> g_cancellation_requested{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "used from a signal handler");
-} // namespace
-
 void request_cancellation() noexcept {
+  g_cancellations.fetch_add(1);
   g_cancellation_requested.store(true);
 }
 

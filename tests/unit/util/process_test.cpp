@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <string>
@@ -92,6 +93,34 @@ TEST(RunProcess, StopsAChildAtTheTimeoutWithSigterm) {
   EXPECT_EQ(result->term_signal, SIGTERM);
   EXPECT_FALSE(result->succeeded());
   EXPECT_EQ(result->describe(), "timed out after 0.2 s");
+}
+
+TEST(RunProcess, StopsAChildStartedBeforeACancellationEvenWhenItWasClearedBeforeItsRunnerLooked) {
+  // kprof mcp clears a cancellation as soon as the cancelled call returns; a standby started
+  // beside that call must still be stopped (tests/mcp saw one left running, 2026-12-04).
+  std::atomic<bool> started{false};
+  std::thread runner;
+  kprof::Result<kprof::ProcessResult> result =
+      kprof::make_error(kprof::ErrorCategory::internal, "not run");
+  runner = std::thread([&] {
+    started.store(true);
+    result = kprof::run_process({.argv = {standin("sleep_then_exit"), "30", "0"}});
+  });
+  while (!started.load()) {
+    std::this_thread::sleep_for(1ms);
+  }
+  std::this_thread::sleep_for(300ms); // the child runs and its runner sleeps in poll
+  kprof::request_cancellation();
+  kprof::clear_cancellation();
+  runner.join();
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_TRUE(result->cancelled);
+  EXPECT_FALSE(result->succeeded());
+  // A child started after the cancellation ended runs as usual.
+  auto later = kprof::run_process({.argv = {standin("sleep_then_exit"), "0", "3"}});
+  ASSERT_TRUE(later.ok()) << later.error().message;
+  EXPECT_FALSE(later->cancelled);
+  EXPECT_EQ(later->exit_code, 3);
 }
 
 TEST(RunProcess, KillsASigtermIgnoringChildAndItsGrandchildAfterTheGrace) {
