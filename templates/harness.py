@@ -829,13 +829,7 @@ class CompileAhead:
                 os._exit(0)
 
     def compile_in_child(self, entry):
-        parent = os.getppid()
-        try:  # dies with the harness (the harness's own death signal is not inherited)
-            ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
-        except (OSError, AttributeError):
-            pass
-        if os.getppid() != parent:
-            return "not compiled ahead: the harness ended"
+        die_with_parent()  # the harness's own death signal is not inherited by a fork
         # Nothing the child prints reaches ncu's output or the harness's stderr lines.
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, 1)
