@@ -6,7 +6,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
 case_name=${1:-twostage}
-"$root/scripts/build.sh" >&2
+# The CLI alone: the tests and the Python module are scripts/test.sh's to build.
+"$root/scripts/build.sh" -DKPROF_ENABLE_TESTS=OFF -DKPROF_ENABLE_PYTHON=OFF >&2
 kprof="$build_dir/kprof"
 
 why="no NVIDIA driver (nvidia-smi not found or lists no GPU)"

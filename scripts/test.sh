@@ -8,7 +8,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
-"$root/scripts/build.sh" "$@"
+# Tests and the Python module on, also in a build directory the main job configured without them.
+"$root/scripts/build.sh" -DKPROF_ENABLE_TESTS=ON -DKPROF_ENABLE_PYTHON=ON "$@"
 (cd "$build_dir" && ctest --output-on-failure -j "$(nproc)")
 PYTHONPATH="$build_dir/python${PYTHONPATH:+:$PYTHONPATH}" KPROF_BUILD_DIR="$build_dir" \
   /usr/bin/python3 -m pytest -q "$root/tests/python"
