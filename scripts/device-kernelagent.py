@@ -100,6 +100,27 @@ def stub_missing_llm_side():
     return missing
 
 
+def pandas_strings_as_objects():
+    """KernelAgent's load_ncu_metrics drops ncu's units row by testing `tok in x` for each x of
+    `row.astype(str)`. On the device (2026-12-01) that failed in every call with "TypeError:
+    argument of type 'float' is not iterable": a missing value that stays a float NaN after
+    astype(str), as with pandas 3's string dtype (not confirmed: the pandas version was not
+    recorded). When the option exists, pandas is asked for strings of object dtype, as pandas 1
+    and 2 made them; the version and what was done go into the summary. KernelAgent's own code is
+    not changed."""
+    try:
+        import pandas
+    except ImportError as error:
+        return f"no pandas: {error}"
+    try:
+        if not pandas.get_option("future.infer_string"):
+            return f"pandas {pandas.__version__}: future.infer_string already off"
+        pandas.set_option("future.infer_string", False)
+        return f"pandas {pandas.__version__}: future.infer_string turned off"
+    except Exception as error:  # noqa: BLE001 - an older pandas has no such option
+        return f"pandas {pandas.__version__}: no future.infer_string ({type(error).__name__})"
+
+
 def cases(kernelagent, cases_dir, only):
     found = []
     for name in EXAMPLES:
@@ -270,12 +291,14 @@ def main():
 
     sys.path.insert(0, str(args.kernelagent))
     stubbed = stub_missing_llm_side()
+    pandas_mode = pandas_strings_as_objects()
     logging.basicConfig(level=logging.WARNING)
     logger = logging.getLogger("device-kernelagent")
     semaphore = multiprocessing.Semaphore(1)  # what OptimizationManager hands its workers
     import kprof
 
     summary = {"kprof_version": kprof.__version__, "kernelagent": str(args.kernelagent), "stubbed_modules": stubbed,
+               "pandas": pandas_mode,
                "calls": args.calls, "modes": args.modes.split(), "notes": [], "cases": []}
     try:
         import torch
@@ -286,7 +309,8 @@ def main():
         summary["kprof_specs"] = kprof.kernelagent.SpecsProvider().get_specs(summary["gpu"])
     except Exception as error:  # noqa: BLE001
         summary["notes"].append(f"GPU specs: {error}")
-    print(f"kprof {kprof.__version__}; KernelAgent at {args.kernelagent}; stubbed: {stubbed or 'none'}", flush=True)
+    print(f"kprof {kprof.__version__}; KernelAgent at {args.kernelagent}; stubbed: {stubbed or 'none'}; "
+          f"{pandas_mode}", flush=True)
     for case in cases(args.kernelagent, args.cases, set(args.only.split())):
         record = {"case": case["case"], "from": case["from"], "kernel": str(case["kernel"]),
                   "problem": str(case["problem"]), "modes": {}}

@@ -105,6 +105,8 @@ case " $steps " in *" loop "*)
   # The primer's rows are in the session's ncu log, and in no report.
   log=$(find "$work/loop" -name ncu.log | head -1)
   note "- primer rows in one session's ncu log: $(grep -c 'kprof:primer' "$log" 2>/dev/null || echo 0); in reports: $(grep -l 'kprof:primer' $(find "$work/loop" -name report.json) 2>/dev/null | wc -l)"
+  # The Triton primer runs in no range: ncu profiles none of it (expect 0 in every log).
+  note "- kprof_triton_primer rows in the sessions' ncu logs: $(cat $(find "$work/loop" -name ncu.log) 2>/dev/null | grep -c 'kprof_triton_primer')"
   ;;
 esac
 note ""

@@ -92,7 +92,7 @@ for standby in modes:
                     meta = results.report["metadata"]
                     print(f"  {case} cand{round_num}: " + ", ".join(
                         f"{k}={meta[k]}" for k in sorted(meta) if k.endswith("_seconds"))
-                        + f"; primer: {meta.get('primer')}"
+                        + f"; primer: {meta.get('primer')}; triton primer: {meta.get('triton_primer')}"
                         + (f"; hot lines: {str(meta.get('hot_lines'))[:160]}" if source else ""), flush=True)
             if standby:
                 time.sleep(2)  # the standbys started beside the last call get going

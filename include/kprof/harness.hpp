@@ -135,6 +135,7 @@ struct HarnessCandidateStatus {
   /// exception type and message in `message` and the traceback tail in `detail`.
   std::optional<Error> error;
   bool cuda_context_poisoned = false; ///< the error was sticky (illegal address, device assert)
+  double import_seconds = 0; ///< loading the candidate's kernel.py (0 from an older harness)
   double warmup_seconds = 0;
   double call_seconds = 0; ///< the profiled call and its synchronize (ncu replay included)
   /// The profiled-call lock: "held", "not held: <why>", or empty (the plan named none).
@@ -174,6 +175,10 @@ struct HarnessStatus {
   /// ran; and how long it took (0 when none ran).
   std::string primer;
   double primer_seconds = 0;
+  /// A standby's Triton primer (run with the primer): "ran", "no triton: <why>", "failed: <why>",
+  /// or empty when none ran; and how long it took.
+  std::string triton_primer;
+  double triton_primer_seconds = 0;
   std::string python_version;
   std::string torch_version;
   std::string triton_version; ///< empty when triton is absent

@@ -235,6 +235,7 @@ Result<HarnessCandidateStatus> candidate_status(const Json& json, std::string wh
   const std::string phase = object.text("phase", true);
   status.ok = object.flag("ok");
   status.cuda_context_poisoned = object.flag("cuda_context_poisoned");
+  status.import_seconds = object.seconds("import_seconds");
   status.warmup_seconds = object.seconds("warmup_seconds");
   status.call_seconds = object.seconds("call_seconds");
   status.call_lock = object.text("call_lock");
@@ -386,6 +387,8 @@ Result<HarnessStatus> parse_harness_status(std::string_view json_text) {
   status.inputs_seconds = object.seconds("inputs_seconds");
   status.primer = object.text("primer");
   status.primer_seconds = object.seconds("primer_seconds");
+  status.triton_primer = object.text("triton_primer");
+  status.triton_primer_seconds = object.seconds("triton_primer_seconds");
   status.python_version = object.text("python_version");
   status.torch_version = object.text("torch_version");
   status.triton_version = object.text("triton_version");

@@ -127,12 +127,15 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
     facts.harness_inputs_seconds = status.inputs_seconds;
     facts.primer = status.primer;
     facts.primer_seconds = status.primer_seconds;
+    facts.triton_primer = status.triton_primer;
+    facts.triton_primer_seconds = status.triton_primer_seconds;
     facts.python_version = status.python_version;
     facts.torch_version = status.torch_version;
     facts.triton_version = status.triton_version;
     facts.gpu_name = status.gpu_name;
     for (const auto& s : status.candidates) {
       if (s.range == plan.candidates[position].range) {
+        facts.import_seconds = s.import_seconds;
         facts.warmup_seconds = s.warmup_seconds;
         facts.call_seconds = s.call_seconds;
         facts.call_lock = s.call_lock;

@@ -58,6 +58,10 @@ Json CandidateMetadata::to_json() const {
         out["primer"] = session->primer;
         out["primer_seconds"] = session->primer_seconds;
       }
+      if (!session->triton_primer.empty()) {
+        out["triton_primer"] = session->triton_primer;
+        out["triton_primer_seconds"] = session->triton_primer_seconds;
+      }
       out["python_version"] = session->python_version;
       out["torch_version"] = session->torch_version;
       out["triton_version"] = session->triton_version;
@@ -65,6 +69,9 @@ Json CandidateMetadata::to_json() const {
     }
     if (session->source_export_seconds > 0) {
       out["source_export_seconds"] = session->source_export_seconds;
+    }
+    if (session->import_seconds) {
+      out["import_seconds"] = *session->import_seconds;
     }
     if (session->warmup_seconds) {
       out["warmup_seconds"] = *session->warmup_seconds;

@@ -47,13 +47,16 @@ struct SessionFacts {
   double harness_inputs_seconds = 0;
   std::string primer;        ///< the standby's primer: "ran", "failed: ...", empty when none ran
   double primer_seconds = 0; ///< spent before the hand-over, so not in the answer's time
+  std::string triton_primer; ///< HarnessStatus::triton_primer
+  double triton_primer_seconds = 0;
   /// Exporting and reading the source page after the session (source counters on), 0 otherwise.
   double source_export_seconds = 0;
   std::string python_version;
   std::string torch_version;
   std::string triton_version;
   std::string gpu_name;
-  std::optional<double> warmup_seconds; ///< the candidate's own, when the harness reported it
+  std::optional<double> import_seconds; ///< the candidate's own, when the harness reported it
+  std::optional<double> warmup_seconds;
   std::optional<double> call_seconds;
   /// The host-wide profiled-call lock, when the harness reported one: "held" or "not held: ...",
   /// and how long the candidate waited for it.

@@ -921,6 +921,11 @@ def test_standby_answers_the_next_round_and_close_leaves_nothing_running(fake_gp
         second = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 2)
         assert second.report["metadata"]["standby"] is True
         assert second.metrics == first.metrics
+        # What the standby paid before the hand-over, and the candidate's own phases.
+        metadata = second.report["metadata"]
+        assert metadata["primer"] in ("ran", "ran at start") and metadata["triton_primer"] == "ran"
+        assert metadata["triton_primer_seconds"] >= 0 and "triton_primer" not in first.report["metadata"]
+        assert all(metadata[key] >= 0 for key in ("import_seconds", "warmup_seconds", "call_seconds"))
         # The session's files are in the round as for a cold one; its plan names the candidate.
         plan = json.loads((fake_gpu / "artifacts" / "round002" / "plan.json").read_text(encoding="utf-8"))
         assert [c["kernel"] for c in plan["candidates"]] == [str(VADD_KERNEL)]

@@ -785,11 +785,14 @@ def test_standby_profiles_its_primer_in_a_range_of_its_own_before_it_waits(tmp_p
     process, fifo, run_dir, log = start_standby(tmp_path, CASES / "vector/problem.py", primer=True)
     try:
         assert wait_for_phase(run_dir / "status.json", "standby", process), process.stderr.read()
-        # One kernel of the harness's own, synchronized inside the primer's range, before waiting.
+        # One kernel of the harness's own, synchronized inside the primer's range, then one Triton
+        # kernel of its own in no range (ncu profiles none of it), before waiting.
         assert log.read_text(encoding="utf-8").splitlines() == ["sync", "sync", "push kprof:primer",
-                                                                "launch fill", "sync", "pop"]
+                                                                "launch fill", "sync", "pop",
+                                                                "launch kprof_triton_primer", "sync"]
         status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
         assert status["primer"] == "ran" and status["primer_seconds"] >= 0
+        assert status["triton_primer"] == "ran" and status["triton_primer_seconds"] >= 0
         message = {"candidates": [{"kernel": str(CASES / "positional/kernel.py"), "range": "kprof:cand0"}],
                    "first_candidate": 0}
         with open(fifo, "w", encoding="utf-8") as f:
@@ -897,6 +900,86 @@ def test_a_failing_primer_is_recorded_and_changes_nothing_else(tmp_path):
     assert process.returncode == 0, err
     status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
     assert status["candidates"][0]["ok"] is True
+
+
+def write_candidate_and_finish(process, fifo, kernel):
+    """Hands `kernel` to the standby as candidate 0 and waits for the process; (stdout, stderr)."""
+    message = {"candidates": [{"kernel": str(kernel), "range": "kprof:cand0"}], "first_candidate": 0}
+    with open(fifo, "w", encoding="utf-8") as f:
+        f.write(json.dumps(message) + "\n")
+    return process.communicate(timeout=60)
+
+
+def test_the_triton_primers_source_is_found_as_triton_reads_a_kernels_source():
+    # Triton's JITFunction reads inspect.getsourcelines(fn) and keeps the text from the `def` on;
+    # the primer's kernel has no file, and linecache serves its lines.
+    import importlib.util
+    import inspect
+    spec = importlib.util.spec_from_file_location("harness_under_test", HARNESS)
+    harness = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(harness)
+    sys.path.insert(0, str(FAKE_TORCH))
+    try:
+        kernel = harness.triton_primer_kernel()
+    finally:
+        sys.path.remove(str(FAKE_TORCH))
+    assert kernel.__name__ == "kprof_triton_primer"
+    assert kernel.src == "def kprof_triton_primer(out):\n    tl.store(out, 1.0)\n"
+    assert kernel.starting_line_number == 5
+    assert inspect.getsourcefile(kernel.fn) == harness.TRITON_PRIMER_FILE
+
+
+def test_a_failing_triton_primer_is_recorded_and_changes_nothing_else(tmp_path):
+    process, fifo, run_dir, log = start_standby(tmp_path, CASES / "vector/problem.py", primer=True,
+                                                env={"KPROF_FAKE_TRITON_FAIL_LAUNCH": "kprof_triton_primer"})
+    try:
+        assert wait_for_phase(run_dir / "status.json", "standby", process), process.stderr.read()
+        status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+        assert status["primer"] == "ran"
+        assert status["triton_primer"] == "failed: no launch here"
+        out, err = write_candidate_and_finish(process, fifo, CASES / "positional/kernel.py")
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert "triton primer: failed: no launch here" in err
+    status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+    assert status["candidates"][0]["ok"] is True
+    events = log.read_text(encoding="utf-8").splitlines()
+    assert events[-len(profiled_events("kprof:cand0", ["launch add_kernel"])):] == \
+        profiled_events("kprof:cand0", ["launch add_kernel"])
+
+
+def test_without_triton_the_standby_launches_no_triton_primer(tmp_path):
+    # A torch without Triton beside it: the primer says so and the candidate (torch only) runs.
+    torch_only = tmp_path / "torch_only"
+    shutil.copytree(FAKE_TORCH / "torch", torch_only / "torch")
+    process, fifo, run_dir, log = start_standby(tmp_path, CASES / "vector/problem.py", primer=True,
+                                                fake_torch=torch_only)
+    try:
+        assert wait_for_phase(run_dir / "status.json", "standby", process), process.stderr.read()
+        status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+        assert status["triton_primer"].startswith("no triton: "), status["triton_primer"]
+        assert status["triton_version"] is None
+        assert "launch kprof_triton_primer" not in log.read_text(encoding="utf-8")
+        out, err = write_candidate_and_finish(process, fifo, CASES / "torch_only/kernel.py")
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+    assert status["candidates"][0]["ok"] is True
+
+
+def test_a_standby_without_its_primer_launches_no_triton_primer_either(tmp_path):
+    process, fifo, run_dir, log = start_standby(tmp_path, CASES / "vector/problem.py", primer=False)
+    try:
+        assert wait_for_phase(run_dir / "status.json", "standby", process), process.stderr.read()
+        status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+        assert "triton_primer" not in status
+        out, err = write_candidate_and_finish(process, fifo, CASES / "positional/kernel.py")
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert "kprof_triton_primer" not in log.read_text(encoding="utf-8")
 
 
 def test_standby_left_waiting_exits_with_code_4_without_running_anything(tmp_path):
@@ -1033,6 +1116,8 @@ def test_a_standby_early_primer_waits_for_the_gpus_lock_and_skips_the_torch_prim
         assert status["gpu_lock_wait_seconds"] >= 0.9
         events = log.read_text(encoding="utf-8").splitlines()
         assert events[:10] == PRIMER_EVENTS and "launch fill" not in events  # no second primer
+        # Triton's first launch is still paid before the candidates come.
+        assert events[-2:] == ["launch kprof_triton_primer", "sync"] and status["triton_primer"] == "ran"
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # waiting, it holds no lock
         fcntl.flock(held, fcntl.LOCK_UN)
         with open(fifo, "w", encoding="utf-8") as f:

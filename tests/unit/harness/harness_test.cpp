@@ -49,7 +49,8 @@ Json healthy_status() {
     "inputs_on": "gpu", "inputs_fallback": null,
     "candidates": [
       {"index": 0, "range": "kprof:cand0", "kernel": "/k/a/kernel.py", "phase": "done", "ok": true,
-       "error": null, "cuda_context_poisoned": false, "warmup_seconds": 1.5, "call_seconds": 0.25,
+       "error": null, "cuda_context_poisoned": false, "import_seconds": 0.0625,
+       "warmup_seconds": 1.5, "call_seconds": 0.25,
        "call_style": "positional", "layer": null, "cast": "bf16",
        "cast_reason": "kernel_function's source mentions 'bfloat16'", "call_lock": "held",
        "call_lock_wait_seconds": 0.125, "compiled_ahead": null},
@@ -60,7 +61,8 @@ Json healthy_status() {
        "call_style": "layer_weights", "layer": "conv1",
        "compiled_ahead": "not compiled ahead: it takes a Model layer's weights"}
     ],
-    "setup_seconds": 4.5, "inputs_seconds": 0.75, "python_version": "3.12.3",
+    "setup_seconds": 4.5, "inputs_seconds": 0.75, "primer": "ran at start", "primer_seconds": 1.25,
+    "triton_primer": "ran", "triton_primer_seconds": 0.5, "python_version": "3.12.3",
     "torch_version": "2.11.0+cu130", "triton_version": "3.6.0", "gpu_name": "NVIDIA H200"
   })");
 }
@@ -229,6 +231,10 @@ TEST(ParseHarnessStatus, ReadsEveryFieldOfAFinishedRun) {
   EXPECT_EQ(status->inputs_fallback, "");
   EXPECT_DOUBLE_EQ(status->setup_seconds, 4.5);
   EXPECT_DOUBLE_EQ(status->inputs_seconds, 0.75);
+  EXPECT_EQ(status->primer, "ran at start");
+  EXPECT_DOUBLE_EQ(status->primer_seconds, 1.25);
+  EXPECT_EQ(status->triton_primer, "ran");
+  EXPECT_DOUBLE_EQ(status->triton_primer_seconds, 0.5);
   EXPECT_EQ(status->python_version, "3.12.3");
   EXPECT_EQ(status->torch_version, "2.11.0+cu130");
   EXPECT_EQ(status->triton_version, "3.6.0");
@@ -241,6 +247,8 @@ TEST(ParseHarnessStatus, ReadsEveryFieldOfAFinishedRun) {
   EXPECT_EQ(first.phase, HarnessPhase::done);
   EXPECT_TRUE(first.ok);
   EXPECT_FALSE(first.error.has_value());
+  EXPECT_DOUBLE_EQ(first.import_seconds, 0.0625);
+  EXPECT_DOUBLE_EQ(status->candidates[1].import_seconds, 0); // a status without the field
   EXPECT_DOUBLE_EQ(first.warmup_seconds, 1.5);
   EXPECT_DOUBLE_EQ(first.call_seconds, 0.25);
   EXPECT_EQ(first.call_style, "positional");

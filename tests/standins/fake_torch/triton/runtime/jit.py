@@ -1,9 +1,17 @@
 """triton.runtime.jit: kernel[grid](...) is run(..., grid=grid, warmup=False), as in Triton.
 A launch logs "launch <kernel>" to KPROF_FAKE_TORCH_LOG (see the fake torch); a run with
 warmup=True compiles without launching and logs "compile <kernel> <pid>" to
-KPROF_FAKE_TRITON_COMPILE_LOG when that names a file. Nothing is compiled."""
+KPROF_FAKE_TRITON_COMPILE_LOG when that names a file. Nothing is compiled. As Triton's
+JITFunction, @triton.jit reads the function's source with inspect.getsourcelines (a function
+whose source cannot be found cannot be a kernel) and keeps it from the `def` on.
 
+Test hook (not in Triton): KPROF_FAKE_TRITON_FAIL_LAUNCH=NAME makes launching kernel NAME raise
+RuntimeError("no launch here")."""
+
+import inspect
 import os
+import re
+import textwrap
 
 from torch import _fake_log
 
@@ -24,11 +32,16 @@ class JITFunction(KernelInterface):
     def __init__(self, fn):
         self.fn = fn
         self.__name__ = fn.__name__
+        self.raw_src, self.starting_line_number = inspect.getsourcelines(fn)
+        src = textwrap.dedent("".join(self.raw_src))
+        self.src = src[re.search(r"^def\s+\w+\s*\(", src, re.MULTILINE).start():]
 
     def run(self, *args, grid, warmup, **kwargs):
         if warmup:
             _compile_log("compile " + self.__name__)
             return None
+        if os.environ.get("KPROF_FAKE_TRITON_FAIL_LAUNCH") == self.__name__:
+            raise RuntimeError("no launch here")
         _fake_log("launch " + self.__name__)
         return None
 
