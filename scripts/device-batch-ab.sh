@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Issue 22: what a batch of new candidates spends on compiling, two ways to spend less, measured
+# against each other on one machine. The harness that `kprof harness` writes for softmax, its
+# plan given N new softmax candidates (examples/softmax_variants, each made unique), runs under
+# ncu with kprof's own options, every run on a fresh Triton cache (so every candidate compiles),
+# alternating:
+#   - ncu's --target-processes: all (kprof's) or application-only. With `all` ncu also injects
+#     itself into the processes the harness starts, among them ptxas for every compile;
+#   - KPROF_COMPILE_AHEAD: 0, or 1 (later candidates compiled in forked children of the harness,
+#     docs/harness.md "Compiling ahead"; how ncu treats those children is what is measured).
+# Then each target-processes mode once more on a warm cache (nothing compiled). Per run: ncu's
+# wall time, the harness's setup, the sums of warm-ups and of profiled calls, the first
+# candidate's warm-up, the compile ahead's words, and the launches ncu profiled (must be N).
+# Builds kprof unless SKIP_BUILD=1. Env: N=8, REPS=2. Results in $OUT/summary.md.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+# shellcheck source=scripts/device-common.sh
+. "$root/scripts/device-common.sh"
+note "# A batch of new candidates: ncu's target processes and the compile ahead (issue 22)"
+note_environment
+if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$kprof" ]; then
+  started=$(now); build_kprof; note "- build: $(elapsed "$started" "$(now)") s"
+fi
+work=$(mktemp -d /tmp/kprof-batch-ab.XXXXXX)
+n=${N:-8}
+"$kprof" harness examples/softmax/kernel.py examples/softmax/problem.py --out "$work/harness.py" >/dev/null
+for i in $(seq 0 $((n - 1))); do
+  mkdir -p "$work/cand$i"
+  sed "/^def softmax_kernel/a\\    # unique $i" "examples/softmax_variants/cand$((i % 5)).py" >"$work/cand$i/kernel.py"
+done
+python3 - "$work" "$n" <<'PY'
+import json, sys
+work, n = sys.argv[1], int(sys.argv[2])
+plan = json.load(open(f"{work}/harness.plan.json"))
+plan["candidates"] = [{"kernel": f"{work}/cand{i}/kernel.py", "range": f"kprof:cand{i}"} for i in range(n)]
+plan["early_primer"] = True
+json.dump(plan, open(f"{work}/harness.plan.json", "w"))
+PY
+metrics=$(default_metrics)
+# run TARGET AHEAD CACHE LABEL: one harness under ncu; notes a row.
+run() {
+  local target=$1 ahead=$2 cache=$3 label=$4 t wall facts
+  rm -f "$work/harness.status.json"
+  t=$(now)
+  KPROF_COMPILE_AHEAD=$ahead TRITON_CACHE_DIR="$cache" timeout 300 \
+    ncu --csv --page raw --metrics "$metrics" --nvtx --nvtx-include 'regex:kprof:(cand[0-9]+|primer)/' \
+    --target-processes "$target" --replay-mode kernel --clock-control none --log-file "$work/log.csv" \
+    python3 "$work/harness.py" "$work/harness.plan.json" >"$work/out.txt" 2>"$work/err.txt"
+  wall=$(elapsed "$t" "$(now)")
+  facts=$(python3 - "$work/harness.status.json" "$work/log.csv" <<'PY'
+import collections, json, sys
+s = json.load(open(sys.argv[1]))
+c = s["candidates"]
+warm = [x["warmup_seconds"] for x in c]
+calls = [x["call_seconds"] for x in c]
+ahead = collections.Counter(x.get("compiled_ahead") or "-" for x in c)
+rows = sum(1 for line in open(sys.argv[2], errors="replace") if '"kprof:cand' in line or ":kprof:cand" in line)
+print(f"{s['setup_seconds']:.2f} | {sum(warm):.2f} | {sum(calls):.2f} | {warm[0]:.2f} | "
+      f"{sum(1 for x in c if x['ok'])}/{len(c)} ok, {rows} launches | " + "; ".join(f"{k} x{v}" for k, v in sorted(ahead.items())))
+PY
+)
+  note "| $label | $target | $ahead | $wall | $facts |"
+}
+note ""
+note "| run | target processes | compile ahead | ncu wall (s) | setup (s) | sum of warm-ups (s) | sum of calls (s) | 1st warm-up (s) | candidates | compiled ahead |"
+note "|---|---|---|---|---|---|---|---|---|---|"
+for rep in $(seq 1 "${REPS:-2}"); do
+  for target in all application-only; do
+    for ahead in 0 1; do
+      run "$target" "$ahead" "$work/triton-$rep-$target-$ahead" "new $rep"
+    done
+  done
+done
+for target in all application-only; do
+  run "$target" 0 "$work/triton-1-$target-0" "cached"
+done
+note ""
+note "- left running (expect none): $(pgrep -fc "$work" || true)"
+tail -5 "$work/err.txt" >"$out/last-harness-stderr.txt" 2>/dev/null || true
+rm -rf "$work"
