@@ -920,11 +920,17 @@ def meta_as_cuda_class(torch):
     return _META_AS_CUDA[0]
 
 
-def compile_ahead(problem, plan, entries):
-    """A CompileAhead for `entries` when KPROF_COMPILE_AHEAD is "1", there is more than one and
-    Triton is there; else None."""
+def compile_ahead(problem, plan, status):
+    """A CompileAhead for the status's candidates when KPROF_COMPILE_AHEAD is "1", there is more
+    than one and Triton is there; else None. Triton's first launch is paid first
+    (run_triton_primer, unless a standby paid it already): the first candidate's warm-up would
+    pay it anyway, and every child then inherits what it set up (Triton's driver, its cache key)
+    instead of making it again."""
+    entries = status["candidates"]
     if len(entries) < 2 or os.environ.get("KPROF_COMPILE_AHEAD") != "1" or not hasattr(os, "fork"):
         return None
+    if "triton_primer" not in status:
+        run_triton_primer(problem, status)
     try:
         return CompileAhead(problem, plan, entries)
     except Exception as exc:
@@ -1065,7 +1071,7 @@ def context_poisoned(torch, exc):
 def run_candidates(problem, plan, status_file):
     """Runs every candidate from first_candidate; returns the exit code."""
     entries = status_file.status["candidates"]
-    ahead = compile_ahead(problem, plan, entries)
+    ahead = compile_ahead(problem, plan, status_file.status)
     try:
         return run_each_candidate(problem, plan, status_file, entries, ahead)
     finally:
