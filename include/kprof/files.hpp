@@ -53,6 +53,15 @@ private:
 /// Creates `path` and its parents; io error on failure.
 Result<void> create_directories(const std::filesystem::path& path);
 
+/// Whether `path` may hold what kprof trusts as its own (Triton's cache, which Triton loads as
+/// code; the metric check's verdicts): a directory of this user, reached without a symbolic link,
+/// that no other user can write, under directories no other user can rename it out of (each
+/// ancestor belongs to this user or root and is writable by no one else, unless sticky, as /tmp).
+/// With `create`, the missing directories are made first (create_directories) and `path` is made
+/// 0700 when it belongs to this user but is open to others; without, nothing is changed and a
+/// `path` that others may write is refused. io error saying why otherwise.
+Result<void> private_directory(const std::filesystem::path& path, bool create);
+
 /// A fresh private directory under the system temp dir, removed by the destructor.
 class TempDir {
 public:

@@ -193,13 +193,17 @@ Result<HarnessStatus> parse_harness_status(std::string_view json_text);
 /// Reads the status file; input_not_found when the harness never wrote it.
 Result<HarnessStatus> read_harness_status(const std::filesystem::path& path);
 
-/// The Triton cache the harness uses: $TRITON_CACHE_DIR when set (the user's own wins), else
-/// kprof's shared one: $XDG_CACHE_HOME/kprof/triton, else ~/.cache/kprof/triton, else
-/// <tmp>/kprof-triton-cache. One cache for every round and output directory, so a kernel
-/// compiled once is loaded afterwards; hot lines read the compiled PTX from it.
+/// The Triton cache the harness uses, where hot lines read the compiled PTX: $TRITON_CACHE_DIR when
+/// set (the user's own wins), else kprof's own (kprof_triton_cache_dir, when it is private), else
+/// Triton's default, $TRITON_HOME or $HOME, then .triton/cache.
 std::filesystem::path triton_cache_dir();
 
-/// kprof's shared Triton cache alone (what triton_cache_dir() gives without TRITON_CACHE_DIR).
-std::filesystem::path default_triton_cache_dir();
+/// kprof's Triton cache, which every session gets as TRITON_CACHE_DIR when the user set none:
+/// $XDG_CACHE_HOME/kprof/triton, else ~/.cache/kprof/triton, else <tmp>/kprof-triton-<uid>. One
+/// cache for every round and output directory, so a kernel compiled once is loaded afterwards.
+/// Triton loads what it finds there as code (kernels, its launcher's shared library), so it is
+/// used only when private_directory accepts it (with `create`: made 0700 if missing); nullopt
+/// otherwise, and the sessions leave Triton to its own default.
+std::optional<std::filesystem::path> kprof_triton_cache_dir(bool create);
 
 } // namespace kprof

@@ -7,6 +7,8 @@
 // ignores fields it does not know.
 #include "kprof/harness.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -445,21 +447,34 @@ std::string standby_message(const HarnessPlan& plan) {
   return message.dump(-1, ' ', false, OrderedJson::error_handler_t::replace) + "\n";
 }
 
-fs::path default_triton_cache_dir() {
+std::optional<fs::path> kprof_triton_cache_dir(bool create) {
+  fs::path dir;
   if (auto xdg = env_var("XDG_CACHE_HOME")) {
-    return fs::path(*xdg) / "kprof" / "triton";
+    dir = fs::path(*xdg) / "kprof" / "triton";
+  } else if (auto home = env_var("HOME")) {
+    dir = fs::path(*home) / ".cache" / "kprof" / "triton";
+  } else {
+    std::error_code ec;
+    dir = fs::temp_directory_path(ec) / fmt::format("kprof-triton-{}", ::geteuid());
   }
-  if (auto home = env_var("HOME")) {
-    return fs::path(*home) / ".cache" / "kprof" / "triton";
+  if (!private_directory(dir, create)) {
+    return std::nullopt;
   }
-  return fs::temp_directory_path() / "kprof-triton-cache";
+  return dir;
 }
 
 fs::path triton_cache_dir() {
-  if (auto own = env_var("TRITON_CACHE_DIR"); own && !own->empty()) {
+  if (auto own = env_var("TRITON_CACHE_DIR")) {
     return fs::path(*own);
   }
-  return default_triton_cache_dir();
+  if (auto kprofs = kprof_triton_cache_dir(false)) {
+    return *kprofs;
+  }
+  auto home = env_var("TRITON_HOME");
+  if (!home) {
+    home = env_var("HOME");
+  }
+  return fs::path(home.value_or("")) / ".triton" / "cache";
 }
 
 } // namespace kprof

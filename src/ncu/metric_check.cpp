@@ -122,20 +122,6 @@ std::optional<std::string> read_own_file(const fs::path& path) {
   return data;
 }
 
-/// `dir` exists as a directory of this user that nobody else may write (made 0700 if missing).
-bool own_private_dir(const fs::path& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  struct stat info {};
-  if (::lstat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != ::geteuid()) {
-    return false;
-  }
-  if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-    return ::chmod(dir.c_str(), S_IRWXU) == 0;
-  }
-  return true;
-}
-
 } // namespace
 
 std::optional<DeviceIdentity> read_device_identity(const fs::path& proc_root) {
@@ -209,7 +195,7 @@ std::optional<MetricVerdict> MetricCheckCache::find(const std::string& ncu_versi
 
 bool MetricCheckCache::store(const std::string& ncu_version, const DeviceIdentity& device,
                              const MetricSet& set, const MetricVerdict& verdict) const {
-  if (m_dir.empty() || ncu_version.empty() || !own_private_dir(m_dir)) {
+  if (m_dir.empty() || ncu_version.empty() || !private_directory(m_dir, true)) {
     return false;
   }
   const Json key = key_of(ncu_version, device, set);

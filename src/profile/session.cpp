@@ -267,8 +267,11 @@ private:
                     {"KPROF_OWNER_PID", std::to_string(::getpid())}};
     if (!env_var("TRITON_CACHE_DIR")) {
       // One Triton cache for every round and output directory, so a kernel compiled once is
-      // loaded from the cache afterwards; a TRITON_CACHE_DIR of the user's own wins.
-      spec.env_set.emplace_back("TRITON_CACHE_DIR", default_triton_cache_dir().string());
+      // loaded from the cache afterwards; a TRITON_CACHE_DIR of the user's own wins, and one
+      // another user could write is never given (kprof_triton_cache_dir).
+      if (auto cache = kprof_triton_cache_dir(true)) {
+        spec.env_set.emplace_back("TRITON_CACHE_DIR", cache->string());
+      }
     }
     if (request.set_visible_devices) {
       // Index N of a process that sees only some GPUs (a Slurm task) is its N-th visible one.

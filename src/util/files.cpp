@@ -219,6 +219,67 @@ Result<void> create_directories(const std::filesystem::path& path) {
   return {};
 }
 
+namespace {
+
+/// Why `dir`, an ancestor of a private directory, would let another user replace what is below
+/// it; empty when it would not.
+std::string unsafe_ancestor(const std::filesystem::path& dir) {
+  struct stat info {};
+  if (::stat(dir.c_str(), &info) != 0) {
+    return fmt::format("cannot stat {}: {}", dir.string(), std::strerror(errno));
+  }
+  if (info.st_uid != ::geteuid() && info.st_uid != 0) {
+    return fmt::format("{} belongs to uid {}", dir.string(), info.st_uid);
+  }
+  if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (info.st_mode & S_ISVTX) == 0) {
+    return fmt::format("{} is writable by other users", dir.string());
+  }
+  return {};
+}
+
+} // namespace
+
+Result<void> private_directory(const std::filesystem::path& path, bool create) {
+  std::filesystem::path absolute = std::filesystem::absolute(path).lexically_normal();
+  if (!absolute.has_filename()) { // "dir/" names dir
+    absolute = absolute.parent_path();
+  }
+  if (create) {
+    if (auto made = kprof::create_directories(absolute); !made) {
+      return made;
+    }
+  }
+  auto refuse = [&](const std::string& why) {
+    return make_error(ErrorCategory::io,
+                      fmt::format("{} is not a private directory: {}", absolute.string(), why));
+  };
+  struct stat info {};
+  if (::lstat(absolute.c_str(), &info) != 0) {
+    return refuse(std::strerror(errno));
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    return refuse(S_ISLNK(info.st_mode) ? "a symbolic link" : "not a directory");
+  }
+  if (info.st_uid != ::geteuid()) {
+    return refuse(fmt::format("it belongs to uid {}", info.st_uid));
+  }
+  if (create && (info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    if (::chmod(absolute.c_str(), S_IRWXU) != 0) {
+      return refuse(fmt::format("it is open to others and chmod failed: {}", std::strerror(errno)));
+    }
+  } else if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return refuse("it is writable by other users");
+  }
+  for (std::filesystem::path dir = absolute.parent_path();; dir = dir.parent_path()) {
+    if (std::string why = unsafe_ancestor(dir); !why.empty()) {
+      return refuse(why);
+    }
+    if (dir == dir.parent_path()) {
+      return {};
+    }
+  }
+}
+
 Result<TempDir> TempDir::create(std::string_view prefix) {
   std::error_code error;
   const std::filesystem::path base = std::filesystem::temp_directory_path(error);

@@ -115,6 +115,56 @@ TEST_F(PrintableStderr, ABinaryNcuLogReachesStderrEscapedNotByteForByte) {
       << run.err;
 }
 
+// ---- the Triton cache ------------------------------------------------------------------------
+
+/// A kernel.py that writes the TRITON_CACHE_DIR its harness was given into `seen`.
+fs::path kernel_that_reports_its_triton_cache(const fs::path& dir, const fs::path& seen) {
+  const fs::path kernel = dir / "kernel.py";
+  EXPECT_TRUE(write_file_atomic(kernel, "import os\n\n\ndef kernel_function(*args, **kwargs):\n"
+                                        "    with open(" +
+                                            json(seen.string()).dump() +
+                                            ", 'w') as f:\n"
+                                            "        f.write(os.environ.get('TRITON_CACHE_DIR', "
+                                            "'<unset>'))\n"
+                                            "    return args[0]\n")
+                  .ok());
+  return kernel;
+}
+
+class SharedTritonCache : public E2eTest {};
+
+TEST_F(SharedTritonCache, TheHarnessGetsKprofsCacheOnlyWhenNoOtherUserCanWriteIt) {
+  // Triton loads kernels and its launcher's shared library from its cache. The cache home here is
+  // shared like /tmp (sticky, world-writable) and uid 65534 made kprof/triton in it first: the
+  // harness must not be pointed there (Triton then keeps its own default).
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "needs root, to make the cache as uid 65534 (setpriv)";
+  }
+  fs::permissions(dir(), fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  const fs::path cache = dir() / "cache";
+  fs::create_directories(cache);
+  fs::permissions(cache, fs::perms::all | fs::perms::sticky_bit);
+  ProcessSpec plant;
+  plant.argv = {"setpriv", "--reuid", "65534",
+                "--regid", "65534",   "--clear-groups",
+                "mkdir",   "-p",      (cache / "kprof" / "triton").string()};
+  auto planted = run_process(plant);
+  ASSERT_TRUE(planted.ok() && planted->exit_code == 0)
+      << (planted.ok() ? planted->err : planted.error().message);
+  const fs::path seen = dir() / "seen.txt";
+  KprofRun run = profile_with_standins(dir(), kernel_that_reports_its_triton_cache(dir(), seen));
+  ASSERT_TRUE(fs::exists(seen)) << run.err;
+  EXPECT_EQ(read_file(seen).value(), "<unset>");
+
+  // The same run with kprof/ made by this user: the harness gets it, made 0700.
+  fs::remove_all(cache / "kprof");
+  fs::remove(seen);
+  run = profile_with_standins(dir(), kernel_that_reports_its_triton_cache(dir(), seen));
+  ASSERT_TRUE(fs::exists(seen)) << run.err;
+  EXPECT_EQ(read_file(seen).value(), (cache / "kprof" / "triton").string());
+  EXPECT_EQ(fs::status(cache / "kprof" / "triton").permissions(), fs::perms::owner_all);
+}
+
 // ---- a history that the reader cannot write -------------------------------------------------
 
 /// Every file under `dir` with its size and modification time: what a reader must not change.

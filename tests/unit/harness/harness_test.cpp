@@ -1,5 +1,10 @@
 #include "kprof/harness.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <optional>
 #include <regex>
 #include <string>
 
@@ -534,6 +539,90 @@ TEST(WrittenHarness, RunsUnderTheFakeTorchAndItsStatusParses) {
   EXPECT_EQ(status->candidates[2].error->message, "ValueError: the kernel rejects these inputs");
   EXPECT_TRUE(status->candidates[3].cuda_context_poisoned);
   EXPECT_EQ(status->candidates[4].phase, HarnessPhase::not_started);
+}
+
+/// Environment variables set (or unset) for one test, restored after it.
+class ScopedEnv {
+public:
+  ScopedEnv(std::initializer_list<std::pair<const char*, std::optional<std::string>>> values) {
+    for (const auto& [name, value] : values) {
+      const char* old = std::getenv(name);
+      m_saved.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+      if (value) {
+        ::setenv(name, value->c_str(), 1);
+      } else {
+        ::unsetenv(name);
+      }
+    }
+  }
+  ~ScopedEnv() {
+    for (const auto& [name, value] : m_saved) {
+      if (value) {
+        ::setenv(name, value->c_str(), 1);
+      } else {
+        ::unsetenv(name);
+      }
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+  std::vector<std::pair<const char*, std::optional<std::string>>> m_saved;
+};
+
+mode_t mode_of(const fs::path& path) {
+  struct stat info {};
+  EXPECT_EQ(::lstat(path.c_str(), &info), 0) << path;
+  return info.st_mode & 07777;
+}
+
+TEST(KprofTritonCacheDir, IsMadeUnderTheUsersCacheHome0700) {
+  auto home = TempDir::create("kprof-triton-home");
+  ASSERT_TRUE(home.ok());
+  const ScopedEnv env{{"XDG_CACHE_HOME", std::nullopt},
+                      {"HOME", home->path().string()},
+                      {"TRITON_CACHE_DIR", std::nullopt}};
+  const fs::path expected = home->path() / ".cache" / "kprof" / "triton";
+  EXPECT_EQ(kprof_triton_cache_dir(false), std::nullopt); // reading makes nothing
+  EXPECT_FALSE(fs::exists(expected));
+  EXPECT_EQ(kprof_triton_cache_dir(true), expected);
+  EXPECT_EQ(mode_of(expected), 0700U);
+  EXPECT_EQ(triton_cache_dir(), expected);
+  const ScopedEnv xdg{{"XDG_CACHE_HOME", (home->path() / "xdg").string()}};
+  EXPECT_EQ(kprof_triton_cache_dir(true), home->path() / "xdg" / "kprof" / "triton");
+}
+
+TEST(KprofTritonCacheDir, WithoutAHomeIsAPrivateDirectoryOfThisUserInTheTempDirectory) {
+  auto tmp = TempDir::create("kprof-triton-tmp");
+  ASSERT_TRUE(tmp.ok());
+  const ScopedEnv env{
+      {"XDG_CACHE_HOME", std::nullopt}, {"HOME", std::nullopt}, {"TMPDIR", tmp->path().string()}};
+  const fs::path expected = tmp->path() / ("kprof-triton-" + std::to_string(::geteuid()));
+  EXPECT_EQ(kprof_triton_cache_dir(true), expected);
+  EXPECT_EQ(mode_of(expected), 0700U);
+}
+
+TEST(KprofTritonCacheDir, IsNotGivenWhenAnotherUserCouldWriteWhatTritonLoadsFromIt) {
+  // Triton loads kernels and its launcher's shared library from its cache: a cache another user
+  // made (or could replace) would run their code as this user. kprof then sets no
+  // TRITON_CACHE_DIR and Triton keeps its own default.
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "needs root to give the directory to uid 65534";
+  }
+  auto home = TempDir::create("kprof-triton-home");
+  ASSERT_TRUE(home.ok());
+  const ScopedEnv env{{"XDG_CACHE_HOME", std::nullopt},
+                      {"HOME", home->path().string()},
+                      {"TRITON_HOME", std::nullopt},
+                      {"TRITON_CACHE_DIR", std::nullopt}};
+  const fs::path planted = home->path() / ".cache" / "kprof";
+  ASSERT_TRUE(kprof::create_directories(planted / "triton").ok());
+  ASSERT_EQ(::chown(planted.c_str(), 65534, 65534), 0);
+  EXPECT_EQ(kprof_triton_cache_dir(true), std::nullopt);
+  EXPECT_EQ(triton_cache_dir(), home->path() / ".triton" / "cache");
+  const ScopedEnv own{{"TRITON_CACHE_DIR", "/somewhere/of/mine"}};
+  EXPECT_EQ(triton_cache_dir(), fs::path("/somewhere/of/mine")); // the user's own wins
 }
 
 } // namespace

@@ -198,6 +198,94 @@ TEST(CreateDirectories, FailsWithAnIoErrorWhenAFileHasTheName) {
   EXPECT_NE(created.error().message.find("plain"), std::string::npos) << created.error().message;
 }
 
+mode_t mode_of(const fs::path& path) {
+  struct stat info {};
+  EXPECT_EQ(::lstat(path.c_str(), &info), 0) << path;
+  return info.st_mode & 07777;
+}
+
+/// The umask for the scope of one test.
+class ScopedUmask {
+public:
+  explicit ScopedUmask(mode_t mask) : m_saved(::umask(mask)) {}
+  ~ScopedUmask() { ::umask(m_saved); }
+  ScopedUmask(const ScopedUmask&) = delete;
+  ScopedUmask& operator=(const ScopedUmask&) = delete;
+
+private:
+  mode_t m_saved;
+};
+
+std::string refusal(const fs::path& path, bool create) {
+  auto made = kprof::private_directory(path, create);
+  EXPECT_FALSE(made.ok()) << path;
+  if (made.ok()) {
+    return {};
+  }
+  EXPECT_EQ(made.error().category, kprof::ErrorCategory::io);
+  return made.error().message;
+}
+
+TEST(PrivateDirectory, MakesThePathAndItsMissingParentsThatNoOtherUserCanWriteEvenUnderUmask000) {
+  const kprof::TempDir dir = make_temp_dir();
+  const ScopedUmask open(0);
+  const fs::path cache = dir.path() / "cache" / "kprof" / "triton";
+  ASSERT_TRUE(kprof::private_directory(cache, true).ok());
+  EXPECT_EQ(mode_of(cache), 0700U);
+  EXPECT_EQ(mode_of(cache.parent_path()), 0755U);
+  EXPECT_TRUE(kprof::private_directory(cache, false).ok());      // as it is now
+  EXPECT_TRUE(kprof::private_directory(cache / "", false).ok()); // "dir/" names dir
+}
+
+TEST(PrivateDirectory, MakesAnOpenDirectoryOfThisUser0700WhenCreatingAndRefusesItWhenOnlyReading) {
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path open = dir.path() / "open";
+  ASSERT_EQ(::mkdir(open.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(open.c_str(), 0777), 0);
+  EXPECT_NE(refusal(open, false).find("writable by other users"), std::string::npos);
+  EXPECT_EQ(mode_of(open), 0777U); // reading changes nothing
+  ASSERT_TRUE(kprof::private_directory(open, true).ok());
+  EXPECT_EQ(mode_of(open), 0700U);
+}
+
+TEST(PrivateDirectory, RefusesASymbolicLinkAFileAndAMissingPathWhenOnlyReading) {
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path target = dir.path() / "target";
+  ASSERT_TRUE(kprof::private_directory(target, true).ok());
+  fs::create_directory_symlink(target, dir.path() / "link");
+  EXPECT_NE(refusal(dir.path() / "link", true).find("a symbolic link"), std::string::npos);
+  ASSERT_TRUE(kprof::write_file_atomic(dir.path() / "file", "x").ok());
+  EXPECT_NE(refusal(dir.path() / "file", false).find("not a directory"), std::string::npos);
+  EXPECT_NE(refusal(dir.path() / "missing", false).find("missing"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir.path() / "missing"));
+}
+
+TEST(PrivateDirectory, RefusesADirectoryWhoseParentOthersMayWriteUnlessThatParentIsSticky) {
+  // Another user could rename the directory away through such a parent and put theirs instead;
+  // the sticky bit (as on /tmp) forbids that.
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path shared = dir.path() / "shared";
+  const fs::path mine = shared / "mine";
+  ASSERT_TRUE(kprof::private_directory(mine, true).ok());
+  ASSERT_EQ(::chmod(shared.c_str(), 0777), 0);
+  const std::string why = refusal(mine, true);
+  EXPECT_NE(why.find(shared.string() + " is writable by other users"), std::string::npos) << why;
+  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
+  EXPECT_TRUE(kprof::private_directory(mine, true).ok());
+}
+
+TEST(PrivateDirectory, RefusesADirectoryAnotherUserMadeAndOneUnderADirectoryOfAnotherUser) {
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "needs root to give a directory to uid 65534";
+  }
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path theirs = dir.path() / "theirs";
+  ASSERT_EQ(::mkdir(theirs.c_str(), 0700), 0);
+  ASSERT_EQ(::chown(theirs.c_str(), 65534, 65534), 0);
+  EXPECT_NE(refusal(theirs, true).find("belongs to uid 65534"), std::string::npos);
+  EXPECT_NE(refusal(theirs / "mine", true).find("belongs to uid 65534"), std::string::npos);
+}
+
 TEST(TempDir, CreatesAFreshPrivateDirectoryWithThePrefix) {
   auto first = kprof::TempDir::create("kprof-prefix");
   auto second = kprof::TempDir::create("kprof-prefix");
