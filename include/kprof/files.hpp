@@ -62,6 +62,10 @@ Result<void> create_directories(const std::filesystem::path& path);
 /// `path` that others may write is refused. io error saying why otherwise.
 Result<void> private_directory(const std::filesystem::path& path, bool create);
 
+/// Whether `path` is a directory of this user itself, not a symbolic link (lstat): what kprof may
+/// remove as its own leftovers from a directory other users may write into.
+bool is_own_directory(const std::filesystem::path& path);
+
 /// A fresh private directory under the system temp dir, removed by the destructor.
 class TempDir {
 public:

@@ -62,6 +62,9 @@ struct SessionOutcome {
   /// The session ran on a standby: a harness started under ncu ahead of time that had the
   /// problem imported and the inputs on the GPU when the candidates arrived.
   bool standby = false;
+  /// Standbys were asked for but none could be made, and why (its directory is not private:
+  /// private_directory's words); empty otherwise.
+  std::string standby_unavailable;
 };
 
 /// The facts of a finished session, from what it left behind: parses the log's CSV (capture or

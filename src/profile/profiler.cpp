@@ -117,6 +117,7 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
   facts.ncu_exit = session.started ? session.process.describe() : "not started";
   facts.session_wall_seconds = session.process.wall.count();
   facts.standby = session.standby;
+  facts.standby_unavailable = session.standby_unavailable;
   facts.source_export_seconds = session.source_export_seconds;
   std::error_code ec;
   facts.session_dir = fs::relative(session_dir, round_dir, ec).string();

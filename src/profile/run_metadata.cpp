@@ -51,6 +51,9 @@ Json CandidateMetadata::to_json() const {
     out["session_wall_seconds"] = session->session_wall_seconds;
     out["session_dir"] = session->session_dir;
     out["standby"] = session->standby;
+    if (!session->standby_unavailable.empty()) {
+      out["standby_unavailable"] = session->standby_unavailable;
+    }
     if (session->has_harness) {
       out["harness_setup_seconds"] = session->harness_setup_seconds;
       out["harness_inputs_seconds"] = session->harness_inputs_seconds;

@@ -64,6 +64,8 @@ struct SessionFacts {
   double call_lock_wait_seconds = 0;
   /// The session ran on a standby (session_wall_seconds then counts from the hand-over).
   bool standby = false;
+  std::string standby_unavailable; ///< SessionOutcome::standby_unavailable
+
   /// The candidate's own cast, when the harness reported it: what it applied (the run's "cast"
   /// stays the word asked for, e.g. "auto") and why.
   std::optional<CastDtype> cast_applied;

@@ -170,6 +170,8 @@ public:
     if (!outcome) {
       outcome = run_cold(request);
       outcome->standby = false;
+      const std::lock_guard<std::mutex> hold(m_mutex);
+      outcome->standby_unavailable = m_standby_unavailable;
     }
     standby.reset();
     const bool problem_ok = !outcome->harness || outcome->harness->problem_ok;
@@ -435,7 +437,16 @@ private:
     standby->dir = m_settings.standby_root /
                    fmt::format("{}-gpu{}-{}", static_cast<long>(::getpid()), request.gpu, number);
     standby->fifo = standby->dir / "candidates.fifo";
-    if (!kprof::create_directories(standby->dir) || ::mkfifo(standby->fifo.c_str(), 0600) != 0) {
+    // A standby runs the harness and the candidates its FIFO names: its directory must be one no
+    // other user can write or swap (an --out shared like /tmp, where another user made .standby
+    // first, would otherwise let them plant the script or the FIFO). Without one, no standby:
+    // the rounds run cold.
+    if (auto made = private_directory(standby->dir, true); !made) {
+      const std::lock_guard<std::mutex> hold(m_mutex);
+      m_standby_unavailable = made.error().message;
+      return;
+    }
+    if (::mkfifo(standby->fifo.c_str(), 0600) != 0) {
       return;
     }
     const fs::path script = standby->dir / "harness.py";
@@ -550,13 +561,18 @@ private:
     return standby;
   }
 
-  /// Standby directories of kprof processes that are gone (a kill -9 leaves them).
+  /// Standby directories of kprof processes that are gone (a kill -9 leaves them), in a standby
+  /// root no other user can write (else a name of theirs could lead the removal elsewhere), and
+  /// only this user's own.
   void remove_dead_standbys() const {
+    if (!private_directory(m_settings.standby_root, false)) {
+      return;
+    }
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(m_settings.standby_root, ec)) {
       const std::string name = entry.path().filename().string();
       const long pid = std::strtol(name.c_str(), nullptr, 10);
-      if (!process_alive(pid)) {
+      if (!process_alive(pid) && is_own_directory(entry.path())) {
         std::error_code ignored;
         fs::remove_all(entry.path(), ignored);
       }
@@ -568,6 +584,7 @@ private:
   std::map<int, std::vector<std::unique_ptr<Standby>>> m_standbys; ///< per GPU, oldest first
   std::map<int, int> m_depth; ///< standbys kept per GPU when not 1 (await_standby)
   std::atomic<int> m_started{0};
+  std::string m_standby_unavailable; ///< why the last standby could not be made (m_mutex)
 };
 
 } // namespace

@@ -19,12 +19,14 @@ namespace {
 
 /// Removes the staging (and half-replaced) directories that a kprof killed mid-round left in
 /// out_dir: those whose owner pid is no longer alive. A live owner's are left alone, whatever
-/// round they belong to; failures are ignored (the next run tries again).
+/// round they belong to, and so is anything of another user's (in an out_dir shared like /tmp,
+/// a name of theirs could lead the removal elsewhere); failures are ignored (the next run tries
+/// again).
 void remove_dead_leftovers(const fs::path& out_dir) {
   std::error_code ec;
   for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
     const auto owner = RoundLayout::staging_owner(it->path().filename().string());
-    if (owner && ::kill(*owner, 0) != 0 && errno == ESRCH) {
+    if (owner && ::kill(*owner, 0) != 0 && errno == ESRCH && is_own_directory(it->path())) {
       std::error_code ignored;
       fs::remove_all(it->path(), ignored);
     }

@@ -280,6 +280,11 @@ Result<void> private_directory(const std::filesystem::path& path, bool create) {
   }
 }
 
+bool is_own_directory(const std::filesystem::path& path) {
+  struct stat info {};
+  return ::lstat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode) && info.st_uid == ::geteuid();
+}
+
 Result<TempDir> TempDir::create(std::string_view prefix) {
   std::error_code error;
   const std::filesystem::path base = std::filesystem::temp_directory_path(error);

@@ -635,6 +635,27 @@ TEST_F(KprofProfile, LeftoverStagingDirectoriesOfDeadRunsAreRemoved) {
   EXPECT_TRUE(fs::exists(alive)) << "a live run's staging directory is left alone";
 }
 
+TEST_F(KprofProfile, AnotherUsersDirectoryNamedLikeADeadRunsStagingIsLeftAlone) {
+  // In an output directory shared like /tmp, such a name is theirs to make; removing it as this
+  // user (root) could be led through their links to files elsewhere.
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "needs root to give the directory to uid 65534";
+  }
+  pid_t dead = 0;
+  for (pid_t candidate = 4194000; candidate > 4000000; --candidate) {
+    if (::kill(candidate, 0) != 0 && errno == ESRCH) {
+      dead = candidate;
+      break;
+    }
+  }
+  ASSERT_NE(dead, 0);
+  const fs::path theirs = out() / (".round003.staging-" + std::to_string(dead) + "-0badcafe");
+  fs::create_directories(theirs / "cand0");
+  ASSERT_EQ(::chown(theirs.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(profile({example("twostage/kernel.py"), example("twostage/problem.py")}).exit_code, 0);
+  EXPECT_TRUE(fs::exists(theirs / "cand0")) << "another user's directory is not removed";
+}
+
 TEST_F(KprofProfile, AMissingKernelIsInputNotFoundEvenWithoutNcu) {
   KprofRun run =
       run_kprof({"profile", (dir() / "missing.py").string(), example("twostage/problem.py"),

@@ -913,6 +913,32 @@ def eventually(predicate, seconds=30.0):
     return predicate()
 
 
+def test_no_standby_runs_from_a_directory_another_user_made_in_a_shared_output_directory(fake_gpu):
+    # The output directory is shared like /tmp (sticky, world-writable) and uid 65534 made its
+    # .standby/ first: a standby there would run a harness script and read a FIFO that they can
+    # swap. kprof makes none, says why in the metadata, and the rounds run cold.
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to act as uid 65534")
+    import tempfile
+
+    shared = pathlib.Path(tempfile.mkdtemp(prefix="kprof-shared-out-", dir="/tmp"))
+    try:
+        os.chmod(shared, 0o1777)
+        subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups",
+                        "mkdir", "-m", "0777", str(shared / ".standby")], check=True)
+        with kprof.KernelProfiler(shared, fake_gpu / "logs", ncu_bin_path=FAKE_NCU, standby=True) as profiler:
+            first = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 1)
+            time.sleep(1.0)  # a standby, if one were made, would be starting now
+            second = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 2)
+        assert first.status == "ok" and second.status == "ok"
+        assert second.report["metadata"]["standby"] is False
+        why = second.report["metadata"]["standby_unavailable"]
+        assert "is not a private directory" in why and "belongs to uid 65534" in why, why
+        assert [p for p in (shared / ".standby").rglob("*") if p.lstat().st_uid != 65534] == []
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
 def test_standby_answers_the_next_round_and_close_leaves_nothing_running(fake_gpu):
     with make_profiler(fake_gpu, standby=True) as profiler:
         first = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 1)
