@@ -53,6 +53,11 @@ private:
 /// Creates `path` and its parents; io error on failure.
 Result<void> create_directories(const std::filesystem::path& path);
 
+/// Whether no other user can replace what is made in directory `path`: it and every directory above
+/// it belong to this user or root and are writable by no one else, unless sticky (as /tmp, where
+/// only an entry's owner may rename it). io error naming the first directory that fails.
+Result<void> safe_directory_chain(const std::filesystem::path& path);
+
 /// Whether `path` may hold what kprof trusts as its own (Triton's cache, which Triton loads as
 /// code; the metric check's verdicts): a directory of this user, reached without a symbolic link,
 /// that no other user can write, under directories no other user can rename it out of (each

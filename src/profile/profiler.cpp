@@ -669,7 +669,10 @@ Result<void> KernelProfiler::check_metrics_once() {
   }
   const bool cached = verdict.has_value();
   if (!verdict) {
-    auto listing = query_metrics(m_ncu, "", RoundLayout(m_options.out_dir).cache_dir());
+    // The listing kept in --out's .cache is read only from a directory no other user can write.
+    const fs::path listings = RoundLayout(m_options.out_dir).cache_dir();
+    auto listing =
+        query_metrics(m_ncu, "", private_directory(listings, true) ? listings : fs::path());
     if (!listing) {
       // The listing needs a visible GPU; without it we cannot check names up front. The run
       // itself will then fail with a classified error, so this is not fatal; it is recorded.
@@ -769,8 +772,8 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
   }
   const fs::path problem = inputs->problem;
   const std::vector<fs::path> kernels = inputs->kernels;
-  if (auto created = kprof::create_directories(m_options.out_dir); !created) {
-    return created.error();
+  if (auto prepared = prepare_run_directory(m_options.out_dir); !prepared) {
+    return prepared.error();
   }
   if (auto checked = check_metrics_once(); !checked) {
     return checked.error();

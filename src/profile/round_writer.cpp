@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "kprof/files.hpp"
 #include "kprof/report.hpp"
 #include "kprof/report_view.hpp"
 #include "kprof/version.hpp"
@@ -49,6 +50,20 @@ Json batch_document(const Json& run_metadata, const std::vector<CandidateResult>
   batch["metadata"] = run_metadata;
   batch["candidates"] = std::move(lines);
   return batch;
+}
+
+Result<void> prepare_run_directory(const fs::path& out_dir) {
+  if (auto created = kprof::create_directories(out_dir); !created) {
+    return created.error();
+  }
+  if (auto safe = safe_directory_chain(out_dir); !safe) {
+    return make_error(ErrorCategory::io,
+                      fmt::format("--out {}: {}; kprof runs ncu and its harness there, so it must "
+                                  "be a directory only you (or root) can write, under directories "
+                                  "no other user can write unless they are sticky like /tmp",
+                                  out_dir.string(), safe.error().message));
+  }
+  return {};
 }
 
 Result<RoundWriter> RoundWriter::begin(RoundLayout layout, int round, bool batch) {

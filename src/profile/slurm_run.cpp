@@ -932,6 +932,9 @@ Result<RoundResult> run_slurm_batch(const SlurmBatchRequest& request) {
   }
   std::error_code ec;
   const fs::path out_dir = fs::absolute(request.run.options.out_dir, ec);
+  if (auto prepared = prepare_run_directory(out_dir); !prepared) {
+    return prepared.error();
+  }
   auto writer = RoundWriter::begin(RoundLayout(out_dir), request.run.round, true);
   if (!writer) {
     return std::move(writer).error();

@@ -270,9 +270,20 @@ Result<void> private_directory(const std::filesystem::path& path, bool create) {
   } else if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     return refuse("it is writable by other users");
   }
-  for (std::filesystem::path dir = absolute.parent_path();; dir = dir.parent_path()) {
+  if (auto chain = safe_directory_chain(absolute.parent_path()); !chain) {
+    return refuse(chain.error().message);
+  }
+  return {};
+}
+
+Result<void> safe_directory_chain(const std::filesystem::path& path) {
+  std::filesystem::path dir = std::filesystem::absolute(path).lexically_normal();
+  if (!dir.has_filename()) { // "dir/" names dir
+    dir = dir.parent_path();
+  }
+  for (;; dir = dir.parent_path()) {
     if (std::string why = unsafe_ancestor(dir); !why.empty()) {
-      return refuse(why);
+      return make_error(ErrorCategory::io, std::move(why));
     }
     if (dir == dir.parent_path()) {
       return {};

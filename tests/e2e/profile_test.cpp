@@ -617,6 +617,33 @@ TEST_F(KprofProfile, KillMinus9OfKprofLeavesNoNcuOrHarnessRunning) {
   EXPECT_TRUE(all_gone) << "a child of kprof survived kill -9";
 }
 
+TEST_F(KprofProfile, RefusesAnOutputDirectoryOtherUsersCouldSwapAndRunsInOneSharedLikeTmp) {
+  // ncu and the harness run from the round's staging directory under --out: under a directory
+  // other users may write (without the sticky bit) they could rename it away and put their own
+  // script in its place. Under a sticky one, as /tmp, they cannot.
+  const fs::path open = dir() / "open";
+  fs::create_directories(open);
+  fs::permissions(open, fs::perms::all);
+  KprofRun run = run_with_env({"profile", example("twostage/kernel.py"),
+                               example("twostage/problem.py"), "--ncu", standin("ncu"), "--python",
+                               "/usr/bin/python3", "--out", (open / "out").string()},
+                              {});
+  EXPECT_EQ(run.exit_code, 14) << run.err;
+  EXPECT_NE(run.err.find(open.string() + " is writable by other users"), std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("it must be a directory only you (or root) can write"), std::string::npos)
+      << run.err;
+  EXPECT_FALSE(fs::exists(open / "out" / "round000")) << "nothing ran";
+  EXPECT_TRUE(fs::is_empty(open / "out")) << "nothing is written there";
+
+  fs::permissions(open, fs::perms::all | fs::perms::sticky_bit);
+  run = run_with_env({"profile", example("twostage/kernel.py"), example("twostage/problem.py"),
+                      "--ncu", standin("ncu"), "--python", "/usr/bin/python3", "--out",
+                      (open / "out").string()},
+                     {});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+}
+
 TEST_F(KprofProfile, LeftoverStagingDirectoriesOfDeadRunsAreRemoved) {
   pid_t dead = 0;
   for (pid_t candidate = 4194000; candidate > 4000000; --candidate) {

@@ -467,6 +467,22 @@ def test_gpus_per_task_0_is_refused_before_anything_is_written(fake_slurm: Dict[
     assert not Path(fake_slurm["SBATCH_CALLS"]).exists()
 
 
+def test_an_output_directory_other_users_could_swap_is_refused_before_anything_is_written(fake_slurm: Dict[str, str]) -> None:
+    # The job script and the tasks' files live under --out and Slurm runs them as this user: under
+    # a directory other users may write (not sticky), they could be swapped.
+    base = Path(fake_slurm["KPROF_SLURM_TEST_BASE"])
+    kernels = candidates(base, [good()])
+    shared = base / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    out = shared / "out"
+    run = subprocess.run(batch_argv(kernels, out), capture_output=True, text=True, env=fake_slurm)
+    assert run.returncode == 14, run.stderr
+    assert f"{shared} is writable by other users" in run.stderr, run.stderr
+    assert list(out.iterdir()) == [], "nothing is written under it"
+    assert not Path(fake_slurm["SBATCH_CALLS"]).exists()
+
+
 def test_the_job_script_names_an_output_directory_with_spaces_quotes_and_percent_as_sbatch_reads_it(fake_slurm: Dict[str, str]) -> None:
     base = Path(fake_slurm["KPROF_SLURM_TEST_BASE"])
     out = base / """out dir 'q' "d" #1 50%"""
