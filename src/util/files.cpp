@@ -281,6 +281,24 @@ Result<void> safe_directory_chain(const std::filesystem::path& path) {
   if (!dir.has_filename()) { // "dir/" names dir
     dir = dir.parent_path();
   }
+  // A symbolic link on the way that another user owns, they could point elsewhere later.
+  std::filesystem::path walked;
+  for (const auto& part : dir) {
+    walked /= part;
+    struct stat info {};
+    if (::lstat(walked.c_str(), &info) == 0 && S_ISLNK(info.st_mode) &&
+        info.st_uid != ::geteuid() && info.st_uid != 0) {
+      return make_error(ErrorCategory::io, fmt::format("{} is a symbolic link of uid {}",
+                                                       walked.string(), info.st_uid));
+    }
+  }
+  // The directories themselves, where the links lead.
+  std::error_code error;
+  dir = std::filesystem::canonical(dir, error);
+  if (error) {
+    return make_error(ErrorCategory::io,
+                      fmt::format("cannot resolve {}: {}", walked.string(), error.message()));
+  }
   for (;; dir = dir.parent_path()) {
     if (std::string why = unsafe_ancestor(dir); !why.empty()) {
       return make_error(ErrorCategory::io, std::move(why));

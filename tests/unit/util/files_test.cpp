@@ -274,6 +274,30 @@ TEST(PrivateDirectory, RefusesADirectoryWhoseParentOthersMayWriteUnlessThatParen
   EXPECT_TRUE(kprof::private_directory(mine, true).ok());
 }
 
+TEST(SafeDirectoryChain, FollowsALinkOfThisUserAndRefusesALinkOfAnotherUserOnTheWay) {
+  // Another user's link (in a sticky directory, as /tmp) could be pointed elsewhere later.
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path target = dir.path() / "target";
+  ASSERT_TRUE(kprof::private_directory(target, true).ok());
+  const fs::path shared = dir.path() / "shared";
+  fs::create_directories(shared);
+  fs::permissions(shared, fs::perms::all | fs::perms::sticky_bit);
+  const fs::path link = shared / "link";
+  fs::create_directory_symlink(target, link);
+  EXPECT_FALSE(kprof::safe_directory_chain(link / "out").ok()); // missing: nothing to check
+  ASSERT_TRUE(kprof::create_directories(link / "out").ok());
+  EXPECT_TRUE(kprof::safe_directory_chain(link / "out").ok());
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "needs root to give the link to uid 65534";
+  }
+  ASSERT_EQ(::lchown(link.c_str(), 65534, 65534), 0);
+  auto chain = kprof::safe_directory_chain(link / "out");
+  ASSERT_FALSE(chain.ok());
+  EXPECT_NE(chain.error().message.find(link.string() + " is a symbolic link of uid 65534"),
+            std::string::npos)
+      << chain.error().message;
+}
+
 TEST(PrivateDirectory, RefusesADirectoryAnotherUserMadeAndOneUnderADirectoryOfAnotherUser) {
   if (::geteuid() != 0) {
     GTEST_SKIP() << "needs root to give a directory to uid 65534";
