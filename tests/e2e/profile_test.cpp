@@ -617,6 +617,16 @@ TEST_F(KprofProfile, KillMinus9OfKprofLeavesNoNcuOrHarnessRunning) {
   EXPECT_TRUE(all_gone) << "a child of kprof survived kill -9";
 }
 
+/// A pid no process has now (0 when none was found): a staging directory's dead owner.
+pid_t unused_pid() {
+  for (pid_t candidate = 4194000; candidate > 4000000; --candidate) {
+    if (::kill(candidate, 0) != 0 && errno == ESRCH) {
+      return candidate;
+    }
+  }
+  return 0;
+}
+
 TEST_F(KprofProfile, RefusesAnOutputDirectoryOtherUsersCouldSwapAndRunsInOneSharedLikeTmp) {
   // ncu and the harness run from the round's staging directory under --out: under a directory
   // other users may write (without the sticky bit) they could rename it away and put their own
@@ -645,13 +655,7 @@ TEST_F(KprofProfile, RefusesAnOutputDirectoryOtherUsersCouldSwapAndRunsInOneShar
 }
 
 TEST_F(KprofProfile, LeftoverStagingDirectoriesOfDeadRunsAreRemoved) {
-  pid_t dead = 0;
-  for (pid_t candidate = 4194000; candidate > 4000000; --candidate) {
-    if (::kill(candidate, 0) != 0 && errno == ESRCH) {
-      dead = candidate;
-      break;
-    }
-  }
+  const pid_t dead = unused_pid();
   ASSERT_NE(dead, 0);
   const fs::path leftover = out() / (".round003.staging-" + std::to_string(dead) + "-0badcafe");
   const fs::path alive = out() / (".round003.staging-" + std::to_string(::getpid()) + "-0badcafe");
@@ -668,13 +672,7 @@ TEST_F(KprofProfile, AnotherUsersDirectoryNamedLikeADeadRunsStagingIsLeftAlone) 
   if (::geteuid() != 0) {
     GTEST_SKIP() << "needs root to give the directory to uid 65534";
   }
-  pid_t dead = 0;
-  for (pid_t candidate = 4194000; candidate > 4000000; --candidate) {
-    if (::kill(candidate, 0) != 0 && errno == ESRCH) {
-      dead = candidate;
-      break;
-    }
-  }
+  const pid_t dead = unused_pid();
   ASSERT_NE(dead, 0);
   const fs::path theirs = out() / (".round003.staging-" + std::to_string(dead) + "-0badcafe");
   fs::create_directories(theirs / "cand0");
