@@ -28,10 +28,11 @@ namespace kprof {
 [[nodiscard]] Json batch_document(const Json& run_metadata,
                                   const std::vector<CandidateResult>& candidates);
 
-/// Makes `out_dir` and checks that kprof may run code from under it (`profile`, `batch` and
-/// `batch --slurm` run ncu, the harness and job scripts from directories there): no other user
-/// may be able to swap what is made in it (safe_directory_chain), else they could run their code
-/// as this user or have ncu write through their links. io error saying which directory and what
+/// Makes `out_dir` and checks that kprof may run code from under it (`profile`, `batch`,
+/// `batch --slurm` and `serve` run ncu, the harness and job scripts from directories there): no
+/// other user may be able to swap what is made in it (safe_directory_chain), else they could run
+/// their code as this user or have ncu write through their links. io error saying which directory
+/// and what
 /// --out must be; nothing is written under an --out that fails.
 Result<void> prepare_run_directory(const std::filesystem::path& out_dir);
 

@@ -48,6 +48,7 @@
 #include "kprof/options.hpp"
 #include "kprof/process.hpp"
 #include "kprof/status.hpp"
+#include "profile/round_writer.hpp"
 #include "profile/run_metadata.hpp"
 #include "util/unique_fd.hpp"
 
@@ -721,8 +722,10 @@ Result<void> serve(const ServeSettings& settings) {
   if (!inputs) {
     return std::move(inputs).error();
   }
-  if (auto created = kprof::create_directories(options.out_dir); !created) {
-    return created;
+  // Its rounds run under --out: an --out another user could swap is refused before the socket
+  // is made, as every round would refuse it.
+  if (auto prepared = prepare_run_directory(options.out_dir); !prepared) {
+    return prepared;
   }
   const fs::path path = serve_socket_path(options.out_dir);
   if (auto address = socket_address(path); !address) {

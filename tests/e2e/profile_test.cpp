@@ -645,6 +645,11 @@ TEST_F(KprofProfile, RefusesAnOutputDirectoryOtherUsersCouldSwapAndRunsInOneShar
       << run.err;
   EXPECT_FALSE(fs::exists(open / "out" / "round000")) << "nothing ran";
   EXPECT_TRUE(fs::is_empty(open / "out")) << "nothing is written there";
+  KprofRun serve = run_with_env({"serve", example("twostage/problem.py"), "--ncu", standin("ncu"),
+                                 "--out", (open / "out").string()},
+                                {});
+  EXPECT_EQ(serve.exit_code, 14) << serve.err;
+  EXPECT_TRUE(fs::is_empty(open / "out")) << "kprof serve makes no socket there";
 
   fs::permissions(open, fs::perms::all | fs::perms::sticky_bit);
   run = run_with_env({"profile", example("twostage/kernel.py"), example("twostage/problem.py"),
