@@ -32,8 +32,7 @@ namespace kprof {
 /// `batch --slurm` and `serve` run ncu, the harness and job scripts from directories there): no
 /// other user may be able to swap what is made in it (safe_directory_chain), else they could run
 /// their code as this user or have ncu write through their links. io error saying which directory
-/// and what
-/// --out must be; nothing is written under an --out that fails.
+/// fails and what `--out` must be; nothing is written under an `--out` that fails.
 Result<void> prepare_run_directory(const std::filesystem::path& out_dir);
 
 class RoundWriter {
