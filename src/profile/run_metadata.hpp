@@ -65,7 +65,6 @@ struct SessionFacts {
   /// The session ran on a standby (session_wall_seconds then counts from the hand-over).
   bool standby = false;
   std::string standby_unavailable; ///< SessionOutcome::standby_unavailable
-
   /// The candidate's own cast, when the harness reported it: what it applied (the run's "cast"
   /// stays the word asked for, e.g. "auto") and why.
   std::optional<CastDtype> cast_applied;

@@ -446,6 +446,10 @@ private:
       m_standby_unavailable = made.error().message;
       return;
     }
+    {
+      const std::lock_guard<std::mutex> hold(m_mutex);
+      m_standby_unavailable.clear();
+    }
     if (::mkfifo(standby->fifo.c_str(), 0600) != 0) {
       return;
     }
@@ -584,7 +588,8 @@ private:
   std::map<int, std::vector<std::unique_ptr<Standby>>> m_standbys; ///< per GPU, oldest first
   std::map<int, int> m_depth; ///< standbys kept per GPU when not 1 (await_standby)
   std::atomic<int> m_started{0};
-  std::string m_standby_unavailable; ///< why the last standby could not be made (m_mutex)
+  /// Why the last standby could not be made, empty once one could (m_mutex).
+  std::string m_standby_unavailable;
 };
 
 } // namespace
