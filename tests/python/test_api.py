@@ -930,11 +930,17 @@ def test_no_standby_runs_from_a_directory_another_user_made_in_a_shared_output_d
             first = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 1)
             time.sleep(1.0)  # a standby, if one were made, would be starting now
             second = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 2)
-        assert first.status == "ok" and second.status == "ok"
-        assert second.report["metadata"]["standby"] is False
-        why = second.report["metadata"]["standby_unavailable"]
-        assert "is not a private directory" in why and "belongs to uid 65534" in why, why
-        assert [p for p in (shared / ".standby").rglob("*") if p.lstat().st_uid != 65534] == []
+            assert first.status == "ok" and second.status == "ok"
+            assert second.report["metadata"]["standby"] is False
+            why = second.report["metadata"]["standby_unavailable"]
+            assert "is not a private directory" in why and "belongs to uid 65534" in why, why
+            assert [p for p in (shared / ".standby").rglob("*") if p.lstat().st_uid != 65534] == []
+            # Their directory gone, standbys come back, and the reason is not repeated.
+            shutil.rmtree(shared / ".standby")
+            third = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 3)
+            assert "standby_unavailable" not in third.report["metadata"]
+            fourth = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 4)
+            assert fourth.report["metadata"]["standby"] is True
     finally:
         shutil.rmtree(shared, ignore_errors=True)
 
