@@ -441,14 +441,13 @@ private:
     // other user can write or swap (an --out shared like /tmp, where another user made .standby
     // first, would otherwise let them plant the script or the FIFO). Without one, no standby:
     // the rounds run cold.
-    if (auto made = private_directory(standby->dir, true); !made) {
-      const std::lock_guard<std::mutex> hold(m_mutex);
-      m_standby_unavailable = made.error().message;
-      return;
-    }
+    const auto made = private_directory(standby->dir, true);
     {
       const std::lock_guard<std::mutex> hold(m_mutex);
-      m_standby_unavailable.clear();
+      m_standby_unavailable = made ? std::string() : made.error().message;
+    }
+    if (!made) {
+      return;
     }
     if (::mkfifo(standby->fifo.c_str(), 0600) != 0) {
       return;

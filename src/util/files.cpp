@@ -221,6 +221,12 @@ Result<void> create_directories(const std::filesystem::path& path) {
 
 namespace {
 
+/// `path` absolute and normal, without a trailing separator ("dir/" names dir).
+std::filesystem::path directory_path(const std::filesystem::path& path) {
+  std::filesystem::path dir = std::filesystem::absolute(path).lexically_normal();
+  return dir.has_filename() ? dir : dir.parent_path();
+}
+
 /// Why `dir`, an ancestor of a private directory, would let another user replace what is below
 /// it; empty when it would not.
 std::string unsafe_ancestor(const std::filesystem::path& dir) {
@@ -240,10 +246,7 @@ std::string unsafe_ancestor(const std::filesystem::path& dir) {
 } // namespace
 
 Result<void> private_directory(const std::filesystem::path& path, bool create) {
-  std::filesystem::path absolute = std::filesystem::absolute(path).lexically_normal();
-  if (!absolute.has_filename()) { // "dir/" names dir
-    absolute = absolute.parent_path();
-  }
+  const std::filesystem::path absolute = directory_path(path);
   if (create) {
     if (auto made = kprof::create_directories(absolute); !made) {
       return made;
@@ -277,10 +280,7 @@ Result<void> private_directory(const std::filesystem::path& path, bool create) {
 }
 
 Result<void> safe_directory_chain(const std::filesystem::path& path) {
-  std::filesystem::path dir = std::filesystem::absolute(path).lexically_normal();
-  if (!dir.has_filename()) { // "dir/" names dir
-    dir = dir.parent_path();
-  }
+  std::filesystem::path dir = directory_path(path);
   // A symbolic link on the way that another user owns, they could point elsewhere later.
   std::filesystem::path walked;
   for (const auto& part : dir) {
