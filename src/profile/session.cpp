@@ -219,13 +219,20 @@ public:
     };
     bool waited = false;
     while (starting() && !cancellation_requested()) {
-      waited = true;
+      if (!waited) {
+        // Candidates come back to back: keep a second standby in flight for this GPU from now
+        // on, and start it now rather than at the hand-over, so that the next candidate finds
+        // it further along.
+        {
+          const std::lock_guard<std::mutex> hold(m_mutex);
+          m_depth[request.gpu] = k_max_standbys_per_gpu;
+        }
+        if (m_settings.keep_standbys) {
+          top_up_standbys(request, key);
+        }
+        waited = true;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (waited) {
-      // Candidates come back to back: keep a second standby in flight for this GPU from now on.
-      const std::lock_guard<std::mutex> hold(m_mutex);
-      m_depth[request.gpu] = k_max_standbys_per_gpu;
     }
     return std::chrono::steady_clock::now() - started;
   }

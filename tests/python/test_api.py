@@ -1010,6 +1010,25 @@ def test_candidates_back_to_back_keep_a_second_standby_in_flight_and_never_more(
     assert eventually(lambda: not live_standbys(fake_gpu))
 
 
+def test_a_round_that_waits_for_its_standby_starts_the_second_one_before_the_hand_over(fake_gpu, monkeypatch):
+    # Candidates a few seconds apart: round 2 comes while the standby started beside round 1 is
+    # still in its primer (a 4 s GPU fill). The second standby starts as soon as round 2 begins to
+    # wait, not once the first is ready, so that round 3 finds it further along.
+    monkeypatch.setenv("KPROF_FAKE_TORCH_FILL_SECONDS", "4.0")
+    standby_root = fake_gpu / "artifacts" / ".standby"
+    with make_profiler(fake_gpu, standby=True) as profiler:
+        profiler.profile(VADD_KERNEL, VADD_PROBLEM, 1)
+        assert eventually(lambda: len(live_standbys(fake_gpu)) == 1)
+        (first,) = live_standbys(fake_gpu)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            second = pool.submit(profiler.profile, VADD_KERNEL, VADD_PROBLEM, 2)
+            assert eventually(lambda: len(live_standbys(fake_gpu)) >= 2), live_standbys(fake_gpu)
+            phase = json.loads((standby_root / first / "status.json").read_text(encoding="utf-8"))["phase"]
+            assert phase in ("start", "import_problem", "inputs", "primer"), phase  # not ready yet
+            assert second.result().report["metadata"]["standby"] is True
+    assert eventually(lambda: not live_standbys(fake_gpu))
+
+
 def test_alternating_max_retries_keeps_the_warm_standby(fake_gpu):
     # The retries of a call change no session: the standby started for one value serves the next.
     with make_profiler(fake_gpu, standby=True) as profiler:
