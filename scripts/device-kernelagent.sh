@@ -4,7 +4,8 @@
 # optimize examples and the cases of $CASES. Runs scripts/device-kernelagent.py; builds kprof and
 # its Python module first (scripts/device-common.sh).
 # Env: KA (a KernelAgent checkout, carried to the device and never committed: e.g. a clone of
-# meta-pytorch/KernelAgent in .kernelagent/, ignored by git, 6 MB, carried with .device/),
+# meta-pytorch/KernelAgent in .kernelagent/, ignored by git, 6 MB, carried with .device/; an
+# export without .git names its commit in .kernelagent/.commit),
 # CASES (a directory of <case>/kernel.py + problem.py, e.g. shared/cases), CALLS=2 (profiles per
 # case and mode), MODES="kernelagent kprof kprof-standby", ONLY (case names, default all),
 # KPROF_CLOCK=none (both profilers: KernelAgent's ncu through a wrapper adding --clock-control none).
@@ -19,7 +20,15 @@ cd "$root"
 . "$root/scripts/device-common.sh"
 note "# KernelAgent's profiler vs kprof in KernelAgent's registry"
 note_environment
-note "- KernelAgent: $KA ($(git -C "$KA" rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout'))"
+kernelagent_commit() { # its own checkout's HEAD (not that of a repository it lies in), else $KA/.commit
+  local top
+  if top=$(git -C "$KA" rev-parse --show-toplevel 2>/dev/null) && [ "$top" -ef "$KA" ]; then
+    git -C "$KA" rev-parse --short HEAD
+  else
+    cat "$KA/.commit" 2>/dev/null || echo "commit unknown: not a git checkout"
+  fi
+}
+note "- KernelAgent: $KA ($(kernelagent_commit))"
 note "- cases: $CASES; calls: ${CALLS:-2}; modes: ${MODES:-kernelagent kprof kprof-standby}"
 build_kprof python
 work=$(mktemp -d /tmp/kprof-kernelagent.XXXXXX)
