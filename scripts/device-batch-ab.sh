@@ -56,15 +56,18 @@ warm = [x["warmup_seconds"] for x in c]
 calls = [x["call_seconds"] for x in c]
 ahead = collections.Counter(x.get("compiled_ahead") or "-" for x in c)
 rows = sum(1 for line in open(sys.argv[2], errors="replace") if '"kprof:cand' in line or ":kprof:cand" in line)
+waits = sum(x.get("compile_wait_seconds", 0) for x in c)
+forks = sum(x.get("compile_fork_seconds", 0) for x in c)
 print(f"{s['setup_seconds']:.2f} | {sum(warm):.2f} | {sum(calls):.2f} | {warm[0]:.2f} | "
-      f"{sum(1 for x in c if x['ok'])}/{len(c)} ok, {rows} launches | " + "; ".join(f"{k} x{v}" for k, v in sorted(ahead.items())))
+      f"{sum(1 for x in c if x['ok'])}/{len(c)} ok, {rows} launches | " + "; ".join(f"{k} x{v}" for k, v in sorted(ahead.items()))
+      + f" | {waits:.2f} | {forks:.2f}")
 PY
 )
   note "| $label | $target | $ahead | $wall | $facts |"
 }
 note ""
-note "| run | target processes | compile ahead | ncu wall (s) | setup (s) | sum of warm-ups (s) | sum of calls (s) | 1st warm-up (s) | candidates | compiled ahead |"
-note "|---|---|---|---|---|---|---|---|---|---|"
+note "| run | target processes | compile ahead | ncu wall (s) | setup (s) | sum of warm-ups (s) | sum of calls (s) | 1st warm-up (s) | candidates | compiled ahead | waits for the children (s) | forks (s) |"
+note "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for rep in $(seq 1 "${REPS:-2}"); do
   for target in all application-only; do
     for ahead in 0 1; do

@@ -124,8 +124,8 @@ case " $steps " in *" batch "*)
   n=${N:-32}
   note ""
   note "## batch of $n new softmax candidates, GPU 0"
-  note "| run | wall (s) | ok | ncu session (s) | harness setup (s) | sum of warm-ups (s) | sum of calls (s) | warm-up median (s) | call median (s) | compiled ahead |"
-  note "|---|---|---|---|---|---|---|---|---|---|"
+  note "| run | wall (s) | ok | ncu session (s) | harness setup (s) | sum of warm-ups (s) | sum of calls (s) | warm-up median (s) | call median (s) | compiled ahead | waits for the children (s) | forks (s) |"
+  note "|---|---|---|---|---|---|---|---|---|---|---|---|"
   kernels=()
   for i in $(seq 0 $((n - 1))); do
     mkdir -p "$work/batch/cand$i"
@@ -150,7 +150,8 @@ calls = [m.get("call_seconds", 0) for m in meta]
 first = meta[0] if meta else {}
 print(f"{len(meta)} | {first.get('session_wall_seconds', 0):.2f} | {first.get('harness_setup_seconds', 0):.2f} | "
       f"{sum(warm):.2f} | {sum(calls):.2f} | {statistics.median(warm or [0]):.3f} | {statistics.median(calls or [0]):.3f} | "
-      + "; ".join(f"{k} x{v}" for k, v in sorted(ahead.items())))
+      + "; ".join(f"{k} x{v}" for k, v in sorted(ahead.items()))
+      + " | %.2f | %.2f" % (sum(m.get("compile_wait_seconds", 0) for m in meta), sum(m.get("compile_fork_seconds", 0) for m in meta)))
 PY
 )
     note "| $run | $wall | $facts |"

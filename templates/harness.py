@@ -254,6 +254,8 @@ def new_candidate_status(index, candidate):
         "cast_reason": None,
         "call_lock": None,
         "call_lock_wait_seconds": 0.0,
+        "compile_wait_seconds": 0.0,
+        "compile_fork_seconds": 0.0,
         "compiled_ahead": None,
     }
 
@@ -833,10 +835,12 @@ class CompileAhead:
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
+            started = time.perf_counter()
             pid = os.fork()
         if pid == 0:
             os.close(read_fd)
             self.child(entry, write_fd)  # never returns
+        entry["compile_fork_seconds"] = time.perf_counter() - started  # the main thread waits as long
         os.close(write_fd)
         return entry, pid, read_fd, time.monotonic() + self.MAX_SECONDS
 
@@ -955,7 +959,9 @@ def run_candidate(problem, plan, entry, status_file, ahead=None):
     entry["layer"] = layer
 
     if ahead is not None:
+        started = time.perf_counter()
         ahead.wait(entry)
+        entry["compile_wait_seconds"] = time.perf_counter() - started
     status_file.set_candidate_phase(entry, "warmup")
     started = time.perf_counter()
     for _ in range(plan["warmup"]):

@@ -247,6 +247,8 @@ Result<HarnessCandidateStatus> candidate_status(const Json& json, std::string wh
   const std::string cast = object.text("cast");
   status.cast_reason = object.text("cast_reason");
   status.compiled_ahead = object.text("compiled_ahead");
+  status.compile_wait_seconds = object.seconds("compile_wait_seconds");
+  status.compile_fork_seconds = object.seconds("compile_fork_seconds");
   const Json* error = object.member("error", false);
   if (object.error()) {
     return *object.error();

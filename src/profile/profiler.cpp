@@ -144,6 +144,8 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
         facts.cast_applied = s.cast_applied;
         facts.cast_reason = s.cast_reason;
         facts.compiled_ahead = s.compiled_ahead;
+        facts.compile_wait_seconds = s.compile_wait_seconds;
+        facts.compile_fork_seconds = s.compile_fork_seconds;
       }
     }
   }

@@ -92,6 +92,8 @@ Json CandidateMetadata::to_json() const {
     }
     if (!session->compiled_ahead.empty()) {
       out["compiled_ahead"] = session->compiled_ahead;
+      out["compile_wait_seconds"] = session->compile_wait_seconds;
+      out["compile_fork_seconds"] = session->compile_fork_seconds;
     }
   }
   if (!source.empty()) {

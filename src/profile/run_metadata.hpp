@@ -69,7 +69,9 @@ struct SessionFacts {
   /// stays the word asked for, e.g. "auto") and why.
   std::optional<CastDtype> cast_applied;
   std::string cast_reason;
-  std::string compiled_ahead; ///< HarnessCandidateStatus::compiled_ahead
+  std::string compiled_ahead;      ///< HarnessCandidateStatus::compiled_ahead
+  double compile_wait_seconds = 0; ///< HarnessCandidateStatus::compile_wait_seconds
+  double compile_fork_seconds = 0; ///< HarnessCandidateStatus::compile_fork_seconds
 };
 
 /// One candidate's "metadata" block of report.json / error.json.

@@ -550,6 +550,22 @@ def test_profile_batch_returns_results_or_the_error_per_candidate(fake_gpu):
     assert (fake_gpu / "batch" / "round004" / "cand0" / "report.json").is_file()
 
 
+def test_a_batch_compiled_ahead_says_so_in_each_later_candidates_report(fake_gpu, monkeypatch):
+    # KPROF_COMPILE_AHEAD=1 reaches the harness through kprof's session environment; each later
+    # candidate's report says it was compiled ahead, how long its fork took and how long it
+    # waited for its child (docs/harness.md, "Compiling ahead").
+    monkeypatch.setenv("KPROF_COMPILE_AHEAD", "1")
+    outcomes = kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL, VADD_KERNEL], 1, out_dir=fake_gpu / "batch",
+                                   ncu_bin_path=FAKE_NCU)
+    assert all(isinstance(outcome, kprof.ProfilerResults) for outcome in outcomes), outcomes
+    reports = [json.loads((fake_gpu / "batch" / "round001" / ("cand%d" % i) / "report.json").read_text(encoding="utf-8"))
+               for i in range(2)]
+    first, second = (report["metadata"] for report in reports)
+    assert "compiled_ahead" not in first and "compile_fork_seconds" not in first
+    assert second["compiled_ahead"] == "compiled"
+    assert second["compile_fork_seconds"] > 0 and second["compile_wait_seconds"] >= 0
+
+
 BF16_ONLY_KERNEL = textwrap.dedent(
     """
     # KernelAgent's mat-vec in small: kernel_function insists on bf16 inputs and says so.

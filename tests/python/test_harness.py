@@ -1167,6 +1167,12 @@ def test_later_candidates_are_compiled_ahead_in_children_that_launch_nothing(tmp
 
     assert run.code == 0, run.stderr
     assert [run.candidate(i)["compiled_ahead"] for i in range(3)] == [None, "compiled", "compiled"]
+    # The first candidate has no child: nothing forked, nothing waited for. The later ones say how
+    # long their fork took and how long they waited for their child before the warm-up.
+    assert run.candidate(0)["compile_fork_seconds"] == 0 and run.candidate(0)["compile_wait_seconds"] >= 0
+    for i in (1, 2):
+        assert 0 < run.candidate(i)["compile_fork_seconds"] < 30, run.candidate(i)
+        assert 0 <= run.candidate(i)["compile_wait_seconds"] <= 30, run.candidate(i)  # CompileAhead.MAX_SECONDS
     compiled = compiles(tmp_path)
     assert [kernel for kernel, _ in compiled] == ["add_kernel", "add_kernel"]
     assert len({pid for _, pid in compiled}) == 2  # a child each

@@ -64,7 +64,8 @@ Json healthy_status() {
                  "traceback": "Traceback (most recent call last):\n  ...\nValueError: bad shape"},
        "cuda_context_poisoned": false, "warmup_seconds": 0.0, "call_seconds": 0.0,
        "call_style": "layer_weights", "layer": "conv1",
-       "compiled_ahead": "not compiled ahead: it takes a Model layer's weights"}
+       "compiled_ahead": "not compiled ahead: it takes a Model layer's weights",
+       "compile_wait_seconds": 0.375, "compile_fork_seconds": 0.03125}
     ],
     "setup_seconds": 4.5, "inputs_seconds": 0.75, "primer": "ran at start", "primer_seconds": 1.25,
     "triton_primer": "ran", "triton_primer_seconds": 0.5, "python_version": "3.12.3",
@@ -271,6 +272,10 @@ TEST(ParseHarnessStatus, ReadsEveryFieldOfAFinishedRun) {
   EXPECT_EQ(first.compiled_ahead, ""); // null: the first candidate is never compiled ahead
   EXPECT_EQ(status->candidates[1].compiled_ahead,
             "not compiled ahead: it takes a Model layer's weights");
+  EXPECT_DOUBLE_EQ(status->candidates[1].compile_wait_seconds, 0.375);
+  EXPECT_DOUBLE_EQ(status->candidates[1].compile_fork_seconds, 0.03125);
+  EXPECT_DOUBLE_EQ(first.compile_wait_seconds, 0); // a status without the fields
+  EXPECT_DOUBLE_EQ(first.compile_fork_seconds, 0);
 }
 
 TEST(ParseHarnessStatus, ReadsAnUncastCandidateAsCastNone) {
