@@ -840,7 +840,7 @@ class CompileAhead:
         if pid == 0:
             os.close(read_fd)
             self.child(entry, write_fd)  # never returns
-        entry["compile_fork_seconds"] = time.perf_counter() - started  # the main thread waits as long
+        entry["compile_fork_seconds"] = time.perf_counter() - started  # no Python runs meanwhile (the GIL)
         os.close(write_fd)
         return entry, pid, read_fd, time.monotonic() + self.MAX_SECONDS
 

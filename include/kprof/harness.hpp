@@ -155,7 +155,7 @@ struct HarnessCandidateStatus {
   /// candidate, a single one, or with KPROF_COMPILE_AHEAD=0 (docs/harness.md).
   std::string compiled_ahead;
   /// With compiling ahead: how long the candidate waited for its child before its warm-up, and
-  /// how long forking that child took (the harness's main thread waits as long).
+  /// how long forking that child took (Python holds its interpreter lock through the fork).
   double compile_wait_seconds = 0;
   double compile_fork_seconds = 0;
 };
