@@ -6,12 +6,13 @@
 # alternating:
 #   - ncu's --target-processes: all (kprof's) or application-only. With `all` ncu also injects
 #     itself into the processes the harness starts, among them ptxas for every compile;
-#   - KPROF_COMPILE_AHEAD: 0, or 1 (later candidates compiled in forked children of the harness,
-#     docs/harness.md "Compiling ahead"; how ncu treats those children is what is measured).
+#   - compiling ahead: 0, or 1 (the plan's "compile_ahead" directory and WORKERS compile workers
+#     started beside ncu as kprof starts them: `harness.py PLAN --compile-worker`, outside ncu,
+#     CUDA_VISIBLE_DEVICES empty; docs/harness.md "Compiling ahead").
 # Then each target-processes mode once more on a warm cache (nothing compiled). Per run: ncu's
 # wall time, the harness's setup, the sums of warm-ups and of profiled calls, the first
 # candidate's warm-up, the compile ahead's words, and the launches ncu profiled (must be N).
-# Builds kprof unless SKIP_BUILD=1. Env: N=8, REPS=2. Results in $OUT/summary.md.
+# Builds kprof unless SKIP_BUILD=1. Env: N=8, REPS=2, WORKERS=4. Results in $OUT/summary.md.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -38,16 +39,37 @@ plan["early_primer"] = True
 json.dump(plan, open(f"{work}/harness.plan.json", "w"))
 PY
 metrics=$(default_metrics)
-# run TARGET AHEAD CACHE LABEL: one harness under ncu; notes a row.
+# plan_ahead AHEAD: the plan with (1) or without (0) the compile-ahead directory, made empty.
+plan_ahead() {
+  rm -rf "$work/compile-ahead"; mkdir -m 700 "$work/compile-ahead"
+  python3 - "$work" "$1" <<'PY'
+import json, sys
+work, ahead = sys.argv[1], sys.argv[2] == "1"
+plan = json.load(open(f"{work}/harness.plan.json"))
+plan["compile_ahead"] = {"dir": f"{work}/compile-ahead"} if ahead else None
+json.dump(plan, open(f"{work}/harness.plan.json", "w"))
+PY
+}
+# run TARGET AHEAD CACHE LABEL: one harness under ncu (with compile workers beside it when
+# AHEAD is 1, stopped once ncu ends, as kprof does); notes a row.
 run() {
-  local target=$1 ahead=$2 cache=$3 label=$4 t wall facts
+  local target=$1 ahead=$2 cache=$3 label=$4 t wall facts workers=() i
   rm -f "$work/harness.status.json"
+  plan_ahead "$ahead"
   t=$(now)
-  KPROF_COMPILE_AHEAD=$ahead TRITON_CACHE_DIR="$cache" timeout 300 \
+  if [ "$ahead" = 1 ]; then
+    for i in $(seq 1 "${WORKERS:-4}"); do
+      CUDA_VISIBLE_DEVICES= TRITON_CACHE_DIR="$cache" PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 \
+        python3 "$work/harness.py" "$work/harness.plan.json" --compile-worker >/dev/null 2>>"$work/workers.err" &
+      workers+=($!)
+    done
+  fi
+  TRITON_CACHE_DIR="$cache" timeout 300 \
     ncu --csv --page raw --metrics "$metrics" --nvtx --nvtx-include 'regex:kprof:(cand[0-9]+|primer)/' \
     --target-processes "$target" --replay-mode kernel --clock-control none --log-file "$work/log.csv" \
     python3 "$work/harness.py" "$work/harness.plan.json" >"$work/out.txt" 2>"$work/err.txt"
   wall=$(elapsed "$t" "$(now)")
+  [ ${#workers[@]} -gt 0 ] && { kill "${workers[@]}" 2>/dev/null; wait "${workers[@]}" 2>/dev/null; }
   facts=$(python3 - "$work/harness.status.json" "$work/log.csv" <<'PY'
 import collections, json, sys
 s = json.load(open(sys.argv[1]))
@@ -57,16 +79,16 @@ calls = [x["call_seconds"] for x in c]
 ahead = collections.Counter(x.get("compiled_ahead") or "-" for x in c)
 rows = sum(1 for line in open(sys.argv[2], errors="replace") if '"kprof:cand' in line or ":kprof:cand" in line)
 waits = sum(x.get("compile_wait_seconds", 0) for x in c)
-forks = sum(x.get("compile_fork_seconds", 0) for x in c)
+compiles = sum(x.get("compile_seconds", 0) for x in c)
 print(f"{s['setup_seconds']:.2f} | {sum(warm):.2f} | {sum(calls):.2f} | {warm[0]:.2f} | "
       f"{sum(1 for x in c if x['ok'])}/{len(c)} ok, {rows} launches | " + "; ".join(f"{k} x{v}" for k, v in sorted(ahead.items()))
-      + f" | {waits:.2f} | {forks:.2f}")
+      + f" | {waits:.2f} | {compiles:.2f}")
 PY
 )
   note "| $label | $target | $ahead | $wall | $facts |"
 }
 note ""
-note "| run | target processes | compile ahead | ncu wall (s) | setup (s) | sum of warm-ups (s) | sum of calls (s) | 1st warm-up (s) | candidates | compiled ahead | waits for the children (s) | forks (s) |"
+note "| run | target processes | compile ahead | ncu wall (s) | setup (s) | sum of warm-ups (s) | sum of calls (s) | 1st warm-up (s) | candidates | compiled ahead | waits for the workers (s) | workers' compiles (s) |"
 note "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for rep in $(seq 1 "${REPS:-2}"); do
   for target in all application-only; do
@@ -81,4 +103,5 @@ done
 note ""
 note "- left running (expect none): $(pgrep -fc "$work" || true)"
 tail -5 "$work/err.txt" >"$out/last-harness-stderr.txt" 2>/dev/null || true
+tail -20 "$work/workers.err" >"$out/workers-stderr.txt" 2>/dev/null || true
 rm -rf "$work"

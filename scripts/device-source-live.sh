@@ -10,7 +10,7 @@
 # 3. "batch": N new softmax candidates on GPU 0, twice with one Triton cache (the first run
 #    compiles every candidate, the second finds them compiled), once more with --warmup 1, then
 #    the first again with a fresh cache and KPROF_COMPILE_AHEAD=0 (the harness compiles each
-#    candidate in its warm-up); per run the wall time and, from the reports, the ncu session,
+#    candidate in its warm-up; with 1, compile workers beside the session compile them ahead); per run the wall time and, from the reports, the ncu session,
 #    the harness's setup, the sums of the candidates' warm-up (which holds the compile) and
 #    profiled calls, and what the compile ahead said.
 # 4. "checks": the batch of 8 softmax variants with a raising and an illegal-address candidate
@@ -124,7 +124,7 @@ case " $steps " in *" batch "*)
   n=${N:-32}
   note ""
   note "## batch of $n new softmax candidates, GPU 0"
-  note "| run | wall (s) | ok | ncu session (s) | harness setup (s) | sum of warm-ups (s) | sum of calls (s) | warm-up median (s) | call median (s) | compiled ahead | waits for the children (s) | forks (s) |"
+  note "| run | wall (s) | ok | ncu session (s) | harness setup (s) | sum of warm-ups (s) | sum of calls (s) | warm-up median (s) | call median (s) | compiled ahead | waits for the workers (s) | workers' compiles (s) |"
   note "|---|---|---|---|---|---|---|---|---|---|---|---|"
   kernels=()
   for i in $(seq 0 $((n - 1))); do
@@ -151,7 +151,7 @@ first = meta[0] if meta else {}
 print(f"{len(meta)} | {first.get('session_wall_seconds', 0):.2f} | {first.get('harness_setup_seconds', 0):.2f} | "
       f"{sum(warm):.2f} | {sum(calls):.2f} | {statistics.median(warm or [0]):.3f} | {statistics.median(calls or [0]):.3f} | "
       + "; ".join(f"{k} x{v}" for k, v in sorted(ahead.items()))
-      + " | %.2f | %.2f" % (sum(m.get("compile_wait_seconds", 0) for m in meta), sum(m.get("compile_fork_seconds", 0) for m in meta)))
+      + " | %.2f | %.2f" % (sum(m.get("compile_wait_seconds", 0) for m in meta), sum(m.get("compile_seconds", 0) for m in meta)))
 PY
 )
     note "| $run | $wall | $facts |"

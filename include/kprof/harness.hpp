@@ -76,6 +76,11 @@ struct HarnessPlan {
   /// profiled_call_lock_max_wait_seconds the call goes ahead without it.
   std::optional<std::filesystem::path> profiled_call_lock;
   double profiled_call_lock_max_wait_seconds = 30;
+  /// Compiling ahead (docs/harness.md): a directory only this user can write, where the harness
+  /// and the compile workers kprof starts beside it (`harness.py PLAN --compile-worker`, outside
+  /// ncu, seeing no GPU) claim the candidates, publish the harness's Triton target and the
+  /// workers' outcomes. Empty: nothing is compiled ahead.
+  std::optional<std::filesystem::path> compile_ahead_dir;
 };
 
 /// The line kprof writes into a standby's FIFO: {"candidates": [...], "first_candidate": K}
@@ -150,14 +155,14 @@ struct HarnessCandidateStatus {
   /// empty before the kernel was imported, or from a harness that does not report them.
   std::optional<CastDtype> cast_applied;
   std::string cast_reason;
-  /// Whether a child of the harness compiled this candidate's Triton kernels ahead, while the
-  /// candidates before it ran: "compiled", or "not compiled ahead: <why>"; empty for the first
-  /// candidate, a single one, or with KPROF_COMPILE_AHEAD=0 (docs/harness.md).
+  /// Whether a compile worker compiled this candidate's Triton kernels ahead, while the
+  /// candidates before it ran: "compiled", or "not compiled ahead: <why>"; empty when nothing
+  /// was compiled ahead (HarnessPlan::compile_ahead_dir; docs/harness.md).
   std::string compiled_ahead;
-  /// With compiling ahead: how long the candidate waited for its child before its warm-up, and
-  /// how long forking that child took (Python holds its interpreter lock through the fork).
+  /// With compiling ahead: how long the candidate waited for its worker before its warm-up, and
+  /// how long that worker took to compile it (0 when the harness compiled it itself).
   double compile_wait_seconds = 0;
-  double compile_fork_seconds = 0;
+  double compile_seconds = 0;
 };
 
 struct HarnessStatus {

@@ -42,6 +42,8 @@ public:
   /// An empty folder given to ncu as --section-folder by a session that collects only metrics
   /// (NcuCommand::empty_section_folder).
   static constexpr std::string_view k_empty_section_folder = "no-sections";
+  /// Where a session's harness and its compile workers meet (HarnessPlan::compile_ahead_dir).
+  static constexpr std::string_view k_compile_ahead = "compile-ahead";
   static constexpr std::string_view k_metrics_csv = "metrics.csv";
   static constexpr std::string_view k_report = "report.json";
   static constexpr std::string_view k_error = "error.json";

@@ -118,6 +118,9 @@ OrderedJson plan_json(const HarnessPlan& plan) {
     json["profiled_call_lock"] = {{"path", plan.profiled_call_lock->string()},
                                   {"max_wait_seconds", plan.profiled_call_lock_max_wait_seconds}};
   }
+  if (plan.compile_ahead_dir) {
+    json["compile_ahead"] = {{"dir", plan.compile_ahead_dir->string()}};
+  }
   return json;
 }
 
@@ -248,7 +251,7 @@ Result<HarnessCandidateStatus> candidate_status(const Json& json, std::string wh
   status.cast_reason = object.text("cast_reason");
   status.compiled_ahead = object.text("compiled_ahead");
   status.compile_wait_seconds = object.seconds("compile_wait_seconds");
-  status.compile_fork_seconds = object.seconds("compile_fork_seconds");
+  status.compile_seconds = object.seconds("compile_seconds");
   const Json* error = object.member("error", false);
   if (object.error()) {
     return *object.error();

@@ -145,7 +145,7 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
         facts.cast_reason = s.cast_reason;
         facts.compiled_ahead = s.compiled_ahead;
         facts.compile_wait_seconds = s.compile_wait_seconds;
-        facts.compile_fork_seconds = s.compile_fork_seconds;
+        facts.compile_seconds = s.compile_seconds;
       }
     }
   }

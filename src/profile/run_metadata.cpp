@@ -93,7 +93,7 @@ Json CandidateMetadata::to_json() const {
     if (!session->compiled_ahead.empty()) {
       out["compiled_ahead"] = session->compiled_ahead;
       out["compile_wait_seconds"] = session->compile_wait_seconds;
-      out["compile_fork_seconds"] = session->compile_fork_seconds;
+      out["compile_seconds"] = session->compile_seconds;
     }
   }
   if (!source.empty()) {

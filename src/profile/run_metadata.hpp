@@ -71,7 +71,7 @@ struct SessionFacts {
   std::string cast_reason;
   std::string compiled_ahead;      ///< HarnessCandidateStatus::compiled_ahead
   double compile_wait_seconds = 0; ///< HarnessCandidateStatus::compile_wait_seconds
-  double compile_fork_seconds = 0; ///< HarnessCandidateStatus::compile_fork_seconds
+  double compile_seconds = 0;      ///< HarnessCandidateStatus::compile_seconds
 };
 
 /// One candidate's "metadata" block of report.json / error.json.

@@ -1,4 +1,5 @@
 // The real SessionRunner: one ncu process over one harness process, in the session's directory.
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -34,8 +35,59 @@ std::vector<std::string> preserved_env_names() {
           "PYTHONPATH",   "TRITON_CACHE_DIR",  "TORCH_EXTENSIONS_DIR",
           "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "VIRTUAL_ENV",
           "HOME",         "PYTHONUNBUFFERED",  "PYTHONDONTWRITEBYTECODE",
-          "CUDA_HOME",    "KPROF_OWNER_PID",   "KPROF_COMPILE_AHEAD"};
+          "CUDA_HOME",    "KPROF_OWNER_PID"};
 }
+
+/// Whether sessions compile their later candidates ahead (docs/harness.md, "Compiling ahead"):
+/// only with KPROF_COMPILE_AHEAD=1 in kprof's environment, until the GPU shows that it pays.
+bool compile_ahead_asked() {
+  const auto setting = env_var("KPROF_COMPILE_AHEAD");
+  return setting && *setting == "1";
+}
+
+/// How many compile workers a session of `candidates` candidates gets: one per candidate after
+/// the first, at most 4, and at most the CPUs less two (the harness and ncu run beside them).
+int compile_worker_count(std::size_t candidates) {
+  const int cpus = static_cast<int>(std::thread::hardware_concurrency());
+  const int later = static_cast<int>(std::min<std::size_t>(candidates, 5)) - 1;
+  return std::max(1, std::min({4, cpus - 2, later}));
+}
+
+/// The compile workers of one session: `harness.py PLAN --compile-worker` processes beside the
+/// harness, outside ncu and seeing no GPU, that compile the later candidates' Triton kernels
+/// while the earlier ones run (templates/harness.py, run_compile_worker). A worker that is
+/// still running when the session ends (one waiting for a harness that failed before it
+/// published its target) is stopped with its process group; all are reaped by stop().
+class CompileWorkers {
+public:
+  CompileWorkers() = default;
+  CompileWorkers(const CompileWorkers&) = delete;
+  CompileWorkers& operator=(const CompileWorkers&) = delete;
+  CompileWorkers(CompileWorkers&&) = delete;
+  CompileWorkers& operator=(CompileWorkers&&) = delete;
+  ~CompileWorkers() { stop(); }
+
+  void start(ProcessSpec spec) {
+    spec.control = std::make_shared<ProcessControl>();
+    m_controls.push_back(spec.control);
+    m_done.push_back(std::async(std::launch::async, [spec] { return run_process(spec); }));
+  }
+
+  void stop() {
+    for (const auto& control : m_controls) {
+      control->stop.store(true);
+    }
+    for (auto& done : m_done) {
+      done.wait();
+    }
+    m_controls.clear();
+    m_done.clear();
+  }
+
+private:
+  std::vector<std::shared_ptr<ProcessControl>> m_controls;
+  std::vector<std::future<Result<ProcessResult>>> m_done;
+};
 
 /// What a standby was prepared for; a request with another key cannot use it.
 struct StandbyKey {
@@ -304,24 +356,68 @@ private:
     return spec;
   }
 
-  /// Today's path: a fresh harness under ncu for this session alone.
+  /// Today's path: a fresh harness under ncu for this session alone, with compile workers
+  /// beside it when it compiles ahead.
   SessionOutcome run_cold(const SessionRequest& request) const {
     const fs::path log_path = request.work_dir / RoundLayout::k_ncu_log;
     std::error_code ignored;
     fs::remove(request.plan.status_file, ignored);
     fs::remove(log_path, ignored);
     std::vector<std::string> argv = argv_for(request.work_dir, request.script);
-    if (auto written =
-            write_file_atomic(request.work_dir / RoundLayout::k_plan, plan_to_json(request.plan));
-        !written) {
+    HarnessPlan plan = request.plan;
+    plan.compile_ahead_dir = compile_ahead_dir(request);
+    const fs::path plan_path = request.work_dir / RoundLayout::k_plan;
+    if (auto written = write_file_atomic(plan_path, plan_to_json(plan)); !written) {
       return unstarted_session(std::move(argv), written.error());
     }
+    CompileWorkers workers;
+    if (plan.compile_ahead_dir) {
+      const int count = compile_worker_count(plan.candidates.size() -
+                                             static_cast<std::size_t>(plan.first_candidate));
+      for (int i = 0; i < count; ++i) {
+        workers.start(compile_worker_spec(request, plan_path));
+      }
+    }
     auto process = run_process(spec_for(argv, request.work_dir, request));
+    workers.stop();
     if (!process) {
       return unstarted_session(std::move(argv), process.error());
     }
     return finish(request.work_dir, request.plan.status_file, std::move(argv),
                   std::move(process).value());
+  }
+
+  /// The directory where a session's harness and compile workers meet, made empty and private,
+  /// when this session compiles ahead: asked for (compile_ahead_asked), more than one candidate,
+  /// and the harness run as this user (not under sudo, where the workers' cache would not be
+  /// the harness's).
+  std::optional<fs::path> compile_ahead_dir(const SessionRequest& request) const {
+    const auto first = static_cast<std::size_t>(std::max(0, request.plan.first_candidate));
+    if (!compile_ahead_asked() || m_settings.use_sudo ||
+        request.plan.candidates.size() < first + 2) {
+      return std::nullopt;
+    }
+    const fs::path dir = request.work_dir / RoundLayout::k_compile_ahead;
+    std::error_code ignored;
+    fs::remove_all(dir, ignored); // the claims of an earlier attempt of this session
+    if (!private_directory(dir, true)) {
+      return std::nullopt;
+    }
+    return dir;
+  }
+
+  /// A compile worker: the session's harness script in its worker mode, with the harness's
+  /// environment (Triton's cache, kprof's pid) but no GPU, and not under ncu.
+  ProcessSpec compile_worker_spec(const SessionRequest& request, const fs::path& plan_path) const {
+    ProcessSpec spec = spec_for({m_settings.python.string(), request.script.string(),
+                                 plan_path.string(), "--compile-worker"},
+                                request.work_dir, request);
+    std::erase_if(spec.env_set,
+                  [](const auto& entry) { return entry.first == "CUDA_VISIBLE_DEVICES"; });
+    spec.env_set.emplace_back("CUDA_VISIBLE_DEVICES", "");
+    spec.max_captured_bytes =
+        64u << 10u; // read by nobody: its outcomes are in the harness's status
+    return spec;
   }
 
   /// Reads what a session left in `dir` and judges it; exports the source page when asked.

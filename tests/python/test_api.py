@@ -551,19 +551,53 @@ def test_profile_batch_returns_results_or_the_error_per_candidate(fake_gpu):
 
 
 def test_a_batch_compiled_ahead_says_so_in_each_later_candidates_report(fake_gpu, monkeypatch):
-    # KPROF_COMPILE_AHEAD=1 reaches the harness through kprof's session environment; each later
-    # candidate's report says it was compiled ahead, how long its fork took and how long it
-    # waited for its child (docs/harness.md, "Compiling ahead").
+    # With KPROF_COMPILE_AHEAD=1 kprof starts compile workers beside the session; each later
+    # candidate's report says a worker compiled it, how long that took and how long the harness
+    # waited for it (docs/harness.md, "Compiling ahead"). The fake kernels take 0.3 s a launch,
+    # so that the worker, which starts with the harness, is ahead of it.
     monkeypatch.setenv("KPROF_COMPILE_AHEAD", "1")
-    outcomes = kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL, VADD_KERNEL], 1, out_dir=fake_gpu / "batch",
+    monkeypatch.setenv("KPROF_FAKE_TRITON_LAUNCH_SECONDS", "0.3")
+    outcomes = kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL] * 3, 1, out_dir=fake_gpu / "batch",
                                    ncu_bin_path=FAKE_NCU)
     assert all(isinstance(outcome, kprof.ProfilerResults) for outcome in outcomes), outcomes
     reports = [json.loads((fake_gpu / "batch" / "round001" / ("cand%d" % i) / "report.json").read_text(encoding="utf-8"))
-               for i in range(2)]
-    first, second = (report["metadata"] for report in reports)
-    assert "compiled_ahead" not in first and "compile_fork_seconds" not in first
-    assert second["compiled_ahead"] == "compiled"
-    assert second["compile_fork_seconds"] > 0 and second["compile_wait_seconds"] >= 0
+               for i in range(3)]
+    first, second, third = (report["metadata"] for report in reports)
+    assert first["compiled_ahead"] == "not compiled ahead: no worker had started it"  # the harness ran it at once
+    assert first["compile_seconds"] == 0
+    for later in (second, third):
+        assert later["compiled_ahead"] == "compiled"
+        assert later["compile_seconds"] > 0 and later["compile_wait_seconds"] >= 0
+    # The workers (`harness.py PLAN --compile-worker`, PLAN in the session's directory) are gone
+    # with the session.
+    workers = [line for line in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
+               if "--compile-worker" in line and str(fake_gpu / "batch") in line]
+    assert workers == []
+    assert list((fake_gpu / "batch").glob("**/compile-ahead/1.done"))  # where they met the harness
+
+
+def test_compile_workers_waiting_for_a_harness_that_failed_are_stopped_with_the_session(fake_gpu, monkeypatch):
+    # The problem has no get_inputs: the harness fails before it publishes its Triton target, so
+    # the workers would wait for it forever; kprof stops them when the session ends.
+    monkeypatch.setenv("KPROF_COMPILE_AHEAD", "1")
+    problem = pathlib.Path(__file__).resolve().parent / "cases" / "no_get_inputs" / "problem.py"
+    outcomes = kprof.profile_batch(problem, [VADD_KERNEL] * 3, 1, out_dir=fake_gpu / "batch", ncu_bin_path=FAKE_NCU)
+    assert all(isinstance(outcome, kprof.ProblemInvalid) for outcome in outcomes), outcomes
+    workers = [line for line in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
+               if "--compile-worker" in line and str(fake_gpu / "batch") in line]
+    assert workers == []
+    assert list((fake_gpu / "batch").glob("**/compile-ahead"))  # they were started
+
+
+def test_a_single_candidate_or_no_kprof_compile_ahead_starts_no_compile_worker(fake_gpu, monkeypatch):
+    for setting, kernels in (("1", [VADD_KERNEL]), ("0", [VADD_KERNEL] * 2)):
+        monkeypatch.setenv("KPROF_COMPILE_AHEAD", setting)
+        out = fake_gpu / ("batch-" + setting)
+        outcomes = kprof.profile_batch(VADD_PROBLEM, kernels, 1, out_dir=out, ncu_bin_path=FAKE_NCU)
+        assert all(isinstance(outcome, kprof.ProfilerResults) for outcome in outcomes), outcomes
+        assert all("compiled_ahead" not in json.loads(report.read_text(encoding="utf-8"))["metadata"]
+                   for report in out.glob("round001/cand*/report.json"))
+        assert not list(out.glob("**/compile-ahead")), setting
 
 
 BF16_ONLY_KERNEL = textwrap.dedent(

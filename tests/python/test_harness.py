@@ -1144,12 +1144,56 @@ def test_a_deferred_standby_makes_no_early_primer(tmp_path, fake_cuda):
         process.communicate(timeout=60)
 
 
-# ---- compiling later candidates ahead (CompileAhead) -------------------------------------------
+# ---- compiling ahead: compile workers beside the harness ---------------------------------------
+
+# Every fake Triton launch of the harness takes this long, so that a compile worker started
+# beside it has claimed the later candidates before the harness reaches them.
+SLOW_LAUNCH = "0.2"
+NO_WORKER = "not compiled ahead: no worker had started it"
 
 
-def compile_ahead_env(tmp_path):
-    """Compiling ahead on, and the fake Triton's compile-only runs logged."""
-    return {"KPROF_COMPILE_AHEAD": "1", "KPROF_FAKE_TRITON_COMPILE_LOG": str(tmp_path / "compiles.log")}
+class WorkedRun:
+    """A harness run with compiling ahead on, and its compile workers: their exit codes, the
+    compiles they logged (kernel name, pid) and the files they left in the compile directory."""
+
+    def __init__(self, run, worker_codes, compiled, ahead_dir):
+        self.run = run
+        self.worker_codes = worker_codes
+        self.compiled = compiled
+        self.ahead_dir = ahead_dir
+
+
+def run_with_workers(tmp_path, problem, kernels, workers=1, env=None, **settings):
+    """Writes a plan with "compile_ahead", starts `workers` compile workers as kprof does (each
+    `harness.py PLAN --compile-worker`, CUDA_VISIBLE_DEVICES empty, beside the harness), runs the
+    harness, then waits for the workers (kprof stops those still waiting once its session ends)."""
+    ahead_dir = tmp_path / "ahead"
+    ahead_dir.mkdir(mode=0o700)
+    script, plan_path = write_plan(tmp_path, problem, kernels, compile_ahead={"dir": str(ahead_dir)}, **settings)
+    compile_log = tmp_path / "compiles.log"
+    extra = dict({"KPROF_FAKE_TRITON_COMPILE_LOG": str(compile_log), "KPROF_FAKE_TRITON_LAUNCH_SECONDS": SLOW_LAUNCH},
+                 **(env or {}))
+    worker_env = dict(os.environ, PYTHONPATH=str(FAKE_TORCH), KPROF_FAKE_TORCH_LOG=str(tmp_path / "events.log"),
+                      CUDA_VISIBLE_DEVICES="", **extra)
+    started = [subprocess.Popen([sys.executable, str(script), str(plan_path), "--compile-worker"], cwd=str(tmp_path),
+                                env=worker_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+               for _ in range(workers)]
+    try:
+        run = run_plan(tmp_path, script, plan_path, env=extra)
+        codes = []
+        for worker in started:
+            try:
+                worker.communicate(timeout=10)
+            except subprocess.TimeoutExpired:  # still waiting for a target that never came
+                worker.kill()
+                worker.communicate()
+            codes.append(worker.returncode)
+    finally:
+        for worker in started:
+            if worker.poll() is None:
+                worker.kill()
+                worker.communicate()
+    return WorkedRun(run, codes, compiles(tmp_path), ahead_dir)
 
 
 def compiles(tmp_path):
@@ -1160,92 +1204,132 @@ def compiles(tmp_path):
     return [(line.split()[1], int(line.split()[2])) for line in log.read_text(encoding="utf-8").splitlines()]
 
 
-def test_later_candidates_are_compiled_ahead_in_children_that_launch_nothing(tmp_path):
+def test_compile_workers_compile_the_later_candidates_outside_the_harness_and_launch_nothing(tmp_path):
     kernels = [CASES / "positional/kernel.py"] * 3
-    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels,
-                      env=compile_ahead_env(tmp_path))
+    worked = run_with_workers(tmp_path, CASES / "vector/problem.py", kernels)
+    run = worked.run
 
     assert run.code == 0, run.stderr
-    assert [run.candidate(i)["compiled_ahead"] for i in range(3)] == [None, "compiled", "compiled"]
-    # The first candidate has no child: nothing forked, nothing waited for. The later ones say how
-    # long their fork took and how long they waited for their child before the warm-up.
-    assert run.candidate(0)["compile_fork_seconds"] == 0 and run.candidate(0)["compile_wait_seconds"] >= 0
+    assert worked.worker_codes == [0]
+    # The harness claims its first candidate before it publishes its target: it runs it at once.
+    assert [run.candidate(i)["compiled_ahead"] for i in range(3)] == [NO_WORKER, "compiled", "compiled"]
+    assert run.candidate(0)["compile_seconds"] == 0
     for i in (1, 2):
-        assert 0 < run.candidate(i)["compile_fork_seconds"] < 30, run.candidate(i)
-        assert 0 <= run.candidate(i)["compile_wait_seconds"] <= 30, run.candidate(i)  # CompileAhead.MAX_SECONDS
-    compiled = compiles(tmp_path)
-    assert [kernel for kernel, _ in compiled] == ["add_kernel", "add_kernel"]
-    assert len({pid for _, pid in compiled}) == 2  # a child each
-    # The harness's own events are those of a run without it but for Triton's first launch, paid
-    # once before the children are forked (in no range): every other launch is the candidates'.
-    assert run.status["triton_primer"] == "ran"
-    expected = ["sync", "launch kprof_triton_primer", "sync"]
+        assert 0 < run.candidate(i)["compile_seconds"] < 30, run.candidate(i)
+        assert 0 <= run.candidate(i)["compile_wait_seconds"] <= 30, run.candidate(i)  # COMPILE_MAX_WAIT_SECONDS
+    # Compiled by one worker, another process than the harness (whose launches are the events).
+    assert [kernel for kernel, _ in worked.compiled] == ["add_kernel", "add_kernel"]
+    assert len({pid for _, pid in worked.compiled}) == 1
+    # The harness's events are exactly those of a run without compiling ahead: the worker, which
+    # sees no GPU, synchronized and launched nothing.
+    expected = ["sync"]
     for i in range(3):
         expected += ["launch add_kernel"] * 3 + profiled_events("kprof:cand%d" % i, ["launch add_kernel"])
     assert run.events == expected
+    target = json.loads((worked.ahead_dir / "target.json").read_text(encoding="utf-8"))
+    assert target == {"backend": "cuda", "arch": 90, "warp_size": 32}
+    claims = {i: int((worked.ahead_dir / ("%d.claim" % i)).read_text(encoding="utf-8")) for i in range(3)}
+    assert claims[1] == claims[2] == worked.compiled[0][1] != claims[0]
+
+
+def test_two_workers_share_the_candidates_and_compile_each_once(tmp_path):
+    kernels = [CASES / "positional/kernel.py"] * 5
+    worked = run_with_workers(tmp_path, CASES / "vector/problem.py", kernels, workers=2)
+
+    assert worked.run.code == 0, worked.run.stderr
+    assert worked.worker_codes == [0, 0]
+    assert [worked.run.candidate(i)["compiled_ahead"] for i in range(5)] == [NO_WORKER] + ["compiled"] * 4
+    assert len(worked.compiled) == 4  # each later candidate once, by whichever worker claimed it
 
 
 def test_an_autotuned_kernel_compiled_ahead_compiles_every_config_and_launches_none(tmp_path):
     kernels = [CASES / "positional/kernel.py", CASES / "autotuned/kernel.py"]
-    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels,
-                      env=compile_ahead_env(tmp_path))
+    worked = run_with_workers(tmp_path, CASES / "vector/problem.py", kernels)
 
-    assert run.code == 0, run.stderr
-    assert run.candidate(1)["compiled_ahead"] == "compiled"
-    assert [kernel for kernel, _ in compiles(tmp_path)] == ["tuned_add_kernel", "tuned_add_kernel"]
-    assert run.events[-5:] == profiled_events("kprof:cand1", ["launch tuned_add_kernel"])
-
-
-def test_a_candidate_that_crashes_when_compiled_ahead_costs_the_one_before_it_nothing(tmp_path):
-    kernels = [CASES / "positional/kernel.py", CASES / "segfault/kernel.py"]
-    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels, env=compile_ahead_env(tmp_path))
-
-    assert run.status is not None
-    first = run.candidate(0)
-    assert first["ok"] is True and first["phase"] == "done"
-    assert run.candidate(1)["compiled_ahead"] == "not compiled ahead: killed by signal 11"
-    assert run.candidate(1)["phase"] == "warmup"  # then its own warm-up crashed the harness
-    assert run.stderr.count("Fatal Python error") == 1  # the harness's own crash, not the child's
+    assert worked.run.code == 0, worked.run.stderr
+    assert worked.run.candidate(1)["compiled_ahead"] == "compiled"
+    assert [kernel for kernel, _ in worked.compiled] == ["tuned_add_kernel", "tuned_add_kernel"]
+    assert worked.run.events[-5:] == profiled_events("kprof:cand1", ["launch tuned_add_kernel"])
 
 
-def test_a_candidate_that_raises_when_compiled_ahead_is_reported_by_its_own_run(tmp_path):
-    kernels = [CASES / "positional/kernel.py", CASES / "raises/kernel.py"]
-    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels, env=compile_ahead_env(tmp_path))
+def test_a_candidate_that_crashes_its_worker_costs_the_harness_no_wait(tmp_path):
+    kernels = [CASES / "positional/kernel.py", CASES / "segfault/kernel.py", CASES / "positional/kernel.py"]
+    worked = run_with_workers(tmp_path, CASES / "vector/problem.py", kernels)
+    run = worked.run
+
+    assert worked.worker_codes == [-11]  # SIGSEGV, in the worker
+    assert run.candidate(0)["ok"] is True and run.candidate(0)["phase"] == "done"
+    crashed = run.candidate(1)
+    assert crashed["compiled_ahead"] == "not compiled ahead: its worker ended while compiling it"
+    assert crashed["compile_wait_seconds"] < 5  # it saw the worker gone, not a 30 s wait
+    assert crashed["phase"] == "warmup"  # then its own warm-up crashed the harness, as without
+    assert run.stderr.count("Fatal Python error") == 1  # the harness's own crash
+
+
+def test_a_candidate_that_raises_in_its_worker_is_reported_by_its_own_run(tmp_path):
+    kernels = [CASES / "positional/kernel.py", CASES / "raises/kernel.py", CASES / "positional/kernel.py"]
+    worked = run_with_workers(tmp_path, CASES / "vector/problem.py", kernels)
+    run = worked.run
 
     assert run.code == 1
     assert run.candidate(0)["ok"] is True
     failed = run.candidate(1)
     assert failed["compiled_ahead"] == "not compiled ahead: ValueError"
     assert failed["error"]["category"] == "kernel_raised" and failed["phase"] == "warmup"
+    assert run.candidate(2)["compiled_ahead"] == "compiled" and run.candidate(2)["ok"] is True
 
 
 def test_a_candidate_that_exits_when_compiled_ahead_is_profiled_as_before(tmp_path):
+    # Its compile-only call counts in the worker's copy of the module, not in the harness's.
     kernels = [CASES / "positional/kernel.py", CASES / "exits_in_call/kernel.py"]
-    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels, warmup=3, env=compile_ahead_env(tmp_path))
+    worked = run_with_workers(tmp_path, CASES / "vector/problem.py", kernels, warmup=3)
 
-    assert run.candidate(0)["ok"] is True
-    assert run.candidate(1)["compiled_ahead"] == "compiled"  # its first call launches
-    assert run.candidate(1)["phase"] == "profiled_call"  # its fourth call exits, as without
+    assert worked.run.candidate(0)["ok"] is True
+    assert worked.run.candidate(1)["compiled_ahead"] == "compiled"
+    assert worked.run.candidate(1)["phase"] == "profiled_call"  # its fourth call exits, as without
 
 
-def test_nothing_is_compiled_ahead_unless_kprof_compile_ahead_is_1(tmp_path):
+def test_a_worker_that_cannot_make_the_inputs_without_a_gpu_says_why_for_each_candidate(tmp_path):
+    # get_inputs() names the GPU itself: the worker, which sees none, cannot make them as meta
+    # tensors, so the harness compiles every candidate in its warm-up, as without.
+    problem = tmp_path / "gpu_problem.py"
+    problem.write_text("import torch\n\n\ndef get_inputs():\n"
+                       "    return [torch.randn(1024, device='cuda'), torch.randn(1024, device='cuda')]\n",
+                       encoding="utf-8")
+    worked = run_with_workers(tmp_path, problem, [CASES / "positional/kernel.py"] * 3)
+
+    assert worked.run.code == 0, worked.run.stderr
+    why = "not compiled ahead: the compile worker could not start (RuntimeError)"
+    assert [worked.run.candidate(i)["compiled_ahead"] for i in range(3)] == [NO_WORKER, why, why]
+    assert worked.compiled == []
+
+
+def test_nothing_is_compiled_ahead_without_compile_ahead_in_the_plan(tmp_path):
     kernels = [CASES / "positional/kernel.py"] * 2
-    for setting in ("0", None):  # "0", or not set at all
-        env = {"KPROF_FAKE_TRITON_COMPILE_LOG": str(tmp_path / "compiles.log")}
-        if setting is not None:
-            env["KPROF_COMPILE_AHEAD"] = setting
-        run = run_harness(tmp_path, CASES / "vector/problem.py", kernels, env=env)
+    run = run_harness(tmp_path, CASES / "vector/problem.py", kernels,
+                      env={"KPROF_FAKE_TRITON_COMPILE_LOG": str(tmp_path / "compiles.log")})
 
-        assert run.code == 0, run.stderr
-        assert [run.candidate(i)["compiled_ahead"] for i in range(2)] == [None, None]
-        assert compiles(tmp_path) == []
-        assert "triton_primer" not in run.status and "launch kprof_triton_primer" not in run.events
+    assert run.code == 0, run.stderr
+    assert [run.candidate(i)["compiled_ahead"] for i in range(2)] == [None, None]
+    assert compiles(tmp_path) == []
+    assert "triton_primer" not in run.status and "launch kprof_triton_primer" not in run.events
+
+
+def test_a_compile_worker_needs_compile_ahead_in_its_plan(tmp_path):
+    script, plan_path = write_plan(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"] * 2)
+    done = subprocess.run([sys.executable, str(script), str(plan_path), "--compile-worker"], capture_output=True,
+                          text=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(FAKE_TORCH)))
+
+    assert done.returncode == 2
+    assert "compile_ahead" in done.stderr
 
 
 def test_a_single_candidate_is_not_compiled_ahead(tmp_path):
+    ahead_dir = tmp_path / "ahead"
+    ahead_dir.mkdir()
     run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
-                      env=compile_ahead_env(tmp_path))
+                      compile_ahead={"dir": str(ahead_dir)})
 
     assert run.code == 0, run.stderr
     assert run.candidate(0)["compiled_ahead"] is None
-    assert compiles(tmp_path) == []
+    assert list(ahead_dir.iterdir()) == []  # no target published: kprof starts no worker for one

@@ -65,7 +65,7 @@ Json healthy_status() {
        "cuda_context_poisoned": false, "warmup_seconds": 0.0, "call_seconds": 0.0,
        "call_style": "layer_weights", "layer": "conv1",
        "compiled_ahead": "not compiled ahead: it takes a Model layer's weights",
-       "compile_wait_seconds": 0.375, "compile_fork_seconds": 0.03125}
+       "compile_wait_seconds": 0.375, "compile_seconds": 0.03125}
     ],
     "setup_seconds": 4.5, "inputs_seconds": 0.75, "primer": "ran at start", "primer_seconds": 1.25,
     "triton_primer": "ran", "triton_primer_seconds": 0.5, "python_version": "3.12.3",
@@ -172,6 +172,15 @@ TEST(HarnessPlanJson, WritesTheProfiledCallLockOnlyWhenThePlanNamesOne) {
                                                  {"max_wait_seconds", 12.5}}));
 }
 
+TEST(HarnessPlanJson, WritesCompileAheadOnlyWhenThePlanNamesItsDirectory) {
+  HarnessPlan plan = sample_plan();
+  EXPECT_FALSE(nlohmann::json::parse(plan_to_json(plan)).contains("compile_ahead"));
+  plan.compile_ahead_dir = "/work/out/.kprof/round001/gpu0-0/compile-ahead";
+  const auto json = nlohmann::ordered_json::parse(plan_to_json(plan));
+  EXPECT_EQ(json.back(),
+            (nlohmann::ordered_json{{"dir", "/work/out/.kprof/round001/gpu0-0/compile-ahead"}}));
+}
+
 TEST(HarnessPlanJson, CarriesPathsWithQuotesNewlinesAndNonAsciiAsEscapedData) {
   const HarnessPlan plan = sample_plan();
   const std::string text = plan_to_json(plan);
@@ -273,9 +282,9 @@ TEST(ParseHarnessStatus, ReadsEveryFieldOfAFinishedRun) {
   EXPECT_EQ(status->candidates[1].compiled_ahead,
             "not compiled ahead: it takes a Model layer's weights");
   EXPECT_DOUBLE_EQ(status->candidates[1].compile_wait_seconds, 0.375);
-  EXPECT_DOUBLE_EQ(status->candidates[1].compile_fork_seconds, 0.03125);
+  EXPECT_DOUBLE_EQ(status->candidates[1].compile_seconds, 0.03125);
   EXPECT_DOUBLE_EQ(first.compile_wait_seconds, 0); // a status without the fields
-  EXPECT_DOUBLE_EQ(first.compile_fork_seconds, 0);
+  EXPECT_DOUBLE_EQ(first.compile_seconds, 0);
 }
 
 TEST(ParseHarnessStatus, ReadsAnUncastCandidateAsCastNone) {

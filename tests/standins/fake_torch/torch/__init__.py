@@ -6,6 +6,10 @@ environment variable KPROF_FAKE_TORCH_LOG names a file, append one line per even
 (a fake @triton.jit kernel launched with kernel[grid](...)), "cast <dtype>" (a Tensor.to() that
 changes the dtype).
 
+With CUDA_VISIBLE_DEVICES empty there is no GPU, as in real torch: torch.cuda.is_available() is
+False, and making a CUDA tensor or synchronizing raises RuntimeError("No CUDA GPUs are
+available").
+
 Test hooks (not in real torch): KPROF_FAKE_TORCH_IMPORT_SECONDS=S makes `import torch` take S
 seconds, like real torch's import, and KPROF_FAKE_TORCH_LOG_IMPORT=1 logs "import torch" and
 "torch imported" around it; KPROF_FAKE_TORCH_FILL_SECONDS=S makes a GPU tensor's fill_() take
@@ -30,6 +34,11 @@ __version__ = "0.0-fake"
 
 
 _PID = _os.getpid()
+
+
+def _no_gpu():
+    """Whether this process sees no GPU (CUDA_VISIBLE_DEVICES set to nothing)."""
+    return _os.environ.get("CUDA_VISIBLE_DEVICES") == ""
 
 
 def _fake_log(event):
@@ -113,6 +122,8 @@ class Tensor:
         self._shape = Size(_builtins.int(extent) for extent in shape)
         self._dtype = dtype_ if dtype_ is not None else float32
         self._device = device(device_) if device_ is not None else _default_device()
+        if self._device.type == "cuda" and _no_gpu():
+            raise RuntimeError("No CUDA GPUs are available")
 
     @staticmethod
     def _make_subclass(cls, data):

@@ -2,17 +2,17 @@
 
 import types as _types
 
-from . import _fake_log
+from . import _fake_log, _no_gpu
 
 _sticky_error = []
 
 
 def is_available():
-    return True
+    return not _no_gpu()
 
 
 def device_count():
-    return 1
+    return 0 if _no_gpu() else 1
 
 
 def current_device():
@@ -24,6 +24,8 @@ def get_device_name(device=None):
 
 
 def synchronize(device=None):
+    if _no_gpu():
+        raise RuntimeError("No CUDA GPUs are available")
     _fake_log("sync")
     if _sticky_error:
         raise RuntimeError(_sticky_error[0])

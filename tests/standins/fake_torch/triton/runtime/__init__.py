@@ -2,4 +2,4 @@
 the autotuner (triton.runtime.jit, triton.runtime.autotuner) with Triton's run/warmup entry
 points."""
 
-from . import driver  # noqa: F401
+from .driver import driver  # noqa: F401  (the object, as in Triton)

@@ -5,13 +5,15 @@ KPROF_FAKE_TRITON_COMPILE_LOG when that names a file. Nothing is compiled. As Tr
 JITFunction, @triton.jit reads the function's source with inspect.getsourcelines (a function
 whose source cannot be found cannot be a kernel) and keeps it from the `def` on.
 
-Test hook (not in Triton): KPROF_FAKE_TRITON_FAIL_LAUNCH=NAME makes launching kernel NAME raise
-RuntimeError("no launch here")."""
+Test hooks (not in Triton): KPROF_FAKE_TRITON_FAIL_LAUNCH=NAME makes launching kernel NAME raise
+RuntimeError("no launch here"); KPROF_FAKE_TRITON_LAUNCH_SECONDS=S makes every launch take S
+seconds (a kernel that takes time, while compile workers get ahead)."""
 
 import inspect
 import os
 import re
 import textwrap
+import time
 
 from torch import _fake_log
 
@@ -43,6 +45,8 @@ class JITFunction(KernelInterface):
         if os.environ.get("KPROF_FAKE_TRITON_FAIL_LAUNCH") == self.__name__:
             raise RuntimeError("no launch here")
         _fake_log("launch " + self.__name__)
+        if os.environ.get("KPROF_FAKE_TRITON_LAUNCH_SECONDS"):
+            time.sleep(float(os.environ["KPROF_FAKE_TRITON_LAUNCH_SECONDS"]))
         return None
 
     def warmup(self, *args, grid, **kwargs):
