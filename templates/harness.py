@@ -27,8 +27,8 @@ to the program under test because ncu mixes it into its own output.
 
 A standby plan ("standby": {"fifo": PATH, "idle_seconds": N}, candidates usually empty) prepares
 everything first (torch, problem, inputs on the GPU, synchronized; status phase "standby") and
-then waits on the FIFO for one JSON line {"candidates": [...], "first_candidate": K}; the
-waiting costs nothing under ncu, which profiles only the NVTX ranges. No line within
+then waits on the FIFO for one JSON line {"candidates": [...], "first_candidate": K} (and
+"compile_ahead" when compile workers run beside it); the waiting costs nothing under ncu, which profiles only the NVTX ranges. No line within
 idle_seconds: exit 4 without profiling anything. With "gpu_lock": PATH in the standby object, it
 holds an exclusive flock on PATH (the file kprof locks for the GPU) from the inputs to the end of
 its primer: Python's start and torch's import run beside another session on the GPU, its GPU work
@@ -203,10 +203,14 @@ def read_plan(path):
         wait = lock.setdefault("max_wait_seconds", 30)
         ok = isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait >= 0
         require(ok, "profiled_call_lock.max_wait_seconds", "a non-negative number")
+    check_compile_ahead(plan)
+    return plan
+
+
+def check_compile_ahead(plan):
     ahead = plan.setdefault("compile_ahead", None)
     ok = ahead is None or (isinstance(ahead, dict) and isinstance(ahead.get("dir"), str) and ahead["dir"] != "")
     require(ok, "compile_ahead", "null or an object with a non-empty string dir")
-    return plan
 
 
 def check_candidates(plan):
@@ -1197,7 +1201,9 @@ def wait_for_candidates(plan, status_file):
         raise PlanError("standby: the candidates must be a JSON object")
     plan["candidates"] = message.get("candidates")
     plan["first_candidate"] = message.get("first_candidate", 0)
+    plan["compile_ahead"] = message.get("compile_ahead")
     check_candidates(plan)
+    check_compile_ahead(plan)
     first = plan["first_candidate"]
     ok = isinstance(first, int) and not isinstance(first, bool) and first >= 0
     require(ok, "first_candidate", "a non-negative integer")

@@ -83,8 +83,8 @@ struct HarnessPlan {
   std::optional<std::filesystem::path> compile_ahead_dir;
 };
 
-/// The line kprof writes into a standby's FIFO: {"candidates": [...], "first_candidate": K}
-/// of `plan`, newline-terminated.
+/// The line kprof writes into a standby's FIFO: {"candidates": [...], "first_candidate": K} of
+/// `plan`, with "compile_ahead": {"dir": D} when it names one, newline-terminated.
 std::string standby_message(const HarnessPlan& plan);
 
 /// NVTX range name of candidate `index`: "kprof:cand<index>".

@@ -449,6 +449,9 @@ std::string standby_message(const HarnessPlan& plan) {
   OrderedJson message;
   message["candidates"] = std::move(candidates);
   message["first_candidate"] = plan.first_candidate;
+  if (plan.compile_ahead_dir) {
+    message["compile_ahead"] = {{"dir", plan.compile_ahead_dir->string()}};
+  }
   return message.dump(-1, ' ', false, OrderedJson::error_handler_t::replace) + "\n";
 }
 

@@ -371,13 +371,7 @@ private:
       return unstarted_session(std::move(argv), written.error());
     }
     CompileWorkers workers;
-    if (plan.compile_ahead_dir) {
-      const int count = compile_worker_count(plan.candidates.size() -
-                                             static_cast<std::size_t>(plan.first_candidate));
-      for (int i = 0; i < count; ++i) {
-        workers.start(compile_worker_spec(request, plan_path));
-      }
-    }
+    start_compile_workers(request, plan, plan_path, workers);
     auto process = run_process(spec_for(argv, request.work_dir, request));
     workers.stop();
     if (!process) {
@@ -406,18 +400,26 @@ private:
     return dir;
   }
 
-  /// A compile worker: the session's harness script in its worker mode, with the harness's
-  /// environment (Triton's cache, kprof's pid) but no GPU, and not under ncu.
-  ProcessSpec compile_worker_spec(const SessionRequest& request, const fs::path& plan_path) const {
+  /// Starts the compile workers of a session whose `plan` (written at `plan_path`) names a
+  /// compile-ahead directory: the session's harness script in its worker mode, with the
+  /// harness's environment (Triton's cache, kprof's pid) but no GPU, and not under ncu.
+  void start_compile_workers(const SessionRequest& request, const HarnessPlan& plan,
+                             const fs::path& plan_path, CompileWorkers& workers) const {
+    if (!plan.compile_ahead_dir) {
+      return;
+    }
     ProcessSpec spec = spec_for({m_settings.python.string(), request.script.string(),
                                  plan_path.string(), "--compile-worker"},
                                 request.work_dir, request);
     std::erase_if(spec.env_set,
                   [](const auto& entry) { return entry.first == "CUDA_VISIBLE_DEVICES"; });
     spec.env_set.emplace_back("CUDA_VISIBLE_DEVICES", "");
-    spec.max_captured_bytes =
-        64u << 10u; // read by nobody: its outcomes are in the harness's status
-    return spec;
+    // Read by nobody: a worker's outcomes are in the harness's status.
+    spec.max_captured_bytes = 64u << 10u;
+    const auto later = plan.candidates.size() - static_cast<std::size_t>(plan.first_candidate);
+    for (int i = compile_worker_count(later); i > 0; --i) {
+      workers.start(spec);
+    }
   }
 
   /// Reads what a session left in `dir` and judges it; exports the source page when asked.
@@ -464,7 +466,17 @@ private:
   /// request.work_dir. nullopt when the standby died before taking them (run cold instead).
   std::optional<SessionOutcome> run_on_standby(Standby& standby,
                                                const SessionRequest& request) const {
-    if (!deliver(standby, standby_message(request.plan))) {
+    // With compiling ahead, the workers read the request's plan from the session's directory
+    // (the standby's files replace it after the session, and the plan is written again).
+    HarnessPlan plan = request.plan;
+    plan.compile_ahead_dir = compile_ahead_dir(request);
+    const fs::path plan_path = request.work_dir / RoundLayout::k_plan;
+    if (plan.compile_ahead_dir && !write_file_atomic(plan_path, plan_to_json(plan))) {
+      plan.compile_ahead_dir.reset();
+    }
+    CompileWorkers workers;
+    start_compile_workers(request, plan, plan_path, workers);
+    if (!deliver(standby, standby_message(plan))) {
       return std::nullopt;
     }
     const auto deadline = std::chrono::steady_clock::now() + request.timeout;
@@ -474,6 +486,7 @@ private:
         std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count());
     const auto handed_over = std::chrono::steady_clock::now();
     Result<ProcessResult> process = standby.done.get();
+    workers.stop();
     if (process) {
       // A standby's session counts from the hand-over; the waiting before it was free.
       process->wall = std::chrono::steady_clock::now() - handed_over;
@@ -494,7 +507,7 @@ private:
       }
     }
     // The record of what ran: the request's plan (the standby's own plan had no candidates).
-    (void)write_file_atomic(request.work_dir / RoundLayout::k_plan, plan_to_json(request.plan));
+    (void)write_file_atomic(plan_path, plan_to_json(plan));
     const fs::path status_file = request.work_dir / RoundLayout::k_status;
     SessionOutcome outcome =
         finish(request.work_dir, status_file, std::move(argv), std::move(process).value());

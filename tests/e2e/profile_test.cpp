@@ -386,6 +386,45 @@ TEST_F(KprofProfile, BatchKeepsGoodCandidatesWhenOthersFailOrPoisonTheContext) {
   EXPECT_EQ(history.exit_code, 0) << history.err;
 }
 
+TEST_F(KprofProfile, CompileWorkersServeTheFirstSessionAndTheStandbyAfterAPoisonedContext) {
+  // KPROF_COMPILE_AHEAD=1: compile workers beside the first session and beside the standby that
+  // takes over after candidate 1 poisons the context (the recorded capture has the ranges
+  // kprof:cand0..3). Each fake launch takes 0.3 s, so the workers are ahead of the harness; the
+  // candidate each harness ran first it compiled itself.
+  const std::vector<std::string> argv = {"batch",
+                                         case_file("vector/problem.py"),
+                                         case_file("positional/kernel.py"),
+                                         case_file("poisoned/kernel.py"),
+                                         case_file("positional/kernel.py"),
+                                         case_file("positional/kernel.py"),
+                                         "--ncu",
+                                         standin("ncu"),
+                                         "--python",
+                                         "/usr/bin/python3",
+                                         "--out",
+                                         out().string(),
+                                         "--format",
+                                         "json",
+                                         "--round",
+                                         "4"};
+  KprofRun run =
+      run_with_env(argv, {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                          {"KPROF_COMPILE_AHEAD", "1"},
+                          {"KPROF_FAKE_TRITON_LAUNCH_SECONDS", "0.3"}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto compiled_ahead = [&](int index) {
+    const json report =
+        read_json(out() / "round004" / ("cand" + std::to_string(index)) / "report.json");
+    return report["metadata"].value("compiled_ahead", std::string("(none)"));
+  };
+  const std::string by_harness = "not compiled ahead: no worker had started it";
+  EXPECT_EQ(compiled_ahead(0), by_harness);
+  EXPECT_EQ(compiled_ahead(2), by_harness); // the standby's first
+  EXPECT_EQ(compiled_ahead(3), "compiled");
+  EXPECT_TRUE(fs::exists(out() / "round004" / "gpu0-part1" / "compile-ahead" / "3.done"))
+      << "the standby's session had workers of its own";
+}
+
 /// KernelAgent's mat-vec in small: a kernel_function that insists on bf16 inputs and says so.
 fs::path write_bf16_kernel(const fs::path& dir) {
   const fs::path kernel = dir / "bf16" / "kernel.py";

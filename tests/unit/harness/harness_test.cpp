@@ -181,6 +181,22 @@ TEST(HarnessPlanJson, WritesCompileAheadOnlyWhenThePlanNamesItsDirectory) {
             (nlohmann::ordered_json{{"dir", "/work/out/.kprof/round001/gpu0-0/compile-ahead"}}));
 }
 
+TEST(StandbyMessage, IsOneLineOfTheCandidatesAndTheCompileAheadDirectoryWhenNamed) {
+  HarnessPlan plan = sample_plan();
+  std::string line = standby_message(plan);
+  ASSERT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1);
+  auto json = nlohmann::ordered_json::parse(line);
+  EXPECT_EQ(json["candidates"].size(), plan.candidates.size());
+  EXPECT_EQ(json["candidates"][1]["range"], "kprof:cand1");
+  EXPECT_EQ(json["first_candidate"], plan.first_candidate);
+  EXPECT_FALSE(json.contains("compile_ahead"));
+
+  plan.compile_ahead_dir = "/work/out/.kprof/round001/gpu0-part1/compile-ahead";
+  json = nlohmann::ordered_json::parse(standby_message(plan));
+  EXPECT_EQ(json["compile_ahead"]["dir"], "/work/out/.kprof/round001/gpu0-part1/compile-ahead");
+}
+
 TEST(HarnessPlanJson, CarriesPathsWithQuotesNewlinesAndNonAsciiAsEscapedData) {
   const HarnessPlan plan = sample_plan();
   const std::string text = plan_to_json(plan);
