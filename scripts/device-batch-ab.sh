@@ -53,7 +53,7 @@ PY
 # run TARGET AHEAD CACHE LABEL: one harness under ncu (with compile workers beside it when
 # AHEAD is 1, stopped once ncu ends, as kprof does); notes a row.
 run() {
-  local target=$1 ahead=$2 cache=$3 label=$4 t wall facts workers=() i
+  local target=$1 ahead=$2 cache=$3 label=$4 t wall facts workers=() i sampler=
   rm -f "$work/harness.status.json"
   plan_ahead "$ahead"
   t=$(now)
@@ -63,13 +63,21 @@ run() {
         python3 "$work/harness.py" "$work/harness.plan.json" --compile-worker >/dev/null 2>>"$work/workers.err" &
       workers+=($!)
     done
+    # The workers' host memory: the largest resident size any of them reached, sampled.
+    (peak=0; while kill -0 "${workers[@]}" 2>/dev/null; do
+       for rss in $(ps -o rss= -p "$(IFS=,; echo "${workers[*]}")" 2>/dev/null); do
+         [ "$rss" -gt "$peak" ] && peak=$rss
+       done
+       echo "$peak" >"$work/workers-rss"; sleep 0.2
+     done) &
+    sampler=$!
   fi
   TRITON_CACHE_DIR="$cache" timeout 300 \
     ncu --csv --page raw --metrics "$metrics" --nvtx --nvtx-include 'regex:kprof:(cand[0-9]+|primer)/' \
     --target-processes "$target" --replay-mode kernel --clock-control none --log-file "$work/log.csv" \
     python3 "$work/harness.py" "$work/harness.plan.json" >"$work/out.txt" 2>"$work/err.txt"
   wall=$(elapsed "$t" "$(now)")
-  [ ${#workers[@]} -gt 0 ] && { kill "${workers[@]}" 2>/dev/null; wait "${workers[@]}" 2>/dev/null; }
+  [ ${#workers[@]} -gt 0 ] && { kill "${workers[@]}" 2>/dev/null; wait "${workers[@]}" "$sampler" 2>/dev/null; }
   facts=$(python3 - "$work/harness.status.json" "$work/log.csv" <<'PY'
 import collections, json, sys
 s = json.load(open(sys.argv[1]))
@@ -85,11 +93,14 @@ print(f"{s['setup_seconds']:.2f} | {sum(warm):.2f} | {sum(calls):.2f} | {warm[0]
       + f" | {waits:.2f} | {compiles:.2f}")
 PY
 )
-  note "| $label | $target | $ahead | $wall | $facts |"
+  local rss=-
+  [ "$ahead" = 1 ] && [ -s "$work/workers-rss" ] && rss=$(( $(cat "$work/workers-rss") / 1024 ))
+  rm -f "$work/workers-rss"
+  note "| $label | $target | $ahead | $wall | $facts | $rss |"
 }
 note ""
-note "| run | target processes | compile ahead | ncu wall (s) | setup (s) | sum of warm-ups (s) | sum of calls (s) | 1st warm-up (s) | candidates | compiled ahead | waits for the workers (s) | workers' compiles (s) |"
-note "|---|---|---|---|---|---|---|---|---|---|---|---|"
+note "| run | target processes | compile ahead | ncu wall (s) | setup (s) | sum of warm-ups (s) | sum of calls (s) | 1st warm-up (s) | candidates | compiled ahead | waits for the workers (s) | workers' compiles (s) | a worker's peak RSS (MiB) |"
+note "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for rep in $(seq 1 "${REPS:-2}"); do
   for target in all application-only; do
     for ahead in 0 1; do
