@@ -109,6 +109,16 @@ protected:
   }
 
   /// The options every stand-in run passes, for a command line built by hand.
+  /// `kprof batch ARGS` with the stand-in ncu, the system Python and JSON output into out().
+  KprofRun run_batch(std::vector<std::string> args,
+                     std::vector<std::pair<std::string, std::string>> env = {}) {
+    std::vector<std::string> argv = {"batch"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const std::vector<std::string> options = standin_options();
+    argv.insert(argv.end(), options.begin(), options.end());
+    return run_with_env(argv, std::move(env));
+  }
+
   [[nodiscard]] std::vector<std::string> standin_options() const {
     return {"--ncu", standin("ncu"), "--python", "/usr/bin/python3",
             "--out", out().string(), "--format", "json"};
@@ -353,24 +363,14 @@ TEST_F(KprofProfile, AMissingNcuIsItsOwnError) {
 TEST_F(KprofProfile, BatchKeepsGoodCandidatesWhenOthersFailOrPoisonTheContext) {
   // Candidates 0 and 3 are healthy; 1 raises; 2 poisons the CUDA context, so 3 must run in a
   // fresh process. The recorded batch capture has rows for ranges kprof:cand0..3.
-  const std::vector<std::string> argv = {"batch",
-                                         case_file("vector/problem.py"),
+  const std::vector<std::string> args = {case_file("vector/problem.py"),
                                          case_file("positional/kernel.py"),
                                          case_file("raises/kernel.py"),
                                          case_file("poisoned/kernel.py"),
                                          case_file("positional/kernel.py"),
-                                         "--ncu",
-                                         standin("ncu"),
-                                         "--python",
-                                         "/usr/bin/python3",
-                                         "--out",
-                                         out().string(),
-                                         "--format",
-                                         "json",
                                          "--round",
                                          "4"};
-  KprofRun run =
-      run_with_env(argv, {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}});
+  KprofRun run = run_batch(args, {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   json batch = read_json(out() / "round004" / "batch.json");
   ASSERT_EQ(batch["candidates"].size(), 4U);
@@ -391,26 +391,16 @@ TEST_F(KprofProfile, CompileWorkersServeTheFirstSessionAndTheStandbyAfterAPoison
   // takes over after candidate 1 poisons the context (the recorded capture has the ranges
   // kprof:cand0..3). Each fake launch takes 0.3 s, so the workers are ahead of the harness; the
   // candidate each harness ran first it compiled itself.
-  const std::vector<std::string> argv = {"batch",
-                                         case_file("vector/problem.py"),
+  const std::vector<std::string> args = {case_file("vector/problem.py"),
                                          case_file("positional/kernel.py"),
                                          case_file("poisoned/kernel.py"),
                                          case_file("positional/kernel.py"),
                                          case_file("positional/kernel.py"),
-                                         "--ncu",
-                                         standin("ncu"),
-                                         "--python",
-                                         "/usr/bin/python3",
-                                         "--out",
-                                         out().string(),
-                                         "--format",
-                                         "json",
                                          "--round",
                                          "4"};
-  KprofRun run =
-      run_with_env(argv, {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
-                          {"KPROF_COMPILE_AHEAD", "1"},
-                          {"KPROF_FAKE_TRITON_LAUNCH_SECONDS", "0.3"}});
+  KprofRun run = run_batch(args, {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                                  {"KPROF_COMPILE_AHEAD", "1"},
+                                  {"KPROF_FAKE_TRITON_LAUNCH_SECONDS", "0.3"}});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto compiled_ahead = [&](int index) {
     const json report =
@@ -451,22 +441,10 @@ def kernel_function(x, y):
 }
 
 TEST_F(KprofProfile, CastAutoGivesEachCandidateTheDtypeItsSourceNamesAndRecordsWhy) {
-  const std::vector<std::string> argv = {"batch",
-                                         case_file("vector/problem.py"),
+  const std::vector<std::string> args = {case_file("vector/problem.py"),
                                          write_bf16_kernel(dir()).string(),
-                                         case_file("positional/kernel.py"),
-                                         "--cast",
-                                         "auto",
-                                         "--ncu",
-                                         standin("ncu"),
-                                         "--python",
-                                         "/usr/bin/python3",
-                                         "--out",
-                                         out().string(),
-                                         "--format",
-                                         "json"};
-  KprofRun run =
-      run_with_env(argv, {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}});
+                                         case_file("positional/kernel.py"), "--cast", "auto"};
+  KprofRun run = run_batch(args, {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json bf16 = read_json(out() / "round000" / "cand0" / "report.json")["metadata"];
   EXPECT_EQ(bf16["cast"], "auto");
