@@ -866,8 +866,13 @@ class CompiledAhead:
     def wait(self, entry):
         """Returns (outcome, the worker's compile seconds) for the candidate of `entry`, once
         its worker is done, ended, or after COMPILE_MAX_WAIT_SECONDS; claims the candidate for
-        the harness when no worker did."""
-        index = entry["index"]
+        the harness when no worker did. Never raises: compiling ahead decides no answer."""
+        try:
+            return self.wait_for_worker(entry["index"])
+        except OSError as exc:
+            return "not compiled ahead: %s" % clean_text(exc.strerror or type(exc).__name__), 0.0
+
+    def wait_for_worker(self, index):
         if index in self.own or claim_candidate(self.directory, index):
             return "not compiled ahead: no worker had started it", 0.0
         done_path = os.path.join(self.directory, COMPILE_DONE % index)
@@ -908,7 +913,11 @@ def compiled_ahead(plan):
         target = {"backend": active.backend, "arch": active.arch, "warp_size": active.warp_size}
     except Exception as exc:
         target = {"none": "no Triton target: %s" % clean_text(describe_exception(exc)["type"])}
-    ahead = CompiledAhead(settings["dir"], first, target)
+    try:
+        ahead = CompiledAhead(settings["dir"], first, target)
+    except OSError as exc:  # compiling ahead only saves time; the workers stop with the session
+        log("no compile ahead: %s" % clean_text(exc))
+        return None
     return ahead if "none" not in target else None
 
 

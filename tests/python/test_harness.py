@@ -1333,3 +1333,29 @@ def test_a_single_candidate_is_not_compiled_ahead(tmp_path):
     assert run.code == 0, run.stderr
     assert run.candidate(0)["compiled_ahead"] is None
     assert list(ahead_dir.iterdir()) == []  # no target published: kprof starts no worker for one
+
+
+def test_a_compile_ahead_directory_that_is_gone_costs_the_candidates_nothing(tmp_path):
+    # Compiling ahead only saves time: without its directory the harness runs as without it.
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"] * 2,
+                      compile_ahead={"dir": str(tmp_path / "gone")})
+
+    assert run.code == 0, run.stderr
+    assert [run.candidate(i)["compiled_ahead"] for i in range(2)] == [None, None]
+    assert all(run.candidate(i)["ok"] for i in range(2))
+    assert "no compile ahead" in run.stderr
+
+
+def test_a_compile_ahead_directory_removed_during_the_batch_costs_the_later_candidates_nothing(tmp_path):
+    ahead_dir = tmp_path / "ahead"
+    ahead_dir.mkdir()
+    remover = tmp_path / "remover" / "kernel.py"
+    remover.parent.mkdir()
+    remover.write_text("import shutil\n\n\ndef kernel_function(x, y):\n"
+                       "    shutil.rmtree(%r, ignore_errors=True)\n    return x\n" % str(ahead_dir), encoding="utf-8")
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [remover, CASES / "positional/kernel.py"],
+                      compile_ahead={"dir": str(ahead_dir)})
+
+    assert run.code == 0, run.stderr
+    assert run.candidate(1)["compiled_ahead"] == "not compiled ahead: No such file or directory"
+    assert run.candidate(1)["ok"] is True
