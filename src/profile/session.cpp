@@ -415,7 +415,7 @@ private:
                   [](const auto& entry) { return entry.first == "CUDA_VISIBLE_DEVICES"; });
     spec.env_set.emplace_back("CUDA_VISIBLE_DEVICES", "");
     // Read by nobody: a worker's outcomes are in the harness's status.
-    spec.max_captured_bytes = 64u << 10u;
+    spec.max_captured_bytes = 64U << 10U;
     const auto later = plan.candidates.size() - static_cast<std::size_t>(plan.first_candidate);
     for (int i = compile_worker_count(later); i > 0; --i) {
       workers.start(spec);
