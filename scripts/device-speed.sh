@@ -4,7 +4,8 @@
 # scripts/device-standby.py with standbys (primer on). Builds kprof and its Python module into
 # build-device/ (scripts/device-common.sh; with SKIP_BUILD=1 an existing build is reused).
 # Env: STEPS="nvtx cold loop" (any of: nvtx cold loop), CASES="vadd twostage softmax matmul",
-# THINK=8, SOURCE=0|1 (the loop with source=True). Results in $OUT/summary.md and $OUT/speed.json.
+# THINK=8, SOURCE=0|1 (the loop with source=True), UNIQUE=0|1 (the loop's candidates made new
+# kernels, compiled each round). Results in $OUT/summary.md and $OUT/speed.json.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -14,7 +15,7 @@ steps=${STEPS:-nvtx cold loop}
 cases=${CASES:-vadd twostage softmax matmul}
 note "# kprof speed on the GPU"
 note_environment
-note "- steps: $steps; cases: $cases; think: ${THINK:-8} s; source: ${SOURCE:-0}"
+note "- steps: $steps; cases: $cases; think: ${THINK:-8} s; source: ${SOURCE:-0}; new kernels: ${UNIQUE:-0}"
 { cat /proc/driver/nvidia/version; for f in /proc/driver/nvidia/gpus/*/information; do echo "== $f"; cat "$f"; done; } \
   >"$out/nvidia-proc.txt" 2>&1 || true
 if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$kprof" ]; then

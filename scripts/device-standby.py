@@ -4,7 +4,9 @@ For each case of examples/ (vadd, twostage, softmax, matmul): 5 candidates profi
 other through KernelProfiler.profile_kernel, with THINK seconds between calls (the agent's model
 time), once with standby=False and once with standby=True. The candidates are copies of the
 case's kernel.py in their own directories (same Triton kernel, so Triton's cache answers the
-compile: what is timed is kprof's own cost). Prints the time of each call and the median of the
+compile: what is timed is kprof's own cost). With UNIQUE=1 each copy gets a comment line of its
+own in the body of every @triton.jit function, so Triton compiles each candidate afresh, as an
+agent's new kernels are: what is timed is then a real round, the compile included. Prints the time of each call and the median of the
 2nd to 5th, and whether each call ran on a standby; with standbys, after the 5th call, the
 standbys kept (how many, their processes' resident memory, their GPU memory per nvidia-smi).
 """
@@ -25,6 +27,24 @@ think = float(os.environ.get("THINK", "8"))
 cases = os.environ.get("CASES", "vadd twostage softmax matmul").split()
 modes = [m == "standby" for m in os.environ.get("MODES", "cold standby").split()]
 source = os.environ.get("SOURCE", "0") == "1"
+unique = os.environ.get("UNIQUE", "0") == "1"
+
+
+def made_unique(text, tag):
+    """`text` with a comment line "# <tag>" first in the body of every @triton.jit function
+    (after its `def` line, or after the line that ends a signature spread over several)."""
+    out, jit, in_def = [], False, False
+    for line in text.splitlines(True):
+        out.append(line)
+        stripped = line.strip()
+        if stripped.startswith("@triton.jit"):
+            jit = True
+        elif jit and stripped.startswith("def "):
+            in_def, indent = True, line[:len(line) - len(line.lstrip())] + "    "
+        if in_def and stripped.endswith(":"):
+            out.append(f"{indent}# {tag}\n")
+            jit = in_def = False
+    return "".join(out)
 
 
 def candidates(case):
@@ -33,7 +53,10 @@ def candidates(case):
         directory = work / "candidates" / case / f"cand{i}"
         directory.mkdir(parents=True, exist_ok=True)
         target = directory / "kernel.py"
-        shutil.copyfile(root / "examples" / case / "kernel.py", target)
+        text = (root / "examples" / case / "kernel.py").read_text(encoding="utf-8")
+        if unique:
+            text = made_unique(text, f"kprof loop {os.getpid()} {case} candidate {i}")
+        target.write_text(text, encoding="utf-8")
         files.append(target)
     return files
 
