@@ -130,14 +130,29 @@ protected:
   /// stderr to dir()/stderr.txt; returns its pid.
   pid_t start_profile(const std::string& kernel, const std::string& problem,
                       const std::vector<std::pair<std::string, std::string>>& env) {
+    return start_kprof({"profile", kernel, problem, "--ncu", standin("ncu"), "--python",
+                        "/usr/bin/python3", "--out", out().string(), "--timeout", "120"},
+                       env);
+  }
+
+  /// Starts kprof with `args` in the background, with the fake torch, the twostage capture and
+  /// a lock directory and cache of the test's own (env added), stderr to dir()/stderr.txt;
+  /// returns its pid.
+  pid_t start_kprof(const std::vector<std::string>& args,
+                    const std::vector<std::pair<std::string, std::string>>& env) {
     const fs::path err_path = dir() / "stderr.txt";
     const std::string pythonpath = standin("fake_torch");
     const std::string binary = KPROF_BINARY;
-    const std::string ncu = standin("ncu");
-    const std::string out_dir = out().string();
     const std::string locks = (dir() / "locks").string();
     const std::string cache = (dir() / "cache").string();
     const std::string csv = m_twostage.string();
+    std::vector<std::string> words = {binary};
+    words.insert(words.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& word : words) {
+      argv.push_back(word.data());
+    }
+    argv.push_back(nullptr);
     const pid_t pid = ::fork();
     if (pid == 0) {
       ::setenv("PYTHONPATH", pythonpath.c_str(), 1);
@@ -150,9 +165,7 @@ protected:
       if (std::freopen(err_path.c_str(), "w", stderr) == nullptr) {
         ::_exit(99);
       }
-      ::execl(binary.c_str(), binary.c_str(), "profile", kernel.c_str(), problem.c_str(), "--ncu",
-              ncu.c_str(), "--python", "/usr/bin/python3", "--out", out_dir.c_str(), "--timeout",
-              "120", static_cast<char*>(nullptr));
+      ::execv(binary.c_str(), argv.data());
       ::_exit(98);
     }
     return pid;
@@ -624,6 +637,51 @@ TEST_F(KprofProfile, KillMinus9OfKprofLeavesNoNcuOrHarnessRunning) {
            pids.size() >= 2;
   });
   ASSERT_TRUE(both_running) << "the harness never started";
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const bool all_gone = eventually([&] { return processes_mentioning(needle).empty(); });
+  for (pid_t left : processes_mentioning(needle)) {
+    ::kill(left, SIGKILL); // do not leave them to the next test
+  }
+  EXPECT_TRUE(all_gone) << "a child of kprof survived kill -9";
+}
+
+TEST_F(KprofProfile, KillMinus9OfKprofDuringACompiledAheadBatchLeavesNoCompileWorkerRunning) {
+  // The harness hangs in candidate 0 and a compile worker hangs compiling candidate 1 (both
+  // kernel_functions sleep): kill -9 of kprof must take the workers along with ncu and the
+  // harness.
+  const fs::path kernel = hanging_kernel();
+  const pid_t pid =
+      start_kprof({"batch", case_file("vector/problem.py"), kernel.string(), kernel.string(),
+                   kernel.string(), "--ncu", standin("ncu"), "--python", "/usr/bin/python3",
+                   "--out", out().string(), "--timeout", "120"},
+                  {{"KPROF_COMPILE_AHEAD", "1"}});
+  ASSERT_GT(pid, 0);
+  const std::string needle = out().string();
+  const auto workers = [&] {
+    std::vector<pid_t> found;
+    for (pid_t p : processes_mentioning(needle)) {
+      std::ifstream in("/proc/" + std::to_string(p) + "/cmdline", std::ios::binary);
+      const std::string args((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+      if (args.find("--compile-worker") != std::string::npos) {
+        found.push_back(p);
+      }
+    }
+    return found;
+  };
+  const auto compiling = [&] {
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(out(), ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().filename() == "1.claim") {
+        return true;
+      }
+    }
+    return false;
+  };
+  ASSERT_TRUE(eventually([&] { return !workers().empty() && compiling(); }))
+      << "no compile worker took candidate 1";
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
