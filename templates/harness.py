@@ -810,6 +810,8 @@ COMPILE_TARGET_FILE = "target.json"  # the harness's Triton target, or why there
 COMPILE_CLAIM = "%d.claim"  # who compiles candidate i: the pid of a worker or of the harness
 COMPILE_DONE = "%d.done"  # a worker's outcome for candidate i: {"outcome", "seconds"}
 COMPILE_MAX_WAIT_SECONDS = 30.0
+# The outcome of the candidate the harness claims when it publishes its target: it runs it next.
+FIRST_RUN_AT_ONCE = "not compiled ahead: the harness's first candidate, run at once"
 
 
 def write_json_once(path, value):
@@ -873,7 +875,9 @@ class CompiledAhead:
             return "not compiled ahead: %s" % clean_text(exc.strerror or type(exc).__name__), 0.0
 
     def wait_for_worker(self, index):
-        if index in self.own or claim_candidate(self.directory, index):
+        if index in self.own:
+            return FIRST_RUN_AT_ONCE, 0.0
+        if claim_candidate(self.directory, index):
             return "not compiled ahead: no worker had started it", 0.0
         done_path = os.path.join(self.directory, COMPILE_DONE % index)
         owner = self.claimer(index)

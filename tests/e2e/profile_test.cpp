@@ -420,7 +420,7 @@ TEST_F(KprofProfile, CompileWorkersServeTheFirstSessionAndTheStandbyAfterAPoison
         read_json(out() / "round004" / ("cand" + std::to_string(index)) / "report.json");
     return report["metadata"].value("compiled_ahead", std::string("(none)"));
   };
-  const std::string by_harness = "not compiled ahead: no worker had started it";
+  const std::string by_harness = "not compiled ahead: the harness's first candidate, run at once";
   EXPECT_EQ(compiled_ahead(0), by_harness);
   EXPECT_EQ(compiled_ahead(2), by_harness); // the standby's first
   EXPECT_EQ(compiled_ahead(3), "compiled");

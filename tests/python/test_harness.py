@@ -1149,7 +1149,7 @@ def test_a_deferred_standby_makes_no_early_primer(tmp_path, fake_cuda):
 # Every fake Triton launch of the harness takes this long, so that a compile worker started
 # beside it has claimed the later candidates before the harness reaches them.
 SLOW_LAUNCH = "0.2"
-NO_WORKER = "not compiled ahead: no worker had started it"
+FIRST = "not compiled ahead: the harness's first candidate, run at once"
 
 
 class WorkedRun:
@@ -1212,7 +1212,7 @@ def test_compile_workers_compile_the_later_candidates_outside_the_harness_and_la
     assert run.code == 0, run.stderr
     assert worked.worker_codes == [0]
     # The harness claims its first candidate before it publishes its target: it runs it at once.
-    assert [run.candidate(i)["compiled_ahead"] for i in range(3)] == [NO_WORKER, "compiled", "compiled"]
+    assert [run.candidate(i)["compiled_ahead"] for i in range(3)] == [FIRST, "compiled", "compiled"]
     assert run.candidate(0)["compile_seconds"] == 0
     for i in (1, 2):
         assert 0 < run.candidate(i)["compile_seconds"] < 30, run.candidate(i)
@@ -1238,7 +1238,7 @@ def test_two_workers_share_the_candidates_and_compile_each_once(tmp_path):
 
     assert worked.run.code == 0, worked.run.stderr
     assert worked.worker_codes == [0, 0]
-    assert [worked.run.candidate(i)["compiled_ahead"] for i in range(5)] == [NO_WORKER] + ["compiled"] * 4
+    assert [worked.run.candidate(i)["compiled_ahead"] for i in range(5)] == [FIRST] + ["compiled"] * 4
     assert len(worked.compiled) == 4  # each later candidate once, by whichever worker claimed it
 
 
@@ -1300,7 +1300,7 @@ def test_a_worker_that_cannot_make_the_inputs_without_a_gpu_says_why_for_each_ca
 
     assert worked.run.code == 0, worked.run.stderr
     why = "not compiled ahead: the compile worker could not start (RuntimeError)"
-    assert [worked.run.candidate(i)["compiled_ahead"] for i in range(3)] == [NO_WORKER, why, why]
+    assert [worked.run.candidate(i)["compiled_ahead"] for i in range(3)] == [FIRST, why, why]
     assert worked.compiled == []
 
 
