@@ -49,13 +49,13 @@ ncu and seeing no GPU (CUDA_VISIBLE_DEVICES empty), each running `harness.py PLA
 (run_compile_worker). A worker makes the problem's inputs as meta tensors (shapes and dtypes, no
 memory), waits for the harness's Triton target (the harness writes it to D once its own set-up is
 done), then takes the candidates in order, each that no other process claimed first (a claim file
-in D), loads its kernel.py under a name of its own and calls kernel_function once while Triton's
-launches are compiles (JITFunction.run's warmup; an autotuner compiles every config and keeps no
+in D), loads its kernel.py under a name of its own and calls kernel_function once, as the harness
+will (choose_call on a MetaProblem), while Triton's launches are compiles (JITFunction.run's warmup; an autotuner compiles every config and keeps no
 choice), and writes the outcome to D. The kernels land in Triton's cache, where the candidate's own
 warm-up finds them. Before a candidate's warm-up the harness waits for the worker that claimed it
 (at most COMPILE_MAX_WAIT_SECONDS, and not once that worker is gone), or claims it itself when none
-did. Nothing else changes: a kernel that cannot be compiled this way (a Model layer, `.item()`, a
-check of the device), or that crashes, exits or hangs there, is compiled by its own warm-up as
+did. Nothing else changes: a kernel that cannot be compiled this way (`.item()`, a question to
+the device), or that crashes, exits or hangs there, is compiled by its own warm-up as
 before, and each candidate's status says which ("compiled_ahead").
 
 Exit codes: 0 every candidate ok; 1 some candidate failed (the status says which); 2 the problem
@@ -369,15 +369,22 @@ class Problem:
     def set_inputs(self, inputs):
         """The inputs as the problem returned them: moved to the GPU, cast as made_with says."""
         dtype = self.dtype(self.made_with)
-        self._inputs = {self.made_with: [prepare_input(self.torch, value, dtype) for value in inputs]}
+        self._inputs = {self.made_with: [self.prepare(value, dtype) for value in inputs]}
 
     def inputs(self, cast):
         """The inputs with floating-point tensors in the dtype of `cast` (derived once)."""
         if cast not in self._inputs:
             dtype = self.dtype(cast)
-            self._inputs[cast] = [prepare_input(self.torch, value, dtype)
-                                  for value in self._inputs[self.made_with]]
+            self._inputs[cast] = [self.prepare(value, dtype) for value in self._inputs[self.made_with]]
         return self._inputs[cast]
+
+    def prepare(self, value, dtype):
+        """One input on the GPU, cast when asked (prepare_input)."""
+        return prepare_input(self.torch, value, dtype)
+
+    def new_model(self, model_class):
+        """Model(*init_inputs) on the GPU."""
+        return model_class(*self.init_inputs).cuda()
 
     def model(self, cast):
         """Model(*init_inputs) on the GPU, cast like the inputs of `cast`, or None without a Model
@@ -390,7 +397,7 @@ class Problem:
         if model_class is not None:
             try:
                 if cast == self.made_with:
-                    model = model_class(*self.init_inputs).cuda()
+                    model = self.new_model(model_class)
                     if self.dtype(cast) is not None:
                         model = model.to(self.dtype(cast))
                 else:
@@ -401,6 +408,23 @@ class Problem:
                 raise ProblemError(describe_exception(exc))
         self._models[cast] = model
         return model
+
+
+class MetaProblem(Problem):
+    """The problem as a compile worker sees it: its inputs and Model on the meta device (shapes
+    and dtypes, no memory), every input tensor saying it is a CUDA tensor (as_meta), so that
+    choose_call calls kernel_function as the harness will, with nothing on a GPU."""
+
+    def prepare(self, value, dtype):
+        torch = self.torch
+        if isinstance(value, torch.Tensor) and dtype is not None and value.is_floating_point() \
+                and value.dtype != dtype:
+            value = value.to(dtype)
+        return as_meta(torch, value)
+
+    def new_model(self, model_class):
+        with self.torch.device("meta"):
+            return model_class(*self.init_inputs)
 
 
 def choose_cast(kernel_function, asked):
@@ -443,14 +467,14 @@ def seed_everything(torch, seed):
     numpy.random.seed(seed % (2 ** 32))
 
 
-def load_problem(plan, status):
+def load_problem(plan, status, problem_class=Problem):
     torch = import_torch(status)
     path = plan["problem"]
     add_import_dir(os.path.dirname(os.path.abspath(path)))
     module = load_module("_kprof_problem", path)
     if not callable(getattr(module, "get_inputs", None)):
         raise AttributeError("problem.py defines no get_inputs()")
-    return Problem(torch, module, plan)
+    return problem_class(torch, module, plan)
 
 
 def make_inputs(problem, status):
@@ -966,14 +990,13 @@ def run_compile_worker(plan):
 
 def prepare_compile_worker(plan):
     """The worker's set-up before the target: torch, problem.py and its inputs as meta tensors
-    (made under torch.device("meta"): shapes and dtypes, no memory). Returns compile_one(index)."""
-    import torch  # noqa: E402
-
-    problem = load_problem(plan, {})
-    with torch.device("meta"):
-        inputs = [as_meta(torch, value) for value in problem.module.get_inputs()]
+    (made under torch.device("meta"): shapes and dtypes, no memory; MetaProblem). Returns
+    compile_one(index)."""
+    problem = load_problem(plan, {}, MetaProblem)
+    with problem.torch.device("meta"):
+        problem.set_inputs(list(problem.module.get_inputs()))
         get_init_inputs = getattr(problem.module, "get_init_inputs", None)
-        init_inputs = [as_meta(torch, value) for value in (get_init_inputs() if get_init_inputs else [])]
+        problem.init_inputs = list(get_init_inputs()) if get_init_inputs is not None else []
 
     def compile_one(index):
         path = plan["candidates"][index]["kernel"]
@@ -981,7 +1004,7 @@ def prepare_compile_worker(plan):
         modules_before = set(sys.modules)
         added_dir = add_import_dir(kernel_dir)
         try:
-            return compile_candidate(problem, plan, index, path, inputs, init_inputs)
+            return compile_candidate(problem, plan, index, path)
         except BaseException as exc:  # the candidate's own end, reported as a word
             return "not compiled ahead: %s" % type(exc).__name__
         finally:
@@ -992,20 +1015,16 @@ def prepare_compile_worker(plan):
     return compile_one
 
 
-def compile_candidate(problem, plan, index, path, inputs, init_inputs):
+def compile_candidate(problem, plan, index, path):
     """Loads candidate `index`'s kernel.py under a name of its own and calls kernel_function
-    once on the meta inputs, cast as its own call will cast them, every Triton launch a compile."""
+    once as the harness will (choose_call: the inputs, or a Model layer's weights and settings,
+    cast as its own call will cast them), on the meta problem, every Triton launch a compile."""
     kernel_function = getattr(load_module("_kprof_ahead_%d" % index, path), "kernel_function", None)
     if not callable(kernel_function):
         return "not compiled ahead: no kernel_function"
-    if "weight" in inspect.signature(kernel_function).parameters:
-        return "not compiled ahead: it takes a Model layer's weights"
     cast, _ = choose_cast(kernel_function, plan["cast"])
-    dtype = problem.dtype(cast)
-    torch = problem.torch
-    args = [as_meta(torch, value.to(dtype)) if dtype is not None and isinstance(value, torch.Tensor)
-            and value.is_floating_point() else value for value in inputs]
-    kernel_function(*args, *init_inputs)
+    _, _, args, kwargs = choose_call(kernel_function, problem, cast)
+    kernel_function(*[as_meta(problem.torch, value) for value in args], **kwargs)  # layer weights too
     return "compiled"
 
 

@@ -1252,6 +1252,37 @@ def test_an_autotuned_kernel_compiled_ahead_compiles_every_config_and_launches_n
     assert worked.run.events[-5:] == profiled_events("kprof:cand1", ["launch tuned_add_kernel"])
 
 
+def test_a_kernel_given_a_model_layers_weights_is_compiled_ahead_with_the_same_call(tmp_path):
+    # The worker calls kernel_function as the harness does (choose_call): the input, the conv
+    # layer's weight and bias as CUDA-looking meta tensors, the layer's settings. The kernel
+    # asserts all of them, so a different call would raise there instead of compiling.
+    kernels = [CASES / "conv_kernel/kernel.py"] * 2
+    worked = run_with_workers(tmp_path, CASES / "conv/problem.py", kernels)
+
+    assert worked.run.code == 0, worked.run.stderr
+    assert worked.run.candidate(1)["compiled_ahead"] == "compiled"
+    assert worked.run.candidate(1)["call_style"] == "layer_weights"
+    assert [kernel for kernel, _ in worked.compiled] == ["conv_kernel"]
+
+
+def test_auto_cast_compiles_ahead_with_the_dtype_the_candidate_will_get(tmp_path):
+    # Under cast "auto" each candidate's call casts the inputs as its source says; the worker's
+    # call does the same, so what it compiles is what the warm-up asks Triton's cache for.
+    bf16 = tmp_path / "bf16" / "kernel.py"
+    bf16.parent.mkdir()
+    bf16.write_text("import torch\nimport triton\n\n\n@triton.jit\ndef add_kernel(x_ptr, y_ptr):\n    pass\n\n\n"
+                    "def kernel_function(x, y):\n"
+                    "    assert x.dtype == torch.bfloat16 and y.dtype == torch.bfloat16, 'bf16 only'\n"
+                    "    add_kernel[(1,)](x, y)\n    return x\n", encoding="utf-8")
+    worked = run_with_workers(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py", bf16],
+                              cast="auto")
+
+    assert worked.run.code == 0, worked.run.stderr
+    assert worked.run.candidate(1)["cast"] == "bf16"
+    assert worked.run.candidate(1)["compiled_ahead"] == "compiled"
+    assert [kernel for kernel, _ in worked.compiled] == ["add_kernel"]
+
+
 def test_a_candidate_that_crashes_its_worker_costs_the_harness_no_wait(tmp_path):
     kernels = [CASES / "positional/kernel.py", CASES / "segfault/kernel.py", CASES / "positional/kernel.py"]
     worked = run_with_workers(tmp_path, CASES / "vector/problem.py", kernels)
