@@ -28,8 +28,8 @@ to the program under test because ncu mixes it into its own output.
 A standby plan ("standby": {"fifo": PATH, "idle_seconds": N}, candidates usually empty) prepares
 everything first (torch, problem, inputs on the GPU, synchronized; status phase "standby") and
 then waits on the FIFO for one JSON line {"candidates": [...], "first_candidate": K} (and
-"compile_ahead" when compile workers run beside it); the waiting costs nothing under ncu, which profiles only the NVTX ranges. No line within
-idle_seconds: exit 4 without profiling anything. With "gpu_lock": PATH in the standby object, it
+"compile_ahead" when compile workers run beside it); the waiting costs nothing under ncu, which
+profiles only the NVTX ranges. No line within idle_seconds: exit 4 without profiling anything. With "gpu_lock": PATH in the standby object, it
 holds an exclusive flock on PATH (the file kprof locks for the GPU) from the inputs to the end of
 its primer: Python's start and torch's import run beside another session on the GPU, its GPU work
 never does. With "primer": true in the standby object it also pays, before it waits, what a
@@ -45,18 +45,19 @@ usable driver or NVTX library the thread records why and changes nothing else.
 
 With "compile_ahead": {"dir": D} in the plan and more than one candidate, the candidates' Triton
 kernels are compiled ahead by compile workers: processes kprof starts beside the session, outside
-ncu and seeing no GPU (CUDA_VISIBLE_DEVICES empty), each running `harness.py PLAN --compile-worker`
-(run_compile_worker). A worker makes the problem's inputs as meta tensors (shapes and dtypes, no
-memory), waits for the harness's Triton target (the harness writes it to D once its own set-up is
-done), then takes the candidates in order, each that no other process claimed first (a claim file
-in D), loads its kernel.py under a name of its own and calls kernel_function once, as the harness
-will (choose_call on a MetaProblem), while Triton's launches are compiles (JITFunction.run's warmup; an autotuner compiles every config and keeps no
-choice), and writes the outcome to D. The kernels land in Triton's cache, where the candidate's own
-warm-up finds them. Before a candidate's warm-up the harness waits for the worker that claimed it
-(at most COMPILE_MAX_WAIT_SECONDS, and not once that worker is gone), or claims it itself when none
-did. Nothing else changes: a kernel that cannot be compiled this way (`.item()`, a question to
-the device), or that crashes, exits or hangs there, is compiled by its own warm-up as
-before, and each candidate's status says which ("compiled_ahead").
+ncu and seeing no GPU (CUDA_VISIBLE_DEVICES empty), each running `harness.py PLAN
+--compile-worker` (run_compile_worker). A worker makes the problem's inputs as meta tensors
+(shapes and dtypes, no memory), waits for the harness's Triton target (the harness writes it to D
+once its own set-up is done), then takes the candidates in order, each that no other process
+claimed first (a claim file in D), loads its kernel.py under a name of its own, calls
+kernel_function once as the harness will (choose_call on a MetaProblem) while Triton's launches
+are compiles (JITFunction.run's warmup; an autotuner compiles every config and keeps no choice),
+and writes the outcome to D. The kernels land in Triton's cache, where the candidate's own warm-up
+finds them. Before a candidate's warm-up the harness waits for the worker that claimed it (at most
+COMPILE_MAX_WAIT_SECONDS, and not once that worker is gone), or claims it itself when none did.
+Nothing else changes: a kernel that cannot be compiled this way (`.item()`, a question to the
+device), or that crashes, exits or hangs there, is compiled by its own warm-up as before, and
+each candidate's status says which ("compiled_ahead").
 
 Exit codes: 0 every candidate ok; 1 some candidate failed (the status says which); 2 the problem
 is invalid or the plan is unreadable; 3 the CUDA context is poisoned (run again from the next
