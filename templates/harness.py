@@ -29,9 +29,10 @@ A standby plan ("standby": {"fifo": PATH, "idle_seconds": N}, candidates usually
 everything first (torch, problem, inputs on the GPU, synchronized; status phase "standby") and
 then waits on the FIFO for one JSON line {"candidates": [...], "first_candidate": K} (and
 "compile_ahead" when compile workers run beside it); the waiting costs nothing under ncu, which
-profiles only the NVTX ranges. No line within idle_seconds: exit 4 without profiling anything. With "gpu_lock": PATH in the standby object, it
-holds an exclusive flock on PATH (the file kprof locks for the GPU) from the inputs to the end of
-its primer: Python's start and torch's import run beside another session on the GPU, its GPU work
+profiles only the NVTX ranges. No line within idle_seconds: exit 4 without profiling anything.
+With "gpu_lock": PATH in the standby object, it holds an exclusive flock on PATH (the file kprof
+locks for the GPU) from the inputs to the end of its primer: Python's start and torch's import
+run beside another session on the GPU, its GPU work
 never does. With "primer": true in the standby object it also pays, before it waits, what a
 process's first candidate pays: ncu's first profiled kernel (a kernel in the range "kprof:primer")
 and Triton's first launch (a Triton kernel of its own in no range, run_triton_primer).
@@ -210,7 +211,8 @@ def read_plan(path):
 
 def check_compile_ahead(plan):
     ahead = plan.setdefault("compile_ahead", None)
-    ok = ahead is None or (isinstance(ahead, dict) and isinstance(ahead.get("dir"), str) and ahead["dir"] != "")
+    ok = ahead is None or (isinstance(ahead, dict) and isinstance(ahead.get("dir"), str)
+                           and ahead["dir"] != "")
     require(ok, "compile_ahead", "null or an object with a non-empty string dir")
 
 
