@@ -26,16 +26,16 @@ or a kill leaves the last phase reached. One short line per phase goes to stderr
 to the program under test because ncu mixes it into its own output.
 
 A standby plan ("standby": {"fifo": PATH, "idle_seconds": N}, candidates usually empty) prepares
-everything first (torch, problem, inputs on the GPU, synchronized; status phase "standby") and
-then waits on the FIFO for one JSON line {"candidates": [...], "first_candidate": K} (and
+everything first (torch, problem, inputs on the GPU, synchronized; status phase "standby") and then
+waits on the FIFO for one JSON line {"candidates": [...], "first_candidate": K} (and
 "compile_ahead" when compile workers run beside it); the waiting costs nothing under ncu, which
-profiles only the NVTX ranges. No line within idle_seconds: exit 4 without profiling anything.
-With "gpu_lock": PATH in the standby object, it holds an exclusive flock on PATH (the file kprof
-locks for the GPU) from the inputs to the end of its primer: Python's start and torch's import
-run beside another session on the GPU, its GPU work
-never does. With "primer": true in the standby object it also pays, before it waits, what a
-process's first candidate pays: ncu's first profiled kernel (a kernel in the range "kprof:primer")
-and Triton's first launch (a Triton kernel of its own in no range, run_triton_primer).
+profiles only the NVTX ranges. No line within idle_seconds: exit 4 without profiling anything. With
+"gpu_lock": PATH in the standby object, it holds an exclusive flock on PATH (the file kprof locks
+for the GPU) from the inputs to the end of its primer: Python's start and torch's import run beside
+another session on the GPU, its GPU work never does. With "primer": true in the standby object it
+also pays, before it waits, what a process's first candidate pays: ncu's first profiled kernel (a
+kernel in the range "kprof:primer") and Triton's first launch (a Triton kernel of its own in no
+range, run_triton_primer).
 
 With "early_primer": true, a thread started before `import torch` makes the GPU's CUDA context
 (the driver through ctypes) and profiles an empty kernel of the harness's own in the range
