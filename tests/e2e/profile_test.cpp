@@ -35,6 +35,12 @@ json read_json(const fs::path& path) {
   return text.ok() ? json::parse(*text) : json();
 }
 
+/// The command line of process `pid`, its words separated by NUL bytes (empty once it is gone).
+std::string cmdline_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 /// The pids of live processes whose command line mentions `needle` (zombies have none).
 std::vector<pid_t> processes_mentioning(const std::string& needle) {
   std::vector<pid_t> found;
@@ -44,11 +50,9 @@ std::vector<pid_t> processes_mentioning(const std::string& needle) {
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) {
       continue;
     }
-    std::ifstream in(it->path() / "cmdline", std::ios::binary);
-    const std::string cmdline((std::istreambuf_iterator<char>(in)),
-                              std::istreambuf_iterator<char>());
-    if (cmdline.find(needle) != std::string::npos) {
-      found.push_back(static_cast<pid_t>(std::stoi(name)));
+    const auto pid = static_cast<pid_t>(std::stoi(name));
+    if (cmdline_of(pid).find(needle) != std::string::npos) {
+      found.push_back(pid);
     }
   }
   return found;
@@ -64,6 +68,19 @@ bool eventually(Done done) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return done();
+}
+
+/// Sends kprof (`pid`) SIGKILL, reaps it, and expects every process whose command line mentions
+/// `needle` to be gone soon after (killing those left, so that no test inherits them).
+void kill_minus_9_leaves_nothing(pid_t pid, const std::string& needle) {
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  const bool all_gone = eventually([&] { return processes_mentioning(needle).empty(); });
+  for (pid_t left : processes_mentioning(needle)) {
+    ::kill(left, SIGKILL);
+  }
+  EXPECT_TRUE(all_gone) << "a child of kprof survived kill -9";
 }
 
 class KprofProfile : public E2eTest {
@@ -627,24 +644,14 @@ TEST_F(KprofProfile, KillMinus9OfKprofLeavesNoNcuOrHarnessRunning) {
     const auto pids = processes_mentioning(needle);
     return std::any_of(pids.begin(), pids.end(),
                        [&](pid_t p) {
-                         std::ifstream in("/proc/" + std::to_string(p) + "/cmdline",
-                                          std::ios::binary);
-                         std::string args((std::istreambuf_iterator<char>(in)),
-                                          std::istreambuf_iterator<char>());
+                         const std::string args = cmdline_of(p);
                          return args.find("harness.py") != std::string::npos &&
                                 args.find(standin("ncu")) == std::string::npos;
                        }) &&
            pids.size() >= 2;
   });
   ASSERT_TRUE(both_running) << "the harness never started";
-  ASSERT_EQ(::kill(pid, SIGKILL), 0);
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  const bool all_gone = eventually([&] { return processes_mentioning(needle).empty(); });
-  for (pid_t left : processes_mentioning(needle)) {
-    ::kill(left, SIGKILL); // do not leave them to the next test
-  }
-  EXPECT_TRUE(all_gone) << "a child of kprof survived kill -9";
+  kill_minus_9_leaves_nothing(pid, needle);
 }
 
 TEST_F(KprofProfile, KillMinus9OfKprofDuringACompiledAheadBatchLeavesNoCompileWorkerRunning) {
@@ -662,10 +669,7 @@ TEST_F(KprofProfile, KillMinus9OfKprofDuringACompiledAheadBatchLeavesNoCompileWo
   const auto workers = [&] {
     std::vector<pid_t> found;
     for (pid_t p : processes_mentioning(needle)) {
-      std::ifstream in("/proc/" + std::to_string(p) + "/cmdline", std::ios::binary);
-      const std::string args((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-      if (args.find("--compile-worker") != std::string::npos) {
+      if (cmdline_of(p).find("--compile-worker") != std::string::npos) {
         found.push_back(p);
       }
     }
@@ -682,14 +686,7 @@ TEST_F(KprofProfile, KillMinus9OfKprofDuringACompiledAheadBatchLeavesNoCompileWo
   };
   ASSERT_TRUE(eventually([&] { return !workers().empty() && compiling(); }))
       << "no compile worker took candidate 1";
-  ASSERT_EQ(::kill(pid, SIGKILL), 0);
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  const bool all_gone = eventually([&] { return processes_mentioning(needle).empty(); });
-  for (pid_t left : processes_mentioning(needle)) {
-    ::kill(left, SIGKILL); // do not leave them to the next test
-  }
-  EXPECT_TRUE(all_gone) << "a child of kprof survived kill -9";
+  kill_minus_9_leaves_nothing(pid, needle);
 }
 
 /// A pid no process has now (0 when none was found): a staging directory's dead owner.
