@@ -78,6 +78,7 @@ import sys
 if sys.path and sys.path[0] and os.path.realpath(sys.path[0]) == os.path.dirname(os.path.realpath(__file__)):
     del sys.path[0]
 
+import contextlib  # noqa: E402
 import copy  # noqa: E402
 import ctypes  # noqa: E402
 import fcntl  # noqa: E402
@@ -273,6 +274,23 @@ def new_candidate_status(index, candidate):
     }
 
 
+def write_json_atomic(path, value):
+    """Writes `value` as JSON to `path` through a temp file beside it and a rename: a reader
+    sees the old file or the new one, never a part."""
+    fd, temp = tempfile.mkstemp(prefix=".kprof-", suffix=".tmp", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(value, f, indent=1)
+            f.write("\n")
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+
+
 class StatusFile:
     """The status JSON on disk, replaced whole (temp file + os.replace) on every write."""
 
@@ -281,19 +299,7 @@ class StatusFile:
         self.status = status
 
     def write(self):
-        fd, temp = tempfile.mkstemp(prefix=".kprof-status-", suffix=".tmp",
-                                    dir=os.path.dirname(self.path))
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(self.status, f, indent=1)
-                f.write("\n")
-            os.replace(temp, self.path)
-        except BaseException:
-            try:
-                os.unlink(temp)
-            except OSError:
-                pass
-            raise
+        write_json_atomic(self.path, self.status)
 
     def set_phase(self, phase):
         self.status["phase"] = phase
@@ -331,6 +337,21 @@ def load_module(name, path):
         del sys.modules[name]
         raise
     return module
+
+
+@contextlib.contextmanager
+def candidate_imports(kernel_path):
+    """While a candidate runs: its kernel.py's directory on sys.path (add_import_dir); after it,
+    the modules first imported from there forgotten (forget_modules_from)."""
+    kernel_dir = os.path.dirname(os.path.abspath(kernel_path))
+    modules_before = set(sys.modules)
+    added_dir = add_import_dir(kernel_dir)
+    try:
+        yield
+    finally:
+        if added_dir:
+            sys.path.remove(kernel_dir)
+            forget_modules_from(kernel_dir, modules_before)
 
 
 def forget_modules_from(directory, known_before):
@@ -841,21 +862,6 @@ COMPILE_MAX_WAIT_SECONDS = 30.0
 FIRST_RUN_AT_ONCE = "not compiled ahead: the harness's first candidate, run at once"
 
 
-def write_json_once(path, value):
-    """Writes `value` to `path` through a temp file and a rename: a reader sees all or nothing."""
-    fd, temp = tempfile.mkstemp(prefix=".kprof-", suffix=".tmp", dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(value, f)
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise
-
-
 def read_json(path):
     """The JSON at `path`, or None when it is not there (yet) or not JSON."""
     try:
@@ -890,7 +896,7 @@ class CompiledAhead:
     def __init__(self, directory, first, target):
         self.directory = directory
         self.own = {first} if claim_candidate(directory, first) else set()
-        write_json_once(os.path.join(directory, COMPILE_TARGET_FILE), target)
+        write_json_atomic(os.path.join(directory, COMPILE_TARGET_FILE), target)
 
     def wait(self, entry):
         """Returns (outcome, the worker's compile seconds) for the candidate of `entry`, once
@@ -986,7 +992,7 @@ def run_compile_worker(plan):
             continue
         started = time.perf_counter()
         outcome = compile_one(index)
-        write_json_once(os.path.join(directory, COMPILE_DONE % index),
+        write_json_atomic(os.path.join(directory, COMPILE_DONE % index),
                         {"outcome": clean_text(outcome), "seconds": time.perf_counter() - started})
     return EXIT_OK
 
@@ -1003,17 +1009,11 @@ def prepare_compile_worker(plan):
 
     def compile_one(index):
         path = plan["candidates"][index]["kernel"]
-        kernel_dir = os.path.dirname(os.path.abspath(path))
-        modules_before = set(sys.modules)
-        added_dir = add_import_dir(kernel_dir)
-        try:
-            return compile_candidate(problem, plan, index, path)
-        except BaseException as exc:  # the candidate's own end, reported as a word
-            return "not compiled ahead: %s" % type(exc).__name__
-        finally:
-            if added_dir:
-                sys.path.remove(kernel_dir)
-                forget_modules_from(kernel_dir, modules_before)
+        with candidate_imports(path):
+            try:
+                return compile_candidate(problem, plan, index, path)
+            except BaseException as exc:  # the candidate's own end, reported as a word
+                return "not compiled ahead: %s" % type(exc).__name__
 
     return compile_one
 
@@ -1172,28 +1172,22 @@ def run_candidates(problem, plan, status_file):
 def run_each_candidate(problem, plan, status_file, entries, ahead):
     all_ok = True
     for entry in entries:
-        kernel_dir = os.path.dirname(os.path.abspath(plan["candidates"][entry["index"]]["kernel"]))
-        modules_before = set(sys.modules)
-        added_dir = add_import_dir(kernel_dir)
-        try:
-            run_candidate(problem, plan, entry, status_file, ahead)
-        except ProblemError:
-            raise
-        except (Exception, SystemExit) as exc:
-            all_ok = False
-            category = "kernel_import" if entry["phase"] == "import_kernel" else "kernel_raised"
-            entry["error"] = dict(category=category, **describe_exception(exc))
-            entry["cuda_context_poisoned"] = context_poisoned(problem.torch, exc)
-            status_file.write()
-            log("cand%d failed: %s %s" % (entry["index"], category, type(exc).__name__))
-            if entry["cuda_context_poisoned"]:
-                log("cand%d left the CUDA context poisoned; stopping" % entry["index"])
-                return EXIT_CUDA_POISONED
-            continue
-        finally:
-            if added_dir:
-                sys.path.remove(kernel_dir)
-                forget_modules_from(kernel_dir, modules_before)
+        with candidate_imports(plan["candidates"][entry["index"]]["kernel"]):
+            try:
+                run_candidate(problem, plan, entry, status_file, ahead)
+            except ProblemError:
+                raise
+            except (Exception, SystemExit) as exc:
+                all_ok = False
+                category = "kernel_import" if entry["phase"] == "import_kernel" else "kernel_raised"
+                entry["error"] = dict(category=category, **describe_exception(exc))
+                entry["cuda_context_poisoned"] = context_poisoned(problem.torch, exc)
+                status_file.write()
+                log("cand%d failed: %s %s" % (entry["index"], category, type(exc).__name__))
+                if entry["cuda_context_poisoned"]:
+                    log("cand%d left the CUDA context poisoned; stopping" % entry["index"])
+                    return EXIT_CUDA_POISONED
+                continue
         entry["ok"] = True
         status_file.set_candidate_phase(entry, "done")
     return EXIT_OK if all_ok else EXIT_CANDIDATE_FAILED

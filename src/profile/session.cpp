@@ -364,14 +364,10 @@ private:
     fs::remove(request.plan.status_file, ignored);
     fs::remove(log_path, ignored);
     std::vector<std::string> argv = argv_for(request.work_dir, request.script);
-    HarnessPlan plan = request.plan;
-    plan.compile_ahead_dir = compile_ahead_dir(request);
-    const fs::path plan_path = request.work_dir / RoundLayout::k_plan;
-    if (auto written = write_file_atomic(plan_path, plan_to_json(plan)); !written) {
-      return unstarted_session(std::move(argv), written.error());
-    }
     CompileWorkers workers;
-    start_compile_workers(request, plan, plan_path, workers);
+    if (auto plan = write_plan(request, workers); !plan) {
+      return unstarted_session(std::move(argv), plan.error());
+    }
     auto process = run_process(spec_for(argv, request.work_dir, request));
     workers.stop();
     if (!process) {
@@ -400,13 +396,19 @@ private:
     return dir;
   }
 
-  /// Starts the compile workers of a session whose `plan` (written at `plan_path`) names a
-  /// compile-ahead directory: the session's harness script in its worker mode, with the
-  /// harness's environment (Triton's cache, kprof's pid) but no GPU, and not under ncu.
-  void start_compile_workers(const SessionRequest& request, const HarnessPlan& plan,
-                             const fs::path& plan_path, CompileWorkers& workers) const {
+  /// Writes the session's plan (the request's, with its compile-ahead directory when it
+  /// compiles ahead) into its directory, and starts the compile workers that read it: the
+  /// session's harness script in its worker mode, with the harness's environment (Triton's
+  /// cache, kprof's pid) but no GPU, and not under ncu. The plan written, or why it was not.
+  Result<HarnessPlan> write_plan(const SessionRequest& request, CompileWorkers& workers) const {
+    HarnessPlan plan = request.plan;
+    plan.compile_ahead_dir = compile_ahead_dir(request);
+    const fs::path plan_path = request.work_dir / RoundLayout::k_plan;
+    if (auto written = write_file_atomic(plan_path, plan_to_json(plan)); !written) {
+      return written.error();
+    }
     if (!plan.compile_ahead_dir) {
-      return;
+      return plan;
     }
     ProcessSpec spec = spec_for({m_settings.python.string(), request.script.string(),
                                  plan_path.string(), "--compile-worker"},
@@ -420,6 +422,7 @@ private:
     for (int i = compile_worker_count(later); i > 0; --i) {
       workers.start(spec);
     }
+    return plan;
   }
 
   /// Reads what a session left in `dir` and judges it; exports the source page when asked.
@@ -466,16 +469,11 @@ private:
   /// request.work_dir. nullopt when the standby died before taking them (run cold instead).
   std::optional<SessionOutcome> run_on_standby(Standby& standby,
                                                const SessionRequest& request) const {
-    // With compiling ahead, the workers read the request's plan from the session's directory
-    // (the standby's files replace it after the session, and the plan is written again).
-    HarnessPlan plan = request.plan;
-    plan.compile_ahead_dir = compile_ahead_dir(request);
-    const fs::path plan_path = request.work_dir / RoundLayout::k_plan;
-    if (plan.compile_ahead_dir && !write_file_atomic(plan_path, plan_to_json(plan))) {
-      plan.compile_ahead_dir.reset();
-    }
+    // The compile workers read the plan from the session's directory (the standby's files
+    // replace it after the session, and it is written again); unwritten, none compile ahead.
     CompileWorkers workers;
-    start_compile_workers(request, plan, plan_path, workers);
+    auto written = write_plan(request, workers);
+    const HarnessPlan plan = written ? std::move(written).value() : request.plan;
     if (!deliver(standby, standby_message(plan))) {
       return std::nullopt;
     }
@@ -507,7 +505,7 @@ private:
       }
     }
     // The record of what ran: the request's plan (the standby's own plan had no candidates).
-    (void)write_file_atomic(plan_path, plan_to_json(plan));
+    (void)write_file_atomic(request.work_dir / RoundLayout::k_plan, plan_to_json(plan));
     const fs::path status_file = request.work_dir / RoundLayout::k_status;
     SessionOutcome outcome =
         finish(request.work_dir, status_file, std::move(argv), std::move(process).value());
