@@ -49,7 +49,7 @@ kernels are compiled ahead by compile workers: processes kprof starts beside the
 ncu and seeing no GPU (CUDA_VISIBLE_DEVICES empty), each running `harness.py PLAN
 --compile-worker` (run_compile_worker). A worker makes the problem's inputs as meta tensors
 (shapes and dtypes, no memory), waits for the harness's Triton target (the harness writes it to D
-once its own set-up is done), then takes the candidates in order, each that no other process
+once torch is imported, before its inputs; a standby once its candidates come), then takes the candidates in order, each that no other process
 claimed first (a claim file in D), loads its kernel.py under a name of its own, calls
 kernel_function once as the harness will (choose_call on a MetaProblem) while Triton's launches
 are compiles (JITFunction.run's warmup; an autotuner compiles every config and keeps no choice),
@@ -1163,10 +1163,11 @@ def context_poisoned(torch, exc):
     return False
 
 
-def run_candidates(problem, plan, status_file):
-    """Runs every candidate from first_candidate; returns the exit code."""
+def run_candidates(problem, plan, status_file, ahead):
+    """Runs every candidate from first_candidate (compiled ahead by `ahead`, a CompiledAhead or
+    None); returns the exit code."""
     entries = status_file.status["candidates"]
-    return run_each_candidate(problem, plan, status_file, entries, compiled_ahead(plan))
+    return run_each_candidate(problem, plan, status_file, entries, ahead)
 
 
 def run_each_candidate(problem, plan, status_file, entries, ahead):
@@ -1277,6 +1278,9 @@ def run(plan, status_file):
     if primer is not None:
         primer_lock_wait = primer.join(status)
         status["gpu_lock_wait_seconds"] = status.get("gpu_lock_wait_seconds", 0.0) + primer_lock_wait
+    # A session's compile workers get the Triton target now, and compile while the inputs are
+    # made; a standby's learn of theirs from its message, with the candidates.
+    ahead = compiled_ahead(plan) if plan["standby"] is None else None
 
     if defer:
         code = wait_in_standby(plan, status_file)
@@ -1316,8 +1320,10 @@ def run(plan, status_file):
             return code
 
     status_file.set_phase("candidates")
+    if plan["standby"] is not None:
+        ahead = compiled_ahead(plan)
     try:
-        code = run_candidates(problem, plan, status_file)
+        code = run_candidates(problem, plan, status_file, ahead)
     except ProblemError as exc:
         return fail_problem(status_file, exc.error)
     if code != EXIT_CUDA_POISONED:

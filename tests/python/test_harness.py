@@ -1355,6 +1355,23 @@ def test_a_compile_worker_needs_compile_ahead_in_its_plan(tmp_path):
     assert "compile_ahead" in done.stderr
 
 
+def test_the_target_is_published_before_the_inputs_are_made(tmp_path):
+    # The workers compile while the harness makes its inputs: the target comes before them, so a
+    # problem whose get_inputs fails has published it already.
+    ahead_dir = tmp_path / "ahead"
+    ahead_dir.mkdir()
+    problem = tmp_path / "problem.py"
+    problem.write_text("def get_inputs():\n    raise ValueError('no inputs')\n", encoding="utf-8")
+    run = run_harness(tmp_path, problem, [CASES / "positional/kernel.py"] * 2,
+                      compile_ahead={"dir": str(ahead_dir)})
+
+    assert run.code == 2, run.stderr  # the problem is invalid
+    assert run.status["problem_error"]["type"] == "ValueError"
+    target = json.loads((ahead_dir / "target.json").read_text(encoding="utf-8"))
+    assert target == {"backend": "cuda", "arch": 90, "warp_size": 32}
+    assert sorted(path.name for path in ahead_dir.iterdir()) == ["0.claim", "target.json"]
+
+
 def test_a_single_candidate_is_not_compiled_ahead(tmp_path):
     ahead_dir = tmp_path / "ahead"
     ahead_dir.mkdir()
