@@ -104,6 +104,7 @@ EXIT_INTERNAL = 70
 PLAN_VERSION = 1
 STATUS_VERSION = 1
 TRACEBACK_LINES = 30
+WORDS_LENGTH = 200  # exception_words: an outcome's exception, type and first line
 
 # Model attributes that hold the layer of a Conv/Linear-style problem, in the order tried.
 LAYER_NAMES = ("conv1", "conv2", "conv3", "conv1d", "conv2d", "conv", "conv3d", "linear", "fc")
@@ -145,6 +146,14 @@ def log(message):
 def clean_text(text):
     """Text that survives strict UTF-8 JSON readers (lone surrogates become escapes)."""
     return str(text).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def exception_words(exc):
+    """An exception in a few words: its type and its message's first line, at most
+    WORDS_LENGTH characters (an outcome, not a report: the traceback is left out)."""
+    lines = str(exc).strip().splitlines()
+    words = type(exc).__name__ + (": " + lines[0] if lines else "")
+    return words if len(words) <= WORDS_LENGTH else words[:WORDS_LENGTH - 3] + "..."
 
 
 def describe_exception(exc):
@@ -985,7 +994,7 @@ def run_compile_worker(plan):
         except Exception as exc:
             compile_one = exc
     if isinstance(compile_one, Exception):
-        why = "not compiled ahead: the compile worker could not start (%s)" % type(compile_one).__name__
+        why = "not compiled ahead: the compile worker could not start (%s)" % exception_words(compile_one)
         compile_one = lambda index: why  # noqa: E731
     for index in range(plan["first_candidate"], len(plan["candidates"])):
         if not claim_candidate(directory, index):
@@ -1012,8 +1021,8 @@ def prepare_compile_worker(plan):
         with candidate_imports(path):
             try:
                 return compile_candidate(problem, plan, index, path)
-            except BaseException as exc:  # the candidate's own end, reported as a word
-                return "not compiled ahead: %s" % type(exc).__name__
+            except BaseException as exc:  # the candidate's own end, reported in a few words
+                return "not compiled ahead: %s" % exception_words(exc)
 
     return compile_one
 

@@ -1305,9 +1305,21 @@ def test_a_candidate_that_raises_in_its_worker_is_reported_by_its_own_run(tmp_pa
     assert run.code == 1
     assert run.candidate(0)["ok"] is True
     failed = run.candidate(1)
-    assert failed["compiled_ahead"] == "not compiled ahead: ValueError"
+    assert failed["compiled_ahead"] == "not compiled ahead: ValueError: the kernel rejects these inputs"
     assert failed["error"]["category"] == "kernel_raised" and failed["phase"] == "warmup"
     assert run.candidate(2)["compiled_ahead"] == "compiled" and run.candidate(2)["ok"] is True
+
+
+def test_an_outcome_names_the_exception_by_its_type_and_its_messages_first_line():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("harness_under_test", HARNESS)
+    harness = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(harness)
+
+    assert harness.exception_words(ValueError("bad\nshape (3, 4)")) == "ValueError: bad"
+    assert harness.exception_words(KeyboardInterrupt()) == "KeyboardInterrupt"
+    long = harness.exception_words(RuntimeError("x" * 500))
+    assert len(long) == harness.WORDS_LENGTH and long.startswith("RuntimeError: xxx") and long.endswith("...")
 
 
 def test_a_candidate_that_exits_when_compiled_ahead_is_profiled_as_before(tmp_path):
@@ -1330,7 +1342,7 @@ def test_a_worker_that_cannot_make_the_inputs_without_a_gpu_says_why_for_each_ca
     worked = run_with_workers(tmp_path, problem, [CASES / "positional/kernel.py"] * 3)
 
     assert worked.run.code == 0, worked.run.stderr
-    why = "not compiled ahead: the compile worker could not start (RuntimeError)"
+    why = "not compiled ahead: the compile worker could not start (RuntimeError: No CUDA GPUs are available)"
     assert [worked.run.candidate(i)["compiled_ahead"] for i in range(3)] == [FIRST, why, why]
     assert worked.compiled == []
 
