@@ -45,6 +45,15 @@ def run_harness(tmp_path, problem, kernels, real_torch=False, env=None, **settin
     return run_plan(tmp_path, script, plan_path, real_torch, env=env)
 
 
+def harness_module():
+    """The harness loaded as a module (its functions tested one by one)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("harness_under_test", HARNESS)
+    harness = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(harness)
+    return harness
+
+
 def write_plan(tmp_path, problem, kernels, **settings):
     """The harness copied into tmp_path/run and its plan beside it: (script, plan path)."""
     run_dir = tmp_path / "run"
@@ -913,11 +922,8 @@ def write_candidate_and_finish(process, fifo, kernel):
 def test_the_triton_primers_source_is_found_as_triton_reads_a_kernels_source():
     # Triton's JITFunction reads inspect.getsourcelines(fn) and keeps the text from the `def` on;
     # the primer's kernel has no file, and linecache serves its lines.
-    import importlib.util
     import inspect
-    spec = importlib.util.spec_from_file_location("harness_under_test", HARNESS)
-    harness = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(harness)
+    harness = harness_module()
     sys.path.insert(0, str(FAKE_TORCH))
     try:
         kernel = harness.triton_primer_kernel()
@@ -1311,10 +1317,7 @@ def test_a_candidate_that_raises_in_its_worker_is_reported_by_its_own_run(tmp_pa
 
 
 def test_an_outcome_names_the_exception_by_its_type_and_its_messages_first_line():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("harness_under_test", HARNESS)
-    harness = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(harness)
+    harness = harness_module()
 
     assert harness.exception_words(ValueError("bad\nshape (3, 4)")) == "ValueError: bad"
     assert harness.exception_words(KeyboardInterrupt()) == "KeyboardInterrupt"
