@@ -49,16 +49,17 @@ kernels are compiled ahead by compile workers: processes kprof starts beside the
 ncu and seeing no GPU (CUDA_VISIBLE_DEVICES empty), each running `harness.py PLAN
 --compile-worker` (run_compile_worker). A worker makes the problem's inputs as meta tensors
 (shapes and dtypes, no memory), waits for the harness's Triton target (the harness writes it to D
-once torch is imported, before its inputs; a standby once its candidates come), then takes the candidates in order, each that no other process
-claimed first (a claim file in D), loads its kernel.py under a name of its own, calls
-kernel_function once as the harness will (choose_call on a MetaProblem) while Triton's launches
-are compiles (JITFunction.run's warmup; an autotuner compiles every config and keeps no choice),
-and writes the outcome to D. The kernels land in Triton's cache, where the candidate's own warm-up
-finds them. Before a candidate's warm-up the harness waits for the worker that claimed it (at most
-COMPILE_MAX_WAIT_SECONDS, and not once that worker is gone), or claims it itself when none did.
-Nothing else changes: a kernel that cannot be compiled this way (`.item()`, a question to the
-device), or that crashes, exits or hangs there, is compiled by its own warm-up as before, and
-each candidate's status says which ("compiled_ahead").
+once torch is imported, before its inputs; a standby once its candidates come), then takes the
+candidates in order, each that no other process claimed first (a claim file in D), loads its
+kernel.py under a name of its own, calls kernel_function once as the harness will (choose_call
+on a MetaProblem) while Triton's launches are compiles (JITFunction.run's warmup; an autotuner
+compiles every config and keeps no choice), and writes the outcome to D. The kernels land in
+Triton's cache, where the candidate's own warm-up finds them. Before a candidate's warm-up the
+harness waits for the worker that claimed it (at most COMPILE_MAX_WAIT_SECONDS, and not once
+that worker is gone), or claims it itself when none did. Nothing else changes: a kernel that
+cannot be compiled this way (`.item()`, a question to the device), or that crashes, exits or
+hangs there, is compiled by its own warm-up as before, and each candidate's status says which
+("compiled_ahead").
 
 Exit codes: 0 every candidate ok; 1 some candidate failed (the status says which); 2 the problem
 is invalid or the plan is unreadable; 3 the CUDA context is poisoned (run again from the next
