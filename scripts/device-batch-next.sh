@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Issue 22's batch target (32 new candidates in at most 18 s) in one device call: builds kprof
 # with its Python module into build-device/ (skipped with SKIP_BUILD=1 when one is there), then
-#   1. scripts/device-batch-ab.sh: compile workers against compiling in the warm-ups, with ncu's
-#      --target-processes all and application-only (N=8, REPS=1 unless set);
-#   2. the batch of 32 new softmax candidates through `kprof batch`, on a fresh Triton cache each,
+#   1. the batch of 32 new softmax candidates through `kprof batch`, on a fresh Triton cache each,
 #      with compile workers (KPROF_COMPILE_AHEAD=1) and without
-#      (STEPS=batch BATCH_RUNS="compile nocompile" scripts/device-source-live.sh).
+#      (STEPS=batch BATCH_RUNS="compile nocompile" scripts/device-source-live.sh): the target's
+#      figure, first, so that a call cut short still brings it back;
+#   2. scripts/device-batch-ab.sh: compile workers against compiling in the warm-ups, with ncu's
+#      --target-processes all and application-only (N=8, REPS=1 unless set).
 # Each step's summary is appended to $OUT/summary.md; nothing else is left under $OUT but the
 # workers' and the last harness's stderr tails, so that every file comes back.
 set -uo pipefail
@@ -35,6 +36,6 @@ step() {
   done
   rm -rf "${out:?}/$name"
 }
-N=${N:-8} REPS=${REPS:-1} step batch-ab bash scripts/device-batch-ab.sh
 N=32 STEPS=batch BATCH_RUNS="compile nocompile" step batch32 bash scripts/device-source-live.sh
+N=${N:-8} REPS=${REPS:-1} step batch-ab bash scripts/device-batch-ab.sh
 cat "$summary"
