@@ -589,15 +589,32 @@ def test_compile_workers_waiting_for_a_harness_that_failed_are_stopped_with_the_
     assert list((fake_gpu / "batch").glob("**/compile-ahead"))  # they were started
 
 
-def test_a_single_candidate_or_no_kprof_compile_ahead_starts_no_compile_worker(fake_gpu, monkeypatch):
-    for setting, kernels in (("1", [VADD_KERNEL]), ("0", [VADD_KERNEL] * 2)):
-        monkeypatch.setenv("KPROF_COMPILE_AHEAD", setting)
-        out = fake_gpu / ("batch-" + setting)
+def test_a_single_candidate_or_kprof_compile_ahead_0_starts_no_compile_worker(fake_gpu, monkeypatch):
+    # Compiling ahead is on by default; it needs a later candidate to compile, and
+    # KPROF_COMPILE_AHEAD=0 turns it off.
+    monkeypatch.delenv("KPROF_COMPILE_AHEAD", raising=False)
+    for setting, kernels in ((None, [VADD_KERNEL]), ("1", [VADD_KERNEL]), ("0", [VADD_KERNEL] * 2)):
+        if setting is not None:
+            monkeypatch.setenv("KPROF_COMPILE_AHEAD", setting)
+        out = fake_gpu / ("batch-" + str(setting))
         outcomes = kprof.profile_batch(VADD_PROBLEM, kernels, 1, out_dir=out, ncu_bin_path=FAKE_NCU)
         assert all(isinstance(outcome, kprof.ProfilerResults) for outcome in outcomes), outcomes
         assert all("compiled_ahead" not in json.loads(report.read_text(encoding="utf-8"))["metadata"]
                    for report in out.glob("round001/cand*/report.json"))
         assert not list(out.glob("**/compile-ahead")), setting
+
+
+def test_a_batch_compiles_ahead_by_default(fake_gpu, monkeypatch):
+    # Without KPROF_COMPILE_AHEAD a batch of several candidates has compile workers: every
+    # candidate's report says whether it was compiled ahead.
+    monkeypatch.delenv("KPROF_COMPILE_AHEAD", raising=False)
+    outcomes = kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL] * 2, 1, out_dir=fake_gpu / "batch",
+                                   ncu_bin_path=FAKE_NCU)
+    assert all(isinstance(outcome, kprof.ProfilerResults) for outcome in outcomes), outcomes
+    reports = [json.loads((fake_gpu / "batch" / "round001" / ("cand%d" % i) / "report.json").read_text(encoding="utf-8"))
+               for i in range(2)]
+    assert all("compiled_ahead" in report["metadata"] for report in reports)
+    assert list((fake_gpu / "batch").glob("**/compile-ahead"))
 
 
 BF16_ONLY_KERNEL = textwrap.dedent(
