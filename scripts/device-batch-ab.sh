@@ -12,7 +12,10 @@
 # Then each target-processes mode once more on a warm cache (nothing compiled). Per run: ncu's
 # wall time, the harness's setup, the sums of warm-ups and of profiled calls, the first
 # candidate's warm-up, the compile ahead's words, and the launches ncu profiled (must be N).
-# Builds kprof unless SKIP_BUILD=1. Env: N=8, REPS=2, WORKERS=4. Results in $OUT/summary.md.
+# With WRAPPED=1, one more run under application-only whose python is a shell script that execs
+# python3 (a pyenv shim, say): whether ncu still profiles the harness (its launches must be N).
+# Builds kprof unless SKIP_BUILD=1. Env: N=8, REPS=2, WORKERS=4, TARGETS="all application-only",
+# AHEAD="0 1", CACHED=1 (the runs on a warm cache), WRAPPED=0. Results in $OUT/summary.md.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -53,7 +56,7 @@ PY
 # run TARGET AHEAD CACHE LABEL: one harness under ncu (with compile workers beside it when
 # AHEAD is 1, stopped once ncu ends, as kprof does); notes a row.
 run() {
-  local target=$1 ahead=$2 cache=$3 label=$4 t wall facts workers=() i sampler=
+  local target=$1 ahead=$2 cache=$3 label=$4 python=${5:-python3} t wall facts workers=() i sampler=
   rm -f "$work/harness.status.json"
   plan_ahead "$ahead"
   t=$(now)
@@ -75,7 +78,7 @@ run() {
   TRITON_CACHE_DIR="$cache" timeout 300 \
     ncu --csv --page raw --metrics "$metrics" --nvtx --nvtx-include 'regex:kprof:(cand[0-9]+|primer)/' \
     --target-processes "$target" --replay-mode kernel --clock-control none --log-file "$work/log.csv" \
-    python3 "$work/harness.py" "$work/harness.plan.json" >"$work/out.txt" 2>"$work/err.txt"
+    "$python" "$work/harness.py" "$work/harness.plan.json" >"$work/out.txt" 2>"$work/err.txt"
   wall=$(elapsed "$t" "$(now)")
   [ ${#workers[@]} -gt 0 ] && { kill "${workers[@]}" 2>/dev/null; wait "${workers[@]}" "$sampler" 2>/dev/null; }
   facts=$(python3 - "$work/harness.status.json" "$work/log.csv" <<'PY'
@@ -101,16 +104,24 @@ PY
 note ""
 note "| run | target processes | compile ahead | ncu wall (s) | setup (s) | sum of warm-ups (s) | sum of calls (s) | 1st warm-up (s) | candidates | compiled ahead | waits for the workers (s) | workers' compiles (s) | a worker's peak RSS (MiB) |"
 note "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+targets=${TARGETS:-all application-only}
 for rep in $(seq 1 "${REPS:-2}"); do
-  for target in all application-only; do
-    for ahead in 0 1; do
+  for target in $targets; do
+    for ahead in ${AHEAD:-0 1}; do
       run "$target" "$ahead" "$work/triton-$rep-$target-$ahead" "new $rep"
     done
   done
 done
-for target in all application-only; do
-  run "$target" 0 "$work/triton-1-$target-0" "cached"
-done
+if [ "${CACHED:-1}" = 1 ]; then
+  for target in $targets; do
+    run "$target" 0 "$work/triton-1-$target-0" "cached"
+  done
+fi
+if [ "${WRAPPED:-0}" = 1 ]; then
+  printf '#!/bin/sh\nexec python3 "$@"\n' >"$work/python-shim"
+  chmod +x "$work/python-shim"
+  run application-only 1 "$work/triton-wrapped" "new, python through an exec shim" "$work/python-shim"
+fi
 note ""
 note "- left running (expect none): $(pgrep -fc "$work" || true)"
 tail -5 "$work/err.txt" >"$out/last-harness-stderr.txt" 2>/dev/null || true
