@@ -100,6 +100,9 @@ std::vector<std::string> build_ncu_argv(const NcuCommand& command) {
     argv.emplace_back("--section-folder");
     argv.push_back(command.empty_section_folder->string());
   }
+  // `all`, not `application-only`: under the latter a python that is an exec shim (pyenv's) was
+  // not profiled at all, and with compile workers it saved only 0.16-0.35 s of a batch of 32
+  // (docs/device-runs/2026-12-05-compile-workers.md).
   argv.emplace_back("--target-processes");
   argv.emplace_back("all");
   argv.emplace_back("--replay-mode");
