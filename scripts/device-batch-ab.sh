@@ -91,7 +91,7 @@ ahead = collections.Counter(x.get("compiled_ahead") or "-" for x in c)
 rows = sum(1 for line in open(sys.argv[2], errors="replace") if '"kprof:cand' in line or ":kprof:cand" in line)
 waits = sum(x.get("compile_wait_seconds", 0) for x in c)
 compiles = sum(x.get("compile_seconds", 0) for x in c)
-print(f"{s['setup_seconds']:.2f} | {sum(warm):.2f} | {sum(calls):.2f} | {warm[0]:.2f} | "
+print(f"{s['setup_seconds']:.2f} | {s.get('compile_target_seconds', 0):.2f} | {sum(warm):.2f} | {sum(calls):.2f} | {warm[0]:.2f} | "
       f"{sum(1 for x in c if x['ok'])}/{len(c)} ok, {rows} launches | " + "; ".join(f"{k} x{v}" for k, v in sorted(ahead.items()))
       + f" | {waits:.2f} | {compiles:.2f}")
 PY
@@ -102,8 +102,8 @@ PY
   note "| $label | $target | $ahead | $wall | $facts | $rss |"
 }
 note ""
-note "| run | target processes | compile ahead | ncu wall (s) | setup (s) | sum of warm-ups (s) | sum of calls (s) | 1st warm-up (s) | candidates | compiled ahead | waits for the workers (s) | workers' compiles (s) | a worker's peak RSS (MiB) |"
-note "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+note "| run | target processes | compile ahead | ncu wall (s) | setup (s) | of it, Triton's target (s) | sum of warm-ups (s) | sum of calls (s) | 1st warm-up (s) | candidates | compiled ahead | waits for the workers (s) | workers' compiles (s) | a worker's peak RSS (MiB) |"
+note "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 targets=${TARGETS:-all application-only}
 for rep in $(seq 1 "${REPS:-2}"); do
   for target in $targets; do

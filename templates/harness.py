@@ -946,13 +946,24 @@ class CompiledAhead:
             return None
 
 
-def compiled_ahead(plan):
+def compiled_ahead(plan, status):
     """The harness's CompiledAhead when the plan asks for it and there is more than one candidate
-    (else None). Without Triton the workers are told why, and stop."""
+    (else None). Without Triton the workers are told why, and stop. The status's
+    compile_target_seconds is how long finding and publishing the target took (Triton makes its
+    driver for it, which the first warm-up pays otherwise)."""
     settings = plan["compile_ahead"]
     first = plan["first_candidate"]
     if settings is None or len(plan["candidates"]) - first < 2:
         return None
+    started = time.perf_counter()
+    try:
+        return publish_target(settings, first)
+    finally:
+        status["compile_target_seconds"] = time.perf_counter() - started
+
+
+def publish_target(settings, first):
+    """compiled_ahead's work: the Triton target found and written for the workers."""
     try:
         from triton.runtime import driver  # noqa: E402 (only with Triton)
 
@@ -1290,7 +1301,7 @@ def run(plan, status_file):
         status["gpu_lock_wait_seconds"] = status.get("gpu_lock_wait_seconds", 0.0) + primer_lock_wait
     # A session's compile workers get the Triton target now, and compile while the inputs are
     # made; a standby's learn of theirs from its message, with the candidates.
-    ahead = compiled_ahead(plan) if plan["standby"] is None else None
+    ahead = compiled_ahead(plan, status) if plan["standby"] is None else None
 
     if defer:
         code = wait_in_standby(plan, status_file)
@@ -1331,7 +1342,7 @@ def run(plan, status_file):
 
     status_file.set_phase("candidates")
     if plan["standby"] is not None:
-        ahead = compiled_ahead(plan)
+        ahead = compiled_ahead(plan, status)
     try:
         code = run_candidates(problem, plan, status_file, ahead)
     except ProblemError as exc:

@@ -188,6 +188,9 @@ struct HarnessStatus {
   /// or empty when none ran; and how long it took.
   std::string triton_primer;
   double triton_primer_seconds = 0;
+  /// How long the harness took to find its Triton target and publish it to the compile workers
+  /// (docs/harness.md, "Compiling ahead"); 0 when it compiled nothing ahead.
+  double compile_target_seconds = 0;
   std::string python_version;
   std::string torch_version;
   std::string triton_version; ///< empty when triton is absent

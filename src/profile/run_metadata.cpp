@@ -65,6 +65,9 @@ Json CandidateMetadata::to_json() const {
         out["triton_primer"] = session->triton_primer;
         out["triton_primer_seconds"] = session->triton_primer_seconds;
       }
+      if (session->compile_target_seconds > 0) {
+        out["compile_target_seconds"] = session->compile_target_seconds;
+      }
       out["python_version"] = session->python_version;
       out["torch_version"] = session->torch_version;
       out["triton_version"] = session->triton_version;

@@ -49,6 +49,7 @@ struct SessionFacts {
   double primer_seconds = 0; ///< spent before the hand-over, so not in the answer's time
   std::string triton_primer; ///< HarnessStatus::triton_primer
   double triton_primer_seconds = 0;
+  double compile_target_seconds = 0; ///< HarnessStatus::compile_target_seconds
   /// Exporting and reading the source page after the session (source counters on), 0 otherwise.
   double source_export_seconds = 0;
   std::string python_version;

@@ -599,8 +599,9 @@ def test_a_single_candidate_or_kprof_compile_ahead_0_starts_no_compile_worker(fa
         out = fake_gpu / ("batch-" + str(setting))
         outcomes = kprof.profile_batch(VADD_PROBLEM, kernels, 1, out_dir=out, ncu_bin_path=FAKE_NCU)
         assert all(isinstance(outcome, kprof.ProfilerResults) for outcome in outcomes), outcomes
-        assert all("compiled_ahead" not in json.loads(report.read_text(encoding="utf-8"))["metadata"]
-                   for report in out.glob("round001/cand*/report.json"))
+        assert all("compiled_ahead" not in metadata and "compile_target_seconds" not in metadata
+                   for metadata in (json.loads(report.read_text(encoding="utf-8"))["metadata"]
+                                    for report in out.glob("round001/cand*/report.json")))
         assert not list(out.glob("**/compile-ahead")), setting
 
 
@@ -615,6 +616,9 @@ def test_a_batch_compiles_ahead_by_default(fake_gpu, monkeypatch):
                for i in range(2)]
     assert all("compiled_ahead" in report["metadata"] for report in reports)
     assert list((fake_gpu / "batch").glob("**/compile-ahead"))
+    # Finding and publishing the Triton target is a part of the harness's setup, timed apart.
+    metadata = reports[0]["metadata"]
+    assert 0 < metadata["compile_target_seconds"] <= metadata["harness_setup_seconds"]
 
 
 BF16_ONLY_KERNEL = textwrap.dedent(

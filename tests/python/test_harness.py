@@ -1385,6 +1385,7 @@ def test_the_target_is_published_before_the_inputs_are_made(tmp_path):
     target = json.loads((ahead_dir / "target.json").read_text(encoding="utf-8"))
     assert target == {"backend": "cuda", "arch": 90, "warp_size": 32}
     assert sorted(path.name for path in ahead_dir.iterdir()) == ["0.claim", "target.json"]
+    assert run.status["compile_target_seconds"] > 0  # how long finding and publishing it took
 
 
 def test_a_single_candidate_is_not_compiled_ahead(tmp_path):
@@ -1396,6 +1397,7 @@ def test_a_single_candidate_is_not_compiled_ahead(tmp_path):
     assert run.code == 0, run.stderr
     assert run.candidate(0)["compiled_ahead"] is None
     assert list(ahead_dir.iterdir()) == []  # no target published: kprof starts no worker for one
+    assert "compile_target_seconds" not in run.status
 
 
 def test_a_compile_ahead_directory_that_is_gone_costs_the_candidates_nothing(tmp_path):
