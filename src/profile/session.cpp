@@ -367,7 +367,7 @@ private:
     fs::remove(log_path, ignored);
     std::vector<std::string> argv = argv_for(request.work_dir, request.script);
     CompileWorkers workers;
-    if (auto plan = write_plan(request, workers); !plan) {
+    if (auto plan = write_plan(request, workers, PlanReaders::harness_and_workers); !plan) {
       return unstarted_session(std::move(argv), plan.error());
     }
     auto process = run_process(spec_for(argv, request.work_dir, request));
@@ -398,13 +398,22 @@ private:
     return dir;
   }
 
+  /// Who reads the plan file write_plan writes: the session's harness and its compile workers,
+  /// or the workers only (a standby's harness gets its plan in its message).
+  enum class PlanReaders { harness_and_workers, workers_only };
+
   /// Writes the session's plan (the request's, with its compile-ahead directory when it
-  /// compiles ahead) into its directory, and starts the compile workers that read it: the
-  /// session's harness script in its worker mode, with the harness's environment (Triton's
-  /// cache, kprof's pid) but no GPU, and not under ncu. The plan written, or why it was not.
-  Result<HarnessPlan> write_plan(const SessionRequest& request, CompileWorkers& workers) const {
+  /// compiles ahead) into its directory, unless only workers would read it and there are none,
+  /// and starts the compile workers that read it: the session's harness script in its worker
+  /// mode, with the harness's environment (Triton's cache, kprof's pid) but no GPU, and not
+  /// under ncu. The plan, or why it could not be written.
+  Result<HarnessPlan> write_plan(const SessionRequest& request, CompileWorkers& workers,
+                                 PlanReaders readers) const {
     HarnessPlan plan = request.plan;
     plan.compile_ahead_dir = compile_ahead_dir(request);
+    if (!plan.compile_ahead_dir && readers == PlanReaders::workers_only) {
+      return plan;
+    }
     const fs::path plan_path = request.work_dir / RoundLayout::k_plan;
     if (auto written = write_file_atomic(plan_path, plan_to_json(plan)); !written) {
       return written.error();
@@ -474,7 +483,7 @@ private:
     // The compile workers read the plan from the session's directory (the standby's files
     // replace it after the session, and it is written again); unwritten, none compile ahead.
     CompileWorkers workers;
-    auto written = write_plan(request, workers);
+    auto written = write_plan(request, workers, PlanReaders::workers_only);
     const HarnessPlan plan = written ? std::move(written).value() : request.plan;
     if (!deliver(standby, standby_message(plan))) {
       return std::nullopt;
