@@ -14,8 +14,11 @@
 # candidate's warm-up, the compile ahead's words, and the launches ncu profiled (must be N).
 # With WRAPPED=1, one more run under application-only whose python is a shell script that execs
 # python3 (a pyenv shim, say): whether ncu still profiles the harness (its launches must be N).
+# With STUBS=1 each fresh cache first gets what Triton builds for itself (its driver's helper
+# module, built by an untimed process), as a user's cache has after any earlier Triton use; the
+# candidates stay new.
 # Builds kprof unless SKIP_BUILD=1. Env: N=8, REPS=2, WORKERS=4, TARGETS="all application-only",
-# AHEAD="0 1", CACHED=1 (the runs on a warm cache), WRAPPED=0. Results in $OUT/summary.md.
+# AHEAD="0 1", CACHED=1 (the runs on a warm cache), WRAPPED=0, STUBS=0. Results in $OUT/summary.md.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -59,6 +62,10 @@ run() {
   local target=$1 ahead=$2 cache=$3 label=$4 python=${5:-python3} t wall facts workers=() i sampler=
   rm -f "$work/harness.status.json"
   plan_ahead "$ahead"
+  if [ "${STUBS:-0}" = 1 ] && [ ! -d "$cache" ]; then
+    TRITON_CACHE_DIR="$cache" timeout 120 python3 -c \
+      'from triton.runtime import driver; driver.active.get_current_target()' >/dev/null 2>&1
+  fi
   t=$(now)
   if [ "$ahead" = 1 ]; then
     for i in $(seq 1 "${WORKERS:-4}"); do

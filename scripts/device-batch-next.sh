@@ -2,11 +2,14 @@
 # Issue 22's batch target (32 new candidates in at most 18 s) in one device call: builds kprof
 # with its Python module into build-device/ (skipped with SKIP_BUILD=1 when one is there), then
 #   1. the batch of 32 new softmax candidates through `kprof batch`, on a fresh Triton cache each,
-#      with compile workers (KPROF_COMPILE_AHEAD=1) and without
-#      (STEPS=batch BATCH_RUNS="compile nocompile" scripts/device-source-live.sh): the target's
-#      figure, first, so that a call cut short still brings it back;
-#   2. scripts/device-batch-ab.sh: compile workers against compiling in the warm-ups, with ncu's
-#      --target-processes all and application-only (N=8, REPS=1 unless set).
+#      with compile workers, with them on a cache holding only Triton's own helper module, and
+#      without them (STEPS=batch BATCH_RUNS="compile stubs nocompile"
+#      scripts/device-source-live.sh): the target's figure, first, so that a call cut short
+#      still brings it back;
+#   2. scripts/device-triton-target.sh: what finding Triton's target costs, fresh and warm cache,
+#      plainly and under ncu (the harness's compile_target_seconds);
+#   3. scripts/device-batch-ab.sh with 32 candidates under kprof's --target-processes all, with
+#      WORKERS compile workers for each of WORKER_COUNTS ("2 4" unless set), on fresh caches.
 # Each step's summary is appended to $OUT/summary.md; nothing else is left under $OUT but the
 # workers' and the last harness's stderr tails, so that every file comes back.
 set -uo pipefail
@@ -36,6 +39,10 @@ step() {
   done
   rm -rf "${out:?}/$name"
 }
-N=32 STEPS=batch BATCH_RUNS="compile nocompile" step batch32 bash scripts/device-source-live.sh
-N=${N:-8} REPS=${REPS:-1} step batch-ab bash scripts/device-batch-ab.sh
+N=32 STEPS=batch BATCH_RUNS="${BATCH_RUNS:-compile stubs nocompile}" step batch32 bash scripts/device-source-live.sh
+step triton-target bash scripts/device-triton-target.sh
+for workers in ${WORKER_COUNTS:-2 4}; do
+  N=32 REPS=${REPS:-1} WORKERS=$workers TARGETS=all AHEAD=1 CACHED=0 \
+    step "workers-$workers" bash scripts/device-batch-ab.sh
+done
 cat "$summary"

@@ -9,7 +9,9 @@
 #   - each metric alone (its own passes);
 #   - the lean set.
 # Passes are profiler__replayer_passes from the raw page. Builds kprof (for `kprof metrics`) into
-# build-device/ unless SKIP_BUILD=1 finds one. Env: REPS=3. Results in $OUT/summary.md.
+# build-device/ unless SKIP_BUILD=1 finds one. Env: REPS=3; FROM=N starts the per-metric table at
+# the default set's metric N (0-based: a run cut short goes on where it stopped). Results in
+# $OUT/summary.md.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -79,7 +81,7 @@ note "## Each metric: the default set without it, and alone"
 note "| metric | passes without it | passes alone | ncu wall without it (s) |"
 note "|---|---|---|---|"
 IFS=, read -r -a names <<<"$metrics"
-for name in "${names[@]}"; do
+for name in "${names[@]:${FROM:-0}}"; do
   rest=$(printf '%s\n' "${names[@]}" | grep -vxF "$name" | paste -sd, -)
   read -r without wall < <(passes "$rest")
   read -r alone _ < <(passes "$name")

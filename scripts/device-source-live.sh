@@ -10,7 +10,11 @@
 # 3. "batch": N new softmax candidates on GPU 0, twice with one Triton cache (the first run
 #    compiles every candidate, the second finds them compiled), once more with --warmup 1, then
 #    the first again with a fresh cache and KPROF_COMPILE_AHEAD=0 (the harness compiles each
-#    candidate in its warm-up; with 1, compile workers beside the session compile them ahead); per run the wall time and, from the reports, the ncu session,
+#    candidate in its warm-up; with 1, compile workers beside the session compile them ahead);
+#    "stubs": with compile workers, on a fresh cache that holds only what Triton builds for
+#    itself (its driver's helper module, built by an untimed process first), as a user's cache
+#    does after any earlier Triton use; the candidates are still all new. BATCH_RUNS picks among
+#    compile, cached, warmup1, nocompile and stubs. Per run the wall time and, from the reports, the ncu session,
 #    the harness's setup, the sums of the candidates' warm-up (which holds the compile) and
 #    profiled calls, and what the compile ahead said.
 # 4. "checks": the batch of 8 softmax variants with a raising and an illegal-address candidate
@@ -129,8 +133,8 @@ case " $steps " in *" batch "*)
     --out "$work/metric-check" --clock-control none >/dev/null 2>&1
   note "- untimed: a vadd profile first (exit $?), so that the metric check is cached"
   note ""
-  note "| run | wall (s) | ok | ncu session (s) | harness setup (s) | of it, Triton's target (s) | sum of warm-ups (s) | sum of calls (s) | warm-up median (s) | call median (s) | compiled ahead | waits for the workers (s) | workers' compiles (s) |"
-  note "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  note "| run | wall (s) | ok | ncu session (s) | harness setup (s) | of it, Triton's target (s) | sum of warm-ups (s) | 1st warm-up (s) | sum of calls (s) | warm-up median (s) | call median (s) | compiled ahead | waits for the workers (s) | workers' compiles (s) |"
+  note "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   kernels=()
   for i in $(seq 0 $((n - 1))); do
     mkdir -p "$work/batch/cand$i"
@@ -140,6 +144,11 @@ case " $steps " in *" batch "*)
   for run in ${BATCH_RUNS:-compile cached warmup1 nocompile}; do
     extra=(); [ "$run" = warmup1 ] && extra=(--warmup 1)
     cache="$work/triton"; ahead=1; [ "$run" = nocompile ] && { cache="$work/triton-nocompile"; ahead=0; }
+    if [ "$run" = stubs ]; then
+      cache="$work/triton-stubs"
+      TRITON_CACHE_DIR="$cache" timeout 120 python3 -c \
+        'from triton.runtime import driver; driver.active.get_current_target()' >/dev/null 2>&1
+    fi
     t0=$(now)
     KPROF_COMPILE_AHEAD=$ahead KPROF_LOCK_DIR="$work/locks" TRITON_CACHE_DIR="$cache" timeout 300 "$kprof" batch examples/softmax/problem.py \
       "${kernels[@]}" --out "$work/batch-$run" --gpus 0 --clock-control none "${extra[@]}" --format json \
@@ -154,7 +163,7 @@ warm = [m.get("warmup_seconds", 0) for m in meta]
 calls = [m.get("call_seconds", 0) for m in meta]
 first = meta[0] if meta else {}
 print(f"{len(meta)} | {first.get('session_wall_seconds', 0):.2f} | {first.get('harness_setup_seconds', 0):.2f} | "
-      f"{first.get('compile_target_seconds', 0):.2f} | {sum(warm):.2f} | {sum(calls):.2f} | {statistics.median(warm or [0]):.3f} | {statistics.median(calls or [0]):.3f} | "
+      f"{first.get('compile_target_seconds', 0):.2f} | {sum(warm):.2f} | {(warm or [0])[0]:.2f} | {sum(calls):.2f} | {statistics.median(warm or [0]):.3f} | {statistics.median(calls or [0]):.3f} | "
       + "; ".join(f"{k} x{v}" for k, v in sorted(ahead.items()))
       + " | %.2f | %.2f" % (sum(m.get("compile_wait_seconds", 0) for m in meta), sum(m.get("compile_seconds", 0) for m in meta)))
 PY
