@@ -14,7 +14,8 @@
 #    "stubs": with compile workers, on a fresh cache that holds only what Triton builds for
 #    itself (its driver's helper module, built by an untimed process first), as a user's cache
 #    does after any earlier Triton use; the candidates are still all new. BATCH_RUNS picks among
-#    compile, cached, warmup1, nocompile and stubs. Per run the wall time and, from the reports, the ncu session,
+#    compile, cached, warmup1, nocompile and stubs (compile2, compile3...: compile again, each on
+#    a fresh cache of its own). Per run the wall time and, from the reports, the ncu session,
 #    the harness's setup, the sums of the candidates' warm-up (which holds the compile) and
 #    profiled calls, and what the compile ahead said.
 # 4. "checks": the batch of 8 softmax variants with a raising and an illegal-address candidate
@@ -133,8 +134,8 @@ case " $steps " in *" batch "*)
     --out "$work/metric-check" --clock-control none >/dev/null 2>&1
   note "- untimed: a vadd profile first (exit $?), so that the metric check is cached"
   note ""
-  note "| run | wall (s) | ok | ncu session (s) | harness setup (s) | of it, Triton's target (s) | sum of warm-ups (s) | 1st warm-up (s) | sum of calls (s) | warm-up median (s) | call median (s) | compiled ahead | waits for the workers (s) | workers' compiles (s) |"
-  note "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  note "| run | wall (s) | ok | ncu session (s) | harness setup (s) | of it, Triton's target (s) | Triton primer, beside the inputs (s) | sum of warm-ups (s) | 1st warm-up (s) | sum of calls (s) | warm-up median (s) | call median (s) | compiled ahead | waits for the workers (s) | workers' compiles (s) |"
+  note "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   kernels=()
   for i in $(seq 0 $((n - 1))); do
     mkdir -p "$work/batch/cand$i"
@@ -144,6 +145,7 @@ case " $steps " in *" batch "*)
   for run in ${BATCH_RUNS:-compile cached warmup1 nocompile}; do
     extra=(); [ "$run" = warmup1 ] && extra=(--warmup 1)
     cache="$work/triton"; ahead=1; [ "$run" = nocompile ] && { cache="$work/triton-nocompile"; ahead=0; }
+    case $run in compile?*) cache="$work/triton-$run" ;; esac # compile2, ...: again, on a fresh cache
     if [ "$run" = stubs ]; then
       cache="$work/triton-stubs"
       TRITON_CACHE_DIR="$cache" timeout 120 python3 -c \
@@ -156,14 +158,14 @@ case " $steps " in *" batch "*)
     wall=$(elapsed "$t0" "$(now)")
     facts=$(python3 - "$work/batch-$run.json" <<'PY'
 import collections, json, statistics, sys
-candidates = json.load(open(sys.argv[1]))["candidates"]
+candidates = sorted(json.load(open(sys.argv[1]))["candidates"], key=lambda c: c.get("candidate", 0))
 meta = [json.load(open(c["dir"] + "/report.json"))["metadata"] for c in candidates if c["status"] == "ok"]
 ahead = collections.Counter(m.get("compiled_ahead", "-") for m in meta)
 warm = [m.get("warmup_seconds", 0) for m in meta]
 calls = [m.get("call_seconds", 0) for m in meta]
 first = meta[0] if meta else {}
 print(f"{len(meta)} | {first.get('session_wall_seconds', 0):.2f} | {first.get('harness_setup_seconds', 0):.2f} | "
-      f"{first.get('compile_target_seconds', 0):.2f} | {sum(warm):.2f} | {(warm or [0])[0]:.2f} | {sum(calls):.2f} | {statistics.median(warm or [0]):.3f} | {statistics.median(calls or [0]):.3f} | "
+      f"{first.get('compile_target_seconds', 0):.2f} | {first.get('triton_primer_seconds', 0):.2f} | {sum(warm):.2f} | {(warm or [0])[0]:.2f} | {sum(calls):.2f} | {statistics.median(warm or [0]):.3f} | {statistics.median(calls or [0]):.3f} | "
       + "; ".join(f"{k} x{v}" for k, v in sorted(ahead.items()))
       + " | %.2f | %.2f" % (sum(m.get("compile_wait_seconds", 0) for m in meta), sum(m.get("compile_seconds", 0) for m in meta)))
 PY
