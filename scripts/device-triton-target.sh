@@ -4,7 +4,8 @@
 # builds its driver's helper module with the host's C compiler, then caches it) and on a warm
 # one, run plainly and under ncu with kprof's `--target-processes all` (which injects ncu into
 # the compiler's processes too). Each figure is one process: `import torch`, then the time of
-# `driver.active.get_current_target()`, which is what the harness's publish_target does.
+# `driver.active.get_current_target()`, which is what the harness's publish_target does, and
+# of Triton's triton_key() after it (the hash of its own files that a first compile pays).
 # REPS=2 unless set. No kprof build needed. Results in $OUT/summary.md.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,13 +22,23 @@ started = time.perf_counter()
 from triton.runtime import driver
 target = driver.active.get_current_target()
 print("KPROF_TARGET %.3f %s" % (time.perf_counter() - started, target))
+started = time.perf_counter()
+try:  # Triton's cache key of its own sources and library, which every first compile or launch pays
+    from triton.compiler.compiler import triton_key
+    triton_key()
+    print("KPROF_KEY %.3f" % (time.perf_counter() - started))
+except Exception as exc:
+    print("KPROF_KEY none(%s)" % type(exc).__name__)
 PY
-# measure CACHE WRAP...: one process, its figure or why none.
+# measure CACHE WRAP...: one process, its target's seconds and triton_key()'s, or why none.
 measure() {
   local cache=$1
   shift
   TRITON_CACHE_DIR="$cache" timeout 120 "$@" python3 "$work/target.py" >"$work/out.txt" 2>&1
-  grep -m1 -o 'KPROF_TARGET [0-9.]*' "$work/out.txt" | cut -d' ' -f2 || echo "none (exit $?)"
+  local target key
+  target=$(grep -m1 -o 'KPROF_TARGET [0-9.]*' "$work/out.txt" | cut -d' ' -f2)
+  key=$(grep -m1 -o 'KPROF_KEY [^ ]*' "$work/out.txt" | cut -d' ' -f2)
+  echo "${target:-none} (triton_key ${key:-none})"
 }
 ncu_all=(ncu --target-processes all --clock-control none --metrics gpu__time_duration.sum)
 note ""
