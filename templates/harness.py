@@ -42,17 +42,14 @@ With "early_primer": true, a thread started before `import torch` makes the GPU'
 "kprof:primer" (NVTX through libnvtx3interop or libnvToolsExt): the context's creation and ncu's
 first-kernel cost (about 1.1 s) then run beside torch's import instead of inside the setup and the
 first candidate's call. A standby's thread does that GPU work under the GPU's lock. Without a
-usable driver or NVTX library the thread records why and changes nothing else. A session (not a
-standby) with "early_primer" also runs Triton's first launch (the Triton primer, as a standby
-does before it waits) in a second thread, started once torch is imported, beside the making of
-the inputs; the setup ends when both are done (SessionTritonSetup).
+usable driver or NVTX library the thread records why and changes nothing else.
 
 With "compile_ahead": {"dir": D} in the plan and more than one candidate, the candidates' Triton
 kernels are compiled ahead by compile workers: processes kprof starts beside the session, outside
 ncu and seeing no GPU (CUDA_VISIBLE_DEVICES empty), each running `harness.py PLAN
 --compile-worker` (run_compile_worker). A worker makes the problem's inputs as meta tensors
 (shapes and dtypes, no memory), waits for the harness's Triton target (the harness writes it to D
-once torch is imported, beside the making of its inputs; a standby once its candidates come), then takes the
+once torch is imported, before its inputs; a standby once its candidates come), then takes the
 candidates in order, each that no other process claimed first (a claim file in D), loads its
 kernel.py under a name of its own, calls kernel_function once as the harness will (choose_call
 on a MetaProblem) while Triton's launches are compiles (JITFunction.run's warmup; an autotuner
@@ -982,51 +979,6 @@ def publish_target(settings, first):
     return ahead if "none" not in target else None
 
 
-class SessionTritonSetup:
-    """A session's Triton set-up, in a thread beside the making of the inputs (the main thread's
-    torch work releases the GIL; Triton's hashing of its own files, its compiler and launcher
-    builds and the GPU's module load run meanwhile): first the Triton target for the compile
-    workers (compiled_ahead), which they wait for, then, with plan "early_primer", Triton's
-    process-wide first launch (launch_triton_primer, in no NVTX range: ncu does not profile
-    it), which the first candidate's warm-up pays otherwise. Measured on the H100 (2026-12-05):
-    that warm-up was 1.17 s of a batch's 1.30 s of warm-ups with compile workers. join() waits
-    for the thread, merges what it did into the status and returns the CompiledAhead (or None);
-    neither it nor the thread raises: this set-up only saves time."""
-
-    def __init__(self, plan, torch):
-        self.result = {}
-        self.ahead = None
-        self.thread = threading.Thread(target=self.run, args=(plan, torch), name="kprof-triton-setup",
-                                       daemon=True)
-        self.thread.start()
-
-    @staticmethod
-    def wanted(plan):
-        """Whether a session has Triton set-up to do: a target to publish or a primer to run."""
-        return plan["standby"] is None and (plan["early_primer"] or plan["compile_ahead"] is not None)
-
-    def run(self, plan, torch):
-        try:
-            self.ahead = compiled_ahead(plan, self.result)
-        except Exception as exc:  # compiled_ahead says why itself; this is its own bug, logged
-            log("no compile ahead: %s" % clean_text(exc))
-        if plan["early_primer"]:
-            started = time.perf_counter()
-            try:
-                self.result["triton_primer"] = launch_triton_primer(torch)
-            except Exception as exc:  # the primer only saves time; it never decides an answer
-                self.result["triton_primer"] = "failed: %s" % clean_text(exc)
-            self.result["triton_primer_seconds"] = time.perf_counter() - started
-
-    def join(self, status):
-        self.thread.join()
-        status.update(self.result)
-        primer = status.get("triton_primer")
-        if primer is not None and primer != "ran":
-            log("triton primer: %s" % primer)
-        return self.ahead
-
-
 def run_compile_worker(plan):
     """`harness.py PLAN --compile-worker`: one of the processes kprof starts beside a session,
     outside ncu and seeing no GPU, that compile the candidates' Triton kernels ahead. Makes the
@@ -1348,10 +1300,8 @@ def run(plan, status_file):
         primer_lock_wait = primer.join(status)
         status["gpu_lock_wait_seconds"] = status.get("gpu_lock_wait_seconds", 0.0) + primer_lock_wait
     # A session's compile workers get the Triton target now, and compile while the inputs are
-    # made, beside Triton's first launch; a standby's learn of theirs from its message, with the
-    # candidates, and its Triton primer runs after its inputs, before it waits.
-    triton_setup = SessionTritonSetup(plan, problem.torch) if SessionTritonSetup.wanted(plan) else None
-    ahead = None
+    # made; a standby's learn of theirs from its message, with the candidates.
+    ahead = compiled_ahead(plan, status) if plan["standby"] is None else None
 
     if defer:
         code = wait_in_standby(plan, status_file)
@@ -1369,12 +1319,8 @@ def run(plan, status_file):
         try:
             make_inputs(problem, status)
         except (Exception, SystemExit) as exc:
-            if triton_setup is not None:
-                triton_setup.join(status)
             return fail_problem(status_file, describe_exception(exc))
         status["inputs_seconds"] = time.perf_counter() - started
-        if triton_setup is not None:
-            ahead = triton_setup.join(status)
         # Setup is the work, not a standby's waits (for its GPU's lock, for its candidates).
         status["setup_seconds"] = (time.perf_counter() - _STARTED - status.get("standby_wait_seconds", 0.0)
                                    - status.get("gpu_lock_wait_seconds", 0.0))

@@ -1027,9 +1027,7 @@ def test_standby_answers_the_next_round_and_close_leaves_nothing_running(fake_gp
         # What the standby paid before the hand-over, and the candidate's own phases.
         metadata = second.report["metadata"]
         assert metadata["primer"] in ("ran", "ran at start") and metadata["triton_primer"] == "ran"
-        assert metadata["triton_primer_seconds"] >= 0
-        # The cold session ran its Triton primer too, beside its inputs (SessionTritonSetup).
-        assert first.report["metadata"]["triton_primer"] == "ran"
+        assert metadata["triton_primer_seconds"] >= 0 and "triton_primer" not in first.report["metadata"]
         assert all(metadata[key] >= 0 for key in ("import_seconds", "warmup_seconds", "call_seconds"))
         # The session's files are in the round as for a cold one; its plan names the candidate.
         plan = json.loads((fake_gpu / "artifacts" / "round002" / "plan.json").read_text(encoding="utf-8"))
