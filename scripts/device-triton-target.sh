@@ -24,7 +24,10 @@ target = driver.active.get_current_target()
 print("KPROF_TARGET %.3f %s" % (time.perf_counter() - started, target))
 started = time.perf_counter()
 try:  # Triton's cache key of its own sources and library, which every first compile or launch pays
-    from triton.compiler.compiler import triton_key
+    try:
+        from triton.runtime.cache import triton_key
+    except ImportError:
+        from triton.compiler.compiler import triton_key
     triton_key()
     print("KPROF_KEY %.3f" % (time.perf_counter() - started))
 except Exception as exc:
