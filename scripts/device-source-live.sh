@@ -134,7 +134,7 @@ case " $steps " in *" batch "*)
     --out "$work/metric-check" --clock-control none >/dev/null 2>&1
   note "- untimed: a vadd profile first (exit $?), so that the metric check is cached"
   note ""
-  note "| run | wall (s) | ok | ncu session (s) | harness setup (s) | of it, Triton's target (s) | Triton primer, beside the inputs (s) | sum of warm-ups (s) | 1st warm-up (s) | sum of calls (s) | warm-up median (s) | call median (s) | compiled ahead | waits for the workers (s) | workers' compiles (s) |"
+  note "| run | wall (s) | ok | ncu session (s) | harness setup (s) | of it, Triton's target (s) | Triton's key, beside torch's import (s) | sum of warm-ups (s) | 1st warm-up (s) | sum of calls (s) | warm-up median (s) | call median (s) | compiled ahead | waits for the workers (s) | workers' compiles (s) |"
   note "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   kernels=()
   for i in $(seq 0 $((n - 1))); do
@@ -165,7 +165,7 @@ warm = [m.get("warmup_seconds", 0) for m in meta]
 calls = [m.get("call_seconds", 0) for m in meta]
 first = meta[0] if meta else {}
 print(f"{len(meta)} | {first.get('session_wall_seconds', 0):.2f} | {first.get('harness_setup_seconds', 0):.2f} | "
-      f"{first.get('compile_target_seconds', 0):.2f} | {first.get('triton_primer_seconds', 0):.2f} | {sum(warm):.2f} | {(warm or [0])[0]:.2f} | {sum(calls):.2f} | {statistics.median(warm or [0]):.3f} | {statistics.median(calls or [0]):.3f} | "
+      f"{first.get('compile_target_seconds', 0):.2f} | {first.get('triton_key_seconds', 0):.2f} | {sum(warm):.2f} | {(warm or [0])[0]:.2f} | {sum(calls):.2f} | {statistics.median(warm or [0]):.3f} | {statistics.median(calls or [0]):.3f} | "
       + "; ".join(f"{k} x{v}" for k, v in sorted(ahead.items()))
       + " | %.2f | %.2f" % (sum(m.get("compile_wait_seconds", 0) for m in meta), sum(m.get("compile_seconds", 0) for m in meta)))
 PY

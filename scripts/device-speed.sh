@@ -68,7 +68,7 @@ esac
 case " $steps " in *" cold "*)
   note ""
   note "## cold kprof profile (fresh --out each; pass 2 has the metric check cached)"
-  note "| case | pass | seconds | exit | metric check | setup / inputs / warmup / call (s) | primer (s) | Triton primer, beside the inputs (s) |"
+  note "| case | pass | seconds | exit | metric check | setup / inputs / warmup / call (s) | primer (s) | Triton's key, beside torch's import (s) |"
   note "|---|---|---|---|---|---|---|---|"
   for pass in ${PASSES:-1 2}; do
     mkdir -p "$work/cold$pass"
@@ -88,14 +88,12 @@ except Exception as e:
 check = "cached" if "cached" in m.get("metric_check", "") else m.get("metric_check", "")[:40]
 print(f"{check} | {m.get('harness_setup_seconds', 0):.2f} / {m.get('harness_inputs_seconds', 0):.2f} / "
       f"{m.get('warmup_seconds', 0):.2f} / {m.get('call_seconds', 0):.2f} | {m.get('primer', '')[:40]} "
-      f"{m.get('primer_seconds', 0):.2f} | {m.get('triton_primer', '-')[:40]} {m.get('triton_primer_seconds', 0):.2f}")
+      f"{m.get('primer_seconds', 0):.2f} | {m.get('triton_key_seconds', 0):.2f}")
 PY
 )
       note "| $c | $pass | $secs | $code | $facts |"
     done
   done
-  # A session's Triton primer runs in no range: ncu profiles none of it (expect 0).
-  note "- kprof_triton_primer rows in the cold sessions' ncu logs: $(cat $(find "$work"/cold* -name ncu.log) 2>/dev/null | grep -c 'kprof_triton_primer')"
   ;;
 esac
 

@@ -191,6 +191,9 @@ struct HarnessStatus {
   /// How long the harness took to find its Triton target and publish it to the compile workers
   /// (docs/harness.md, "Compiling ahead"); 0 when it compiled nothing ahead.
   double compile_target_seconds = 0;
+  /// How long the harness's thread took to compute Triton's cache key (triton_key) beside
+  /// torch's import (docs/harness.md); 0 without Triton or without such a function.
+  double triton_key_seconds = 0;
   std::string python_version;
   std::string torch_version;
   std::string triton_version; ///< empty when triton is absent

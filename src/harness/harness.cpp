@@ -397,6 +397,7 @@ Result<HarnessStatus> parse_harness_status(std::string_view json_text) {
   status.triton_primer = object.text("triton_primer");
   status.triton_primer_seconds = object.seconds("triton_primer_seconds");
   status.compile_target_seconds = object.seconds("compile_target_seconds");
+  status.triton_key_seconds = object.seconds("triton_key_seconds");
   status.python_version = object.text("python_version");
   status.torch_version = object.text("torch_version");
   status.triton_version = object.text("triton_version");

@@ -131,6 +131,7 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
     facts.triton_primer = status.triton_primer;
     facts.triton_primer_seconds = status.triton_primer_seconds;
     facts.compile_target_seconds = status.compile_target_seconds;
+    facts.triton_key_seconds = status.triton_key_seconds;
     facts.python_version = status.python_version;
     facts.torch_version = status.torch_version;
     facts.triton_version = status.triton_version;

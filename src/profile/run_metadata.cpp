@@ -68,6 +68,9 @@ Json CandidateMetadata::to_json() const {
       if (session->compile_target_seconds > 0) {
         out["compile_target_seconds"] = session->compile_target_seconds;
       }
+      if (session->triton_key_seconds > 0) {
+        out["triton_key_seconds"] = session->triton_key_seconds;
+      }
       out["python_version"] = session->python_version;
       out["torch_version"] = session->torch_version;
       out["triton_version"] = session->triton_version;

@@ -50,6 +50,7 @@ struct SessionFacts {
   std::string triton_primer; ///< HarnessStatus::triton_primer
   double triton_primer_seconds = 0;
   double compile_target_seconds = 0; ///< HarnessStatus::compile_target_seconds
+  double triton_key_seconds = 0;     ///< HarnessStatus::triton_key_seconds
   /// Exporting and reading the source page after the session (source counters on), 0 otherwise.
   double source_export_seconds = 0;
   std::string python_version;

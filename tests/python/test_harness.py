@@ -80,7 +80,8 @@ def write_plan(tmp_path, problem, kernels, **settings):
 def run_plan(tmp_path, script, plan_path, real_torch=False, prefix=(), env=None):
     log = tmp_path / "events.log"
     extra = env or {}
-    env = dict(os.environ, PYTHONPATH=str(FAKE_TORCH), KPROF_FAKE_TORCH_LOG=str(log), **extra)
+    env = dict(os.environ, PYTHONPATH=str(FAKE_TORCH), KPROF_FAKE_TORCH_LOG=str(log))
+    env.update(extra)  # PYTHONPATH too: a torch without Triton, say
     if real_torch:
         env = real_torch_env()
     argv = list(prefix) + [sys.executable, str(script), str(plan_path)]
@@ -1059,6 +1060,39 @@ def test_the_early_primer_profiles_its_kernel_while_torch_is_imported(tmp_path, 
     inputs = events.index("torch imported") + 1
     assert events[inputs:] == ["sync"] + ["launch add_kernel"] * 3 + profiled_events("kprof:cand0", ["launch add_kernel"])
     assert lock.exists()  # the primer's call took the profiled-call lock, as a candidate's call does
+
+
+def test_tritons_cache_key_is_computed_beside_torchs_import_and_once(tmp_path):
+    # Triton is imported first and its cache key computed in a thread while torch is imported
+    # (1 s here); the launches after it find the key computed: it is computed once.
+    env = {"KPROF_FAKE_TORCH_LOG_IMPORT": "1", "KPROF_FAKE_TORCH_IMPORT_SECONDS": "1",
+           "KPROF_FAKE_TRITON_LOG_KEY": "1"}
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"] * 2, env=env)
+    assert run.code == 0, run.stderr
+    events = run.events
+    assert sorted(events[:2]) == ["import torch", "triton key"] and events[2] == "torch imported"
+    assert events.count("triton key") == 1 and events.count("launch add_kernel") == 8
+    assert run.status["triton_key_seconds"] >= 0 and run.status["triton_version"] == "0.0-fake"
+
+
+def test_the_harness_waits_for_tritons_cache_key_when_torch_is_imported_first(tmp_path):
+    # A key slower than torch's import: the harness waits for the thread before it goes on, so
+    # that no launch computes the key a second time.
+    env = {"KPROF_FAKE_TORCH_LOG_IMPORT": "1", "KPROF_FAKE_TRITON_KEY_SECONDS": "1",
+           "KPROF_FAKE_TRITON_LOG_KEY": "1"}
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"], env=env)
+    assert run.code == 0, run.stderr
+    assert run.events[:3] == ["import torch", "torch imported", "triton key"]
+    assert run.events.count("triton key") == 1 and run.status["triton_key_seconds"] >= 1
+
+
+def test_without_triton_no_cache_key_is_computed(tmp_path):
+    fake = tmp_path / "torch_only"
+    shutil.copytree(FAKE_TORCH / "torch", fake / "torch")
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [], env={"PYTHONPATH": str(fake)})
+    assert run.code == 0, run.stderr
+    assert run.status["torch_version"] == "0.0-fake"
+    assert run.status["triton_version"] is None and "triton_key_seconds" not in run.status
 
 
 def test_without_an_nvtx_library_the_early_primer_makes_the_context_only(tmp_path, fake_cuda):

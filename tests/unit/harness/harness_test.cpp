@@ -69,6 +69,7 @@ Json healthy_status() {
     ],
     "setup_seconds": 4.5, "inputs_seconds": 0.75, "primer": "ran at start", "primer_seconds": 1.25,
     "triton_primer": "ran", "triton_primer_seconds": 0.5, "compile_target_seconds": 0.625,
+    "triton_key_seconds": 0.375,
     "python_version": "3.12.3",
     "torch_version": "2.11.0+cu130", "triton_version": "3.6.0", "gpu_name": "NVIDIA H200"
   })");
@@ -268,6 +269,7 @@ TEST(ParseHarnessStatus, ReadsEveryFieldOfAFinishedRun) {
   EXPECT_EQ(status->triton_primer, "ran");
   EXPECT_DOUBLE_EQ(status->triton_primer_seconds, 0.5);
   EXPECT_DOUBLE_EQ(status->compile_target_seconds, 0.625);
+  EXPECT_DOUBLE_EQ(status->triton_key_seconds, 0.375);
   EXPECT_EQ(status->python_version, "3.12.3");
   EXPECT_EQ(status->torch_version, "2.11.0+cu130");
   EXPECT_EQ(status->triton_version, "3.6.0");

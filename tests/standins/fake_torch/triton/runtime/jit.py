@@ -15,7 +15,13 @@ import re
 import textwrap
 import time
 
-from torch import _fake_log
+from .cache import triton_key
+
+
+def _fake_log(event):
+    from torch import _fake_log as log  # not at import: real Triton does not import torch
+
+    log(event)
 
 
 def _compile_log(event):
@@ -39,6 +45,7 @@ class JITFunction(KernelInterface):
         self.src = src[re.search(r"^def\s+\w+\s*\(", src, re.MULTILINE).start():]
 
     def run(self, *args, grid, warmup, **kwargs):
+        triton_key()  # as Triton's: every compile's cache key begins with it
         if warmup:
             _compile_log("compile " + self.__name__)
             return None
