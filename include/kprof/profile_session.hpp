@@ -124,6 +124,18 @@ public:
 /// problem's inputs on the GPU and a CUDA context, under ncu (docs/standby.md, "Memory").
 inline constexpr int k_max_standbys_per_gpu = 2;
 
+/// The most compile workers a session gets (docs/harness.md, "Compiling ahead"). Each is a Python
+/// with torch, about 630 MiB resident. Measured on an H100 (2026-12-05, 32 new candidates run by
+/// scripts/device-batch-ab.sh, three pairs of runs): 2 workers kept up (31 or 30 of 32 compiled
+/// ahead) and took 17.82, 19.06 and 18.02 s against 18.43, 19.84 and 19.46 s with 4, whose
+/// imports beside the harness's lengthened its setup by up to 1.1 s.
+inline constexpr int k_max_compile_workers = 2;
+
+/// How many compile workers a session with `later` candidates after its first gets on a host of
+/// `cpus` CPUs (0 when unknown): one per later candidate, at most k_max_compile_workers and at
+/// most the CPUs less two (the harness and ncu run beside them), and at least one.
+int compile_worker_count(std::size_t later, unsigned cpus);
+
 /// How the real runner calls ncu.
 struct NcuSessionSettings {
   NcuInstall ncu;

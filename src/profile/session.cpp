@@ -47,14 +47,6 @@ bool compile_ahead_asked() {
   return !setting || *setting != "0";
 }
 
-/// How many compile workers a session of `candidates` candidates gets: one per candidate after
-/// the first, at most 4, and at most the CPUs less two (the harness and ncu run beside them).
-int compile_worker_count(std::size_t candidates) {
-  const int cpus = static_cast<int>(std::thread::hardware_concurrency());
-  const int later = static_cast<int>(std::min<std::size_t>(candidates, 5)) - 1;
-  return std::max(1, std::min({4, cpus - 2, later}));
-}
-
 /// The compile workers of one session: `harness.py PLAN --compile-worker` processes beside the
 /// harness, outside ncu and seeing no GPU, that compile the later candidates' Triton kernels
 /// while the earlier ones run (templates/harness.py, run_compile_worker). A worker that is
@@ -430,7 +422,7 @@ private:
     // Read by nobody: a worker's outcomes are in the harness's status.
     spec.max_captured_bytes = 64U << 10U;
     const auto later = plan.candidates.size() - static_cast<std::size_t>(plan.first_candidate);
-    for (int i = compile_worker_count(later); i > 0; --i) {
+    for (int i = compile_worker_count(later, std::thread::hardware_concurrency()); i > 0; --i) {
       workers.start(spec);
     }
     return plan;
@@ -795,6 +787,13 @@ SessionOutcome unstarted_session(std::vector<std::string> argv, Error error) {
 
 std::shared_ptr<SessionRunner> make_ncu_session_runner(NcuSessionSettings settings) {
   return std::make_shared<NcuSessionRunner>(std::move(settings));
+}
+
+int compile_worker_count(std::size_t later, unsigned cpus) {
+  const auto spare = static_cast<std::size_t>(cpus > 2 ? cpus - 2 : 0);
+  const std::size_t count =
+      std::min({later, static_cast<std::size_t>(k_max_compile_workers), spare});
+  return static_cast<int>(std::max<std::size_t>(1, count));
 }
 
 } // namespace kprof

@@ -108,5 +108,19 @@ TEST(SourceSession, KernelsWithoutLineInfoGiveAnEmptyPageAndTheRows) {
   EXPECT_TRUE(outcome.source_page->blocks.empty());
 }
 
+TEST(CompileWorkerCount, IsOnePerLaterCandidateUpToTheMost) {
+  EXPECT_EQ(compile_worker_count(1, 16), 1);
+  EXPECT_EQ(compile_worker_count(2, 16), 2);
+  EXPECT_EQ(compile_worker_count(31, 16), k_max_compile_workers);
+  EXPECT_EQ(k_max_compile_workers, 2);
+}
+
+TEST(CompileWorkerCount, LeavesTwoCpusToTheHarnessAndNcuButStartsAtLeastOne) {
+  EXPECT_EQ(compile_worker_count(31, 3), 1);
+  EXPECT_EQ(compile_worker_count(31, 2), 1);
+  EXPECT_EQ(compile_worker_count(31, 0), 1); // the CPUs unknown
+  EXPECT_EQ(compile_worker_count(0, 16), 1); // never none: a session asks only with a later one
+}
+
 } // namespace
 } // namespace kprof
