@@ -37,6 +37,10 @@ also pays, before it waits, what a process's first candidate pays: ncu's first p
 kernel in the range "kprof:primer") and Triton's first launch (a Triton kernel of its own in no
 range, run_triton_primer).
 
+Triton, when there is one, is imported before torch, and a thread computes its cache key
+(triton_key, the hash of Triton's own files that a process's first compile pays) while torch is
+imported (TritonKey).
+
 With "early_primer": true, a thread started before `import torch` makes the GPU's CUDA context
 (the driver through ctypes) and profiles an empty kernel of the harness's own in the range
 "kprof:primer" (NVTX through libnvtx3interop or libnvToolsExt): the context's creation and ncu's
@@ -704,8 +708,9 @@ def triton_primer_kernel():
 def run_triton_primer(problem, status):
     """Standby: launches one Triton kernel of the harness's own, in no NVTX range (ncu does not
     profile it), synchronized, while the candidates are awaited. A process's first Triton launch
-    pays for the whole process: Triton's driver and launcher set-up and its cache key, which
-    hashes Triton's own compiler sources and shared library (triton_key). In a batch of 32 cached
+    pays for the whole process: Triton's driver and launcher set-up, and its cache key (which
+    hashes Triton's own compiler sources and shared library: triton_key, computed beside torch's
+    import since 2026-12-05, TritonKey, when this Triton has it). In a batch of 32 cached
     candidates on the H200 the warm-ups summed to 0.68 s with a median of 0.003 s
     (docs/device-runs/2026-12-04-source-live.md): the first candidate's warm-up carries that cost,
     and on a standby every answer is the process's first candidate. Paid here, it is not in the
