@@ -1086,6 +1086,16 @@ def test_the_harness_waits_for_tritons_cache_key_when_torch_is_imported_first(tm
     assert run.events.count("triton key") == 1 and run.status["triton_key_seconds"] >= 1
 
 
+def test_a_cache_key_that_fails_in_the_thread_changes_nothing_but_its_figure(tmp_path):
+    # Triton's own computation at the first launch would raise the same error; here the fake key
+    # raises every time, so the launches fail as they would without the thread.
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [], env={"KPROF_FAKE_TRITON_KEY_RAISES": "1"})
+    assert run.code == 0, run.stderr
+    assert run.status["problem_ok"] is True and run.status["triton_version"] == "0.0-fake"
+    assert "triton_key_seconds" not in run.status
+    assert "Traceback" not in run.stderr  # the thread said nothing either
+
+
 def test_without_triton_no_cache_key_is_computed(tmp_path):
     fake = tmp_path / "torch_only"
     shutil.copytree(FAKE_TORCH / "torch", fake / "torch")

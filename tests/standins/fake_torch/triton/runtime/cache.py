@@ -2,7 +2,7 @@
 library that begins every compile's cache key, computed once per process (functools.lru_cache).
 Test hooks (not in Triton): with KPROF_FAKE_TRITON_LOG_KEY=1 each computation logs "triton key"
 to KPROF_FAKE_TORCH_LOG (see the fake torch); KPROF_FAKE_TRITON_KEY_SECONDS=S makes it take S
-seconds."""
+seconds; KPROF_FAKE_TRITON_KEY_RAISES=1 makes it raise OSError (a file of Triton's unreadable)."""
 
 import functools
 import os
@@ -11,6 +11,8 @@ import time
 
 @functools.lru_cache()
 def triton_key():
+    if os.environ.get("KPROF_FAKE_TRITON_KEY_RAISES") == "1":
+        raise OSError("libtriton.so: permission denied")
     if os.environ.get("KPROF_FAKE_TRITON_KEY_SECONDS"):
         time.sleep(float(os.environ["KPROF_FAKE_TRITON_KEY_SECONDS"]))
     path = os.environ.get("KPROF_FAKE_TORCH_LOG")
