@@ -62,10 +62,7 @@ run() {
   local target=$1 ahead=$2 cache=$3 label=$4 python=${5:-python3} t wall facts workers=() i sampler=
   rm -f "$work/harness.status.json"
   plan_ahead "$ahead"
-  if [ "${STUBS:-0}" = 1 ] && [ ! -d "$cache" ]; then
-    TRITON_CACHE_DIR="$cache" timeout 120 python3 -c \
-      'from triton.runtime import driver; driver.active.get_current_target()' >/dev/null 2>&1
-  fi
+  [ "${STUBS:-0}" = 1 ] && [ ! -d "$cache" ] && only_tritons_own "$cache"
   t=$(now)
   if [ "$ahead" = 1 ]; then
     for i in $(seq 1 "${WORKERS:-4}"); do

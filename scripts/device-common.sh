@@ -1,6 +1,7 @@
 # Sourced by the scripts/device-*.sh measurement scripts after they set `root`: the output folder
 # ($OUT, else device-out/), summary.md with note(), timing helpers, note_environment (date, GPUs,
-# driver, ncu, Python, torch, triton), default_metrics (kprof's default set, comma-separated, for
+# driver, ncu, Python, torch, triton), only_tritons_own (a Triton cache with only Triton's own
+# helper module), default_metrics (kprof's default set, comma-separated, for
 # plain ncu runs; needs the built kprof), and build_kprof, which builds kprof into $build
 # (build-device/ unless the script sets `build` after sourcing this) with the header-only
 # dependencies carried in .device/include: the CLI only, or with `build_kprof python` the Python
@@ -31,6 +32,12 @@ build_kprof() { # [python]: also the Python module. Logs in $out/cmake.log and $
     -DKPROF_ENABLE_PYTHON="$python" -DPython3_EXECUTABLE="$(command -v python3)" \
     ${pybind_dir:+-Dpybind11_DIR="$pybind_dir"} >"$out/cmake.log" 2>&1 \
     && cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+}
+# only_tritons_own CACHE: the Triton cache CACHE given only what Triton builds for itself (its
+# driver's helper module), by an untimed process, as a user's cache has after any earlier use.
+only_tritons_own() {
+  TRITON_CACHE_DIR="$1" timeout 120 python3 -c \
+    'from triton.runtime import driver; driver.active.get_current_target()' >/dev/null 2>&1
 }
 default_metrics() {
   "$kprof" metrics --set default --format json \

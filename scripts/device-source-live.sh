@@ -146,11 +146,7 @@ case " $steps " in *" batch "*)
     extra=(); [ "$run" = warmup1 ] && extra=(--warmup 1)
     cache="$work/triton"; ahead=1; [ "$run" = nocompile ] && { cache="$work/triton-nocompile"; ahead=0; }
     case $run in compile?*) cache="$work/triton-$run" ;; esac # compile2, ...: again, on a fresh cache
-    if [ "$run" = stubs ]; then
-      cache="$work/triton-stubs"
-      TRITON_CACHE_DIR="$cache" timeout 120 python3 -c \
-        'from triton.runtime import driver; driver.active.get_current_target()' >/dev/null 2>&1
-    fi
+    [ "$run" = stubs ] && { cache="$work/triton-stubs"; only_tritons_own "$cache"; }
     t0=$(now)
     KPROF_COMPILE_AHEAD=$ahead KPROF_LOCK_DIR="$work/locks" TRITON_CACHE_DIR="$cache" timeout 300 "$kprof" batch examples/softmax/problem.py \
       "${kernels[@]}" --out "$work/batch-$run" --gpus 0 --clock-control none "${extra[@]}" --format json \
