@@ -48,14 +48,12 @@ first-kernel cost (about 1.1 s) then run beside torch's import instead of inside
 first candidate's call. A standby's thread does that GPU work under the GPU's lock. Without a
 usable driver or NVTX library the thread records why and changes nothing else.
 
-With "compile_ahead": {"dir": D} in the plan, the candidates' Triton kernels are compiled ahead by
-compile workers: processes kprof starts beside the session, outside ncu and seeing no GPU
-(CUDA_VISIBLE_DEVICES empty), each running `harness.py PLAN --compile-worker`
-(run_compile_worker). A worker makes the problem's inputs as meta tensors (shapes and dtypes, no
-memory) and finds the Triton target: the one `nvidia-smi --query-gpu=compute_cap` gives, asked
-before torch's import (GpuTargetQuery), else the harness's (with more than one candidate the
-harness writes it to D once torch is imported, before its inputs; a standby once its candidates
-come; with one it writes none and claims nothing, so that its worker may compile it). Then it takes the
+With "compile_ahead": {"dir": D} in the plan and more than one candidate, the candidates' Triton
+kernels are compiled ahead by compile workers: processes kprof starts beside the session, outside
+ncu and seeing no GPU (CUDA_VISIBLE_DEVICES empty), each running `harness.py PLAN
+--compile-worker` (run_compile_worker). A worker makes the problem's inputs as meta tensors
+(shapes and dtypes, no memory), waits for the harness's Triton target (the harness writes it to D
+once torch is imported, before its inputs; a standby once its candidates come), then takes the
 candidates in order, each that no other process claimed first (a claim file in D), loads its
 kernel.py under a name of its own, calls kernel_function once as the harness will (choose_call
 on a MetaProblem) while Triton's launches are compiles (JITFunction.run's warmup; an autotuner
@@ -94,7 +92,6 @@ import importlib.util  # noqa: E402
 import inspect  # noqa: E402
 import json  # noqa: E402
 import random  # noqa: E402
-import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
@@ -959,18 +956,15 @@ def claim_candidate(directory, index):
 
 
 class CompiledAhead:
-    """The harness's side of compiling ahead: with several candidates it claims its first (it is
-    about to run it) and publishes its Triton target for the workers (COMPILE_TARGET_FILE); with
-    one (`target` None) it does neither, and its worker compiles it for the target nvidia-smi
-    gives (GpuTargetQuery). Before each candidate's warm-up it waits for the worker that
-    compiles it, if one does (see the module's docstring)."""
+    """The harness's side of compiling ahead: it claims its first candidate (it is about to run
+    it), publishes its Triton target for the workers (COMPILE_TARGET_FILE) and, before each
+    candidate's warm-up, waits for the worker that compiles it, if one does (see the module's
+    docstring)."""
 
     def __init__(self, directory, first, target):
         self.directory = directory
-        self.own = set()
-        if target is not None:
-            self.own = {first} if claim_candidate(directory, first) else set()
-            write_json_atomic(os.path.join(directory, COMPILE_TARGET_FILE), target)
+        self.own = {first} if claim_candidate(directory, first) else set()
+        write_json_atomic(os.path.join(directory, COMPILE_TARGET_FILE), target)
 
     def wait(self, entry):
         """Returns (outcome, the worker's compile seconds) for the candidate of `entry`, once
@@ -1011,23 +1005,14 @@ class CompiledAhead:
 
 
 def compiled_ahead(plan, status):
-    """The harness's CompiledAhead when the plan asks for it (else None). With more than one
-    candidate the harness finds and publishes its Triton target; without Triton the workers are
-    told why, and stop. The status's compile_target_seconds is how long that took (Triton makes
-    its driver for it, which the first warm-up pays otherwise). With one candidate (a cold
-    `kprof profile`) it publishes nothing: its worker finds the target itself
-    (GpuTargetQuery) while the harness sets up, and the harness waits for it only when it
-    began before the harness reached the candidate."""
+    """The harness's CompiledAhead when the plan asks for it and there is more than one candidate
+    (else None). Without Triton the workers are told why, and stop. The status's
+    compile_target_seconds is how long finding and publishing the target took (Triton makes its
+    driver for it, which the first warm-up pays otherwise)."""
     settings = plan["compile_ahead"]
     first = plan["first_candidate"]
-    if settings is None or len(plan["candidates"]) - first < 1:
+    if settings is None or len(plan["candidates"]) - first < 2:
         return None
-    if len(plan["candidates"]) - first == 1:
-        try:
-            return CompiledAhead(settings["dir"], first, None)
-        except OSError as exc:  # compiling ahead only saves time
-            log("no compile ahead: %s" % clean_text(exc))
-            return None
     started = time.perf_counter()
     try:
         return publish_target(settings, first)
@@ -1060,15 +1045,12 @@ def run_compile_worker(plan):
     compiles it and writes its outcome; returns once none is left. A worker that cannot compile
     anything (its set-up failed: every worker's would) says why for each candidate it claims."""
     directory = plan["compile_ahead"]["dir"]
-    query = GpuTargetQuery()  # nvidia-smi runs beside torch's import
     try:
         compile_one = prepare_compile_worker(plan)
     except Exception as exc:
         compile_one = exc
     target_path = os.path.join(directory, COMPILE_TARGET_FILE)
     target = read_json(target_path)
-    if not isinstance(target, dict):
-        target = query.target()
     while not isinstance(target, dict):  # the harness writes it once, after its own set-up
         time.sleep(0.01)
         target = read_json(target_path)
@@ -1092,47 +1074,6 @@ def run_compile_worker(plan):
         write_json_atomic(os.path.join(directory, COMPILE_DONE % index),
                         {"outcome": clean_text(outcome), "seconds": time.perf_counter() - started})
     return EXIT_OK
-
-
-class GpuTargetQuery:
-    """The Triton target of the GPUs, asked of `nvidia-smi --query-gpu=compute_cap` in a process
-    started at once (a compile worker starts it before torch's import, and reads it after):
-    {"backend": "cuda", "arch": major * 10 + minor, "warp_size": 32}, what Triton's CUDA driver
-    makes of the device's capability. target() is None without nvidia-smi, when it fails or
-    takes over NVIDIA_SMI_SECONDS, and when the host's GPUs differ in capability (which of them
-    the session has is the harness's to say). Nothing here raises."""
-
-    NVIDIA_SMI_SECONDS = 10.0
-
-    def __init__(self):
-        self.process = None
-        try:
-            self.process = subprocess.Popen(
-                ["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        except OSError:  # no nvidia-smi on PATH: the harness's target, once it publishes it
-            pass
-
-    def target(self):
-        process, self.process = self.process, None
-        if process is None:
-            return None
-        try:
-            out, _ = process.communicate(timeout=self.NVIDIA_SMI_SECONDS)
-        except subprocess.TimeoutExpired:
-            # Killed; what it started dies with the worker's process group, which kprof stops
-            # with the session (a child of its own group could outlive the worker).
-            process.kill()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.communicate(timeout=1)
-            return None
-        capabilities = {line.strip() for line in out.splitlines() if line.strip()}
-        if process.returncode != 0 or len(capabilities) != 1:
-            return None
-        major, _, minor = capabilities.pop().partition(".")
-        if not (major.isdigit() and minor.isdigit()):
-            return None
-        return {"backend": "cuda", "arch": int(major) * 10 + int(minor), "warp_size": 32}
 
 
 def prepare_compile_worker(plan):

@@ -371,23 +371,14 @@ private:
                   std::move(process).value());
   }
 
-  /// Who reads the plan file write_plan writes: the session's harness and its compile workers,
-  /// or the workers only (a standby's harness gets its plan in its message).
-  enum class PlanReaders { harness_and_workers, workers_only };
-
   /// The directory where a session's harness and compile workers meet, made empty and private,
-  /// when this session compiles ahead: asked for (compile_ahead_asked), the harness run as this
-  /// user (not under sudo, where the workers' cache would not be the harness's), and a
-  /// candidate to compile. A new harness (`harness_and_workers`) has one as soon as it has a
-  /// candidate: its worker compiles it while the harness imports torch. A standby's harness has
-  /// imported torch long before: it compiles its first candidate sooner than a worker that
-  /// starts with the session could, so its session needs a later candidate.
-  std::optional<fs::path> compile_ahead_dir(const SessionRequest& request,
-                                            PlanReaders readers) const {
+  /// when this session compiles ahead: asked for (compile_ahead_asked), more than one candidate,
+  /// and the harness run as this user (not under sudo, where the workers' cache would not be
+  /// the harness's).
+  std::optional<fs::path> compile_ahead_dir(const SessionRequest& request) const {
     const auto first = static_cast<std::size_t>(std::max(0, request.plan.first_candidate));
-    const std::size_t least = readers == PlanReaders::harness_and_workers ? 1 : 2;
     if (!compile_ahead_asked() || m_settings.use_sudo ||
-        request.plan.candidates.size() < first + least) {
+        request.plan.candidates.size() < first + 2) {
       return std::nullopt;
     }
     const fs::path dir = request.work_dir / RoundLayout::k_compile_ahead;
@@ -399,6 +390,10 @@ private:
     return dir;
   }
 
+  /// Who reads the plan file write_plan writes: the session's harness and its compile workers,
+  /// or the workers only (a standby's harness gets its plan in its message).
+  enum class PlanReaders { harness_and_workers, workers_only };
+
   /// Writes the session's plan (the request's, with its compile-ahead directory when it
   /// compiles ahead) into its directory, unless only workers would read it and there are none,
   /// and starts the compile workers that read it: the session's harness script in its worker
@@ -407,7 +402,7 @@ private:
   Result<HarnessPlan> write_plan(const SessionRequest& request, CompileWorkers& workers,
                                  PlanReaders readers) const {
     HarnessPlan plan = request.plan;
-    plan.compile_ahead_dir = compile_ahead_dir(request, readers);
+    plan.compile_ahead_dir = compile_ahead_dir(request);
     if (!plan.compile_ahead_dir && readers == PlanReaders::workers_only) {
       return plan;
     }
