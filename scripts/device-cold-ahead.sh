@@ -36,12 +36,7 @@ for round in $(seq 1 "${REPS:-2}"); do
       only_tritons_own "$cache"
       for kernel in new cached; do
         o="$work/out-$round-$c-$setting-$kernel"
-        started=$(now)
-        TRITON_CACHE_DIR="$cache" KPROF_COMPILE_AHEAD=$setting "$kprof" profile \
-          "examples/$c/kernel.py" "examples/$c/problem.py" --out "$o" --clock-control none \
-          --format json >"$o.json" 2>"$o.err"
-        code=$?
-        secs=$(elapsed "$started" "$(now)")
+        profile_case "$c" "$o" TRITON_CACHE_DIR="$cache" KPROF_COMPILE_AHEAD="$setting"
         facts=$(python3 - "$o/round000/report.json" <<'PY'
 import json, sys
 try:
@@ -53,7 +48,7 @@ print(f"{m.get('harness_setup_seconds', 0):.2f} | {m.get('warmup_seconds', 0):.2
       f"{m.get('compile_wait_seconds', 0):.2f} | {m.get('compile_seconds', 0):.2f}")
 PY
 )
-        note "| $round | $c | $([ "$setting" = 1 ] && echo yes || echo no) | $kernel | $secs | $code | $facts |"
+        note "| $round | $c | $([ "$setting" = 1 ] && echo yes || echo no) | $kernel | $profile_seconds | $profile_code | $facts |"
       done
     done
   done

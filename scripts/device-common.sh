@@ -1,8 +1,9 @@
 # Sourced by the scripts/device-*.sh measurement scripts after they set `root`: the output folder
 # ($OUT, else device-out/), summary.md with note(), timing helpers, note_environment (date, GPUs,
 # driver, ncu, Python, torch, triton), only_tritons_own (a Triton cache with only Triton's own
-# helper module), default_metrics (kprof's default set, comma-separated, for
-# plain ncu runs; needs the built kprof), and build_kprof, which builds kprof into $build
+# helper module), profile_case (one timed cold `kprof profile` of an example), default_metrics
+# (kprof's default set, comma-separated, for plain ncu runs; needs the built kprof), and
+# build_kprof, which builds kprof into $build
 # (build-device/ unless the script sets `build` after sourcing this) with the header-only
 # dependencies carried in .device/include: the CLI only, or with `build_kprof python` the Python
 # module too, for the device's python3.
@@ -38,6 +39,17 @@ build_kprof() { # [python]: also the Python module. Logs in $out/cmake.log and $
 only_tritons_own() {
   TRITON_CACHE_DIR="$1" timeout 120 python3 -c \
     'from triton.runtime import driver; driver.active.get_current_target()' >/dev/null 2>&1
+}
+# profile_case CASE DIR [NAME=VALUE...]: a cold `kprof profile` of examples/CASE into DIR, with
+# the variables given (DIR.json and DIR.err beside it); sets profile_code and profile_seconds.
+profile_case() {
+  local c=$1 o=$2 started
+  shift 2
+  started=$(now)
+  env "$@" "$kprof" profile "examples/$c/kernel.py" "examples/$c/problem.py" --out "$o" \
+    --clock-control none --format json >"$o.json" 2>"$o.err"
+  profile_code=$?
+  profile_seconds=$(elapsed "$started" "$(now)")
 }
 default_metrics() {
   "$kprof" metrics --set default --format json \

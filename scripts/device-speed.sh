@@ -74,11 +74,7 @@ case " $steps " in *" cold "*)
     mkdir -p "$work/cold$pass"
     for c in $cases; do
       o="$work/cold$pass/$c"
-      started=$(now)
-      "$kprof" profile "examples/$c/kernel.py" "examples/$c/problem.py" --out "$o" \
-        --clock-control none --format json >"$o.json" 2>"$o.err"
-      code=$?
-      secs=$(elapsed "$started" "$(now)")
+      profile_case "$c" "$o"
       facts=$(python3 - "$o/round000/report.json" <<'PY'
 import json, sys
 try:
@@ -91,7 +87,7 @@ print(f"{check} | {m.get('harness_setup_seconds', 0):.2f} / {m.get('harness_inpu
       f"{m.get('primer_seconds', 0):.2f} | {m.get('triton_key_seconds', 0):.2f}")
 PY
 )
-      note "| $c | $pass | $secs | $code | $facts |"
+      note "| $c | $pass | $profile_seconds | $profile_code | $facts |"
     done
   done
   ;;
