@@ -6,8 +6,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
 case_name=${1:-twostage}
-# The CLI alone: the tests and the Python module are scripts/test.sh's to build.
-"$root/scripts/build.sh" -DKPROF_ENABLE_TESTS=OFF -DKPROF_ENABLE_PYTHON=OFF >&2
+# The CLI alone, and only its build dependencies: the tests, their tools and the Python module
+# are scripts/test.sh's to install and build.
+KPROF_DEPS=cli "$root/scripts/build.sh" -DKPROF_ENABLE_TESTS=OFF -DKPROF_ENABLE_PYTHON=OFF >&2
 kprof="$build_dir/kprof"
 
 why="no NVIDIA driver (nvidia-smi not found or lists no GPU)"
