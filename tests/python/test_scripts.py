@@ -23,7 +23,8 @@ def stand_in(directory, name, body):
 def copied_tree(tmp_path, *files):
     """The named files of the repository copied into tmp_path/repo, and a bin/ of stand-ins that
     log what they are asked to tmp_path/calls.log: dpkg-query (every package missing), apt-get,
-    sudo (runs its command), npm (makes node_modules), node (present) and nvidia-smi (no GPU)."""
+    sudo (runs its command), npm (makes node_modules), node (present) and nvidia-smi (no GPU).
+    The environment names the copy's build/ as BUILD_DIR (CI sets its own)."""
     repo = tmp_path / "repo"
     for name in files:
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
@@ -37,7 +38,7 @@ def copied_tree(tmp_path, *files):
     stand_in(bin_dir, "npm", 'echo "npm $*" >> %s; mkdir -p node_modules' % log)
     stand_in(bin_dir, "node", "exit 0")
     stand_in(bin_dir, "nvidia-smi", "exit 9")
-    env = dict(os.environ, PATH="%s:%s" % (bin_dir, os.environ["PATH"]))
+    env = dict(os.environ, PATH="%s:%s" % (bin_dir, os.environ["PATH"]), BUILD_DIR=str(repo / "build"))
     env.pop("KPROF_DEPS", None)
     return repo, env, log
 
