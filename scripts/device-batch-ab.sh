@@ -26,9 +26,7 @@ cd "$root"
 . "$root/scripts/device-common.sh"
 note "# A batch of new candidates: ncu's target processes and the compile ahead (issue 22)"
 note_environment
-if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$kprof" ]; then
-  started=$(now); build_kprof; note "- build: $(elapsed "$started" "$(now)") s"
-fi
+build_unless_skipped
 work=$(mktemp -d /tmp/kprof-batch-ab.XXXXXX)
 n=${N:-8}
 "$kprof" harness examples/softmax/kernel.py examples/softmax/problem.py --out "$work/harness.py" >/dev/null

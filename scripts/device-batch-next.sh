@@ -21,10 +21,8 @@ cd "$root"
 . "$root/scripts/device-common.sh"
 note "# Issue 22: the batch of 32 new candidates, the cold profiles, the loop with source=True"
 note_environment
-if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$kprof" ]; then
-  started=$(now); build_kprof python; note "- build: $(elapsed "$started" "$(now)") s"
-  rm -f "$out/cmake.log" "$out/build.log"
-fi
+build_unless_skipped python
+rm -f "$out/cmake.log" "$out/build.log"
 # step NAME COMMAND...: runs a measurement script with its own $OUT, then keeps its summary.
 step() {
   local name=$1 started

@@ -19,9 +19,7 @@ cd "$root"
 cases=${CASES:-twostage softmax matmul vadd}
 note "# A cold profile's one candidate compiled ahead, or not (issue 22)"
 note_environment
-if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$kprof" ]; then
-  started=$(now); build_kprof; note "- build: $(elapsed "$started" "$(now)") s"
-fi
+build_unless_skipped
 work=$(mktemp -d /tmp/kprof-cold-ahead.XXXXXX)
 "$kprof" profile examples/vadd/kernel.py examples/vadd/problem.py --out "$work/untimed" \
   --clock-control none --format json >/dev/null 2>&1

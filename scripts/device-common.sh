@@ -3,10 +3,10 @@
 # driver, ncu, Python, torch, triton), only_tritons_own (a Triton cache with only Triton's own
 # helper module), profile_case (one timed cold `kprof profile` of an example), default_metrics
 # (kprof's default set, comma-separated, for plain ncu runs; needs the built kprof), and
-# build_kprof, which builds kprof into $build
-# (build-device/ unless the script sets `build` after sourcing this) with the header-only
-# dependencies carried in .device/include: the CLI only, or with `build_kprof python` the Python
-# module too, for the device's python3.
+# build_kprof (build_unless_skipped: the same, timed, unless SKIP_BUILD=1 finds a built kprof),
+# which builds kprof into $build (build-device/ unless the script sets `build` after sourcing
+# this) with the header-only dependencies carried in .device/include: the CLI only, or with
+# `build_kprof python` the Python module too, for the device's python3.
 # shellcheck shell=bash
 out=${OUT:-$root/device-out}
 mkdir -p "$out"
@@ -33,6 +33,17 @@ build_kprof() { # [python]: also the Python module. Logs in $out/cmake.log and $
     -DKPROF_ENABLE_PYTHON="$python" -DPython3_EXECUTABLE="$(command -v python3)" \
     ${pybind_dir:+-Dpybind11_DIR="$pybind_dir"} >"$out/cmake.log" 2>&1 \
     && cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+}
+# build_unless_skipped [python]: build_kprof (with the Python module when asked), its time noted
+# in the summary; skipped with SKIP_BUILD=1 when a built kprof is there.
+build_unless_skipped() {
+  if [ "${SKIP_BUILD:-0}" = 1 ] && [ -x "$kprof" ]; then
+    return 0
+  fi
+  local started
+  started=$(now)
+  build_kprof "$@"
+  note "- build: $(elapsed "$started" "$(now)") s"
 }
 # only_tritons_own CACHE: the Triton cache CACHE given only what Triton builds for itself (its
 # driver's helper module), by an untimed process, as a user's cache has after any earlier use.

@@ -11,9 +11,7 @@ cd "$root"
 . "$root/scripts/device-common.sh"
 note "# profiled programs that die under ncu"
 note_environment
-if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$kprof" ]; then
-  started=$(now); build_kprof; note "- build: $(elapsed "$started" "$(now)") s"
-fi
+build_unless_skipped
 work=$(mktemp -d /tmp/kprof-crash.XXXXXX)
 for case in segfault exits_in_call; do
   started=$(now)

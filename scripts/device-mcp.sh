@@ -11,9 +11,7 @@ cd "$root"
 . "$root/scripts/device-common.sh"
 note "# kprof mcp on the GPU"
 note_environment
-if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$kprof" ]; then
-  started=$(now); build_kprof; note "- build: $(elapsed "$started" "$(now)") s"
-fi
+build_unless_skipped
 work=$(mktemp -d /tmp/kprof-mcp.XXXXXX)
 note ""
 timeout 480 python3 scripts/device-mcp.py "$kprof" "$work" "$out/mcp.json" 2>&1 | tee -a "$summary"

@@ -19,9 +19,7 @@ cd "$root"
 . "$root/scripts/device-common.sh"
 note "# Replay passes per metric of the default set (issue 22)"
 note_environment
-if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$kprof" ]; then
-  started=$(now); build_kprof; note "- build: $(elapsed "$started" "$(now)") s"
-fi
+build_unless_skipped
 work=$(mktemp -d /tmp/kprof-pass-cost.XXXXXX)
 cat >"$work/vadd.cu" <<'CU'
 #include <cstdio>

@@ -12,9 +12,7 @@ cd "$root"
 . "$root/scripts/device-common.sh"
 note "# The early primer, on and off, on one machine"
 note_environment
-if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$kprof" ]; then
-  started=$(now); build_kprof python; note "- build: $(elapsed "$started" "$(now)") s"
-fi
+build_unless_skipped python
 work=$(mktemp -d /tmp/kprof-primer-ab.XXXXXX)
 case=${CASE:-softmax}
 "$kprof" harness "examples/$case/kernel.py" "examples/$case/problem.py" --out "$work/harness.py" >/dev/null

@@ -12,9 +12,7 @@ cd "$root"
 . "$root/scripts/device-common.sh"
 note "# An empty section folder for metrics-only sessions"
 note_environment
-if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$kprof" ]; then
-  started=$(now); build_kprof; note "- build: $(elapsed "$started" "$(now)") s"
-fi
+build_unless_skipped
 work=$(mktemp -d /tmp/kprof-sections.XXXXXX)
 mkdir -p "$work/empty"
 "$kprof" harness examples/softmax/kernel.py examples/softmax/problem.py --out "$work/harness.py" >/dev/null

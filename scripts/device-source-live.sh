@@ -33,11 +33,7 @@ steps=${STEPS:-ab loop batch checks}
 note "# Hot lines for less; a batch's time (issue 22)"
 note_environment
 note "- steps: $steps"
-if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$kprof" ]; then
-  started=$(now)
-  case " $steps " in *" loop "*) build_kprof python ;; *) build_kprof ;; esac
-  note "- build: $(elapsed "$started" "$(now)") s"
-fi
+case " $steps " in *" loop "*) build_unless_skipped python ;; *) build_unless_skipped ;; esac
 work=$(mktemp -d /tmp/kprof-source-live.XXXXXX)
 
 case " $steps " in *" ab "*)

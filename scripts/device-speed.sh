@@ -18,9 +18,7 @@ note_environment
 note "- steps: $steps; cases: $cases; think: ${THINK:-8} s; source: ${SOURCE:-0}; new kernels: ${UNIQUE:-0}"
 { cat /proc/driver/nvidia/version; for f in /proc/driver/nvidia/gpus/*/information; do echo "== $f"; cat "$f"; done; } \
   >"$out/nvidia-proc.txt" 2>&1 || true
-if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$kprof" ]; then
-  started=$(now); build_kprof python; note "- build: $(elapsed "$started" "$(now)") s"
-fi
+build_unless_skipped python
 work=$(mktemp -d /tmp/kprof-speed.XXXXXX)
 
 case " $steps " in *" nvtx "*)

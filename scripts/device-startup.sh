@@ -11,9 +11,7 @@ cd "$root"
 . "$root/scripts/device-common.sh"
 note "# kprof: a cold session's start and the source export"
 note_environment
-if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$kprof" ]; then
-  started=$(now); build_kprof python; note "- build: $(elapsed "$started" "$(now)") s"
-fi
+build_unless_skipped python
 work=$(mktemp -d /tmp/kprof-startup.XXXXXX)
 metrics=$(default_metrics)
 filter=(--nvtx --nvtx-include 'regex:kprof:(cand[0-9]+|primer)/')
