@@ -86,12 +86,14 @@ if sys.path and sys.path[0] and os.path.realpath(sys.path[0]) == os.path.dirname
 import contextlib  # noqa: E402
 import copy  # noqa: E402
 import ctypes  # noqa: E402
+import errno  # noqa: E402
 import fcntl  # noqa: E402
 import importlib.machinery  # noqa: E402
 import importlib.util  # noqa: E402
 import inspect  # noqa: E402
 import json  # noqa: E402
 import random  # noqa: E402
+import stat  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
@@ -660,7 +662,7 @@ def run_primer(problem, plan, status):
     try:
         scratch = torch.empty(1024, device="cuda")
         torch.cuda.synchronize()
-        lock_fd, _, _ = take_call_lock(plan)
+        lock_fd, status["primer_call_lock"], _ = take_call_lock(plan)
         torch.cuda.nvtx.range_push(PRIMER_RANGE)
         try:
             scratch.fill_(1.0)
@@ -807,7 +809,7 @@ class EarlyPrimer:
                 self.result["primer"] = "context only: no NVTX library (%s)" % ", ".join(NVTX_LIBRARIES)
                 return
             push, pop = nvtx
-            call_lock_fd, _, _ = take_call_lock(plan)
+            call_lock_fd, self.result["primer_call_lock"], _ = take_call_lock(plan)
             push(PRIMER_RANGE.encode())
             try:
                 self.check(self.cuda.cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, None, None, None),
@@ -1156,20 +1158,28 @@ def run_candidate(problem, plan, entry, status_file, ahead=None):
 
 
 def open_lock_file(path):
-    """A lock file opened for flock, as kprof's GpuLock opens it (src/util/gpu_lock.cpp): read-only
-    suffices, so a file another user created still serves; an existing file is opened without
-    O_CREAT first, because in a sticky world-writable directory fs.protected_regular refuses
-    O_CREAT on another user's file; a new one is made 0666 so that other users can lock it too."""
-    cloexec = getattr(os, "O_CLOEXEC", 0)
+    """A lock file opened for flock, as kprof's GpuLock opens it (src/util/gpu_lock.cpp): kprof
+    made it and checked its directory before the harness started, so the harness never creates
+    one; it opens it read-only (enough for flock) with O_NOFOLLOW and O_NONBLOCK, so that a link
+    planted since is never followed and a FIFO never blocks, and uses it only when fstat finds a
+    regular file with one link. Raises OSError saying what was found otherwise."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
-        return os.open(path, os.O_RDONLY | cloexec)
-    except FileNotFoundError:
-        fd = os.open(path, os.O_RDONLY | os.O_CREAT | cloexec, 0o666)
-        try:
-            os.fchmod(fd, 0o666)  # past the umask; best effort
-        except OSError:
-            pass
-        return fd
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, "refused: a symbolic link") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "refused: not a regular file (uid %d)" % info.st_uid)
+        if info.st_nlink != 1:
+            raise OSError(errno.EINVAL, "refused: %d hard links" % info.st_nlink)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def take_call_lock(plan):

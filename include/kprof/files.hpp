@@ -67,6 +67,9 @@ Result<void> safe_directory_chain(const std::filesystem::path& path);
 /// `path` that others may write is refused. io error saying why otherwise.
 Result<void> private_directory(const std::filesystem::path& path, bool create);
 
+/// A user as messages name one: "uid 65534 (nobody)", or "uid 4242" when the user has no name.
+std::string user_text(unsigned uid);
+
 /// Whether `path` is a directory of this user itself, not a symbolic link (lstat): what kprof may
 /// remove as its own leftovers from a directory other users may write into.
 bool is_own_directory(const std::filesystem::path& path);

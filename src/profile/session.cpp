@@ -582,7 +582,7 @@ private:
     plan.standby_defer_inputs = deferred;
     plan.standby_primer = !deferred;
     if (!deferred) {
-      if (!GpuLock::prepare_dir(m_settings.lock_dir)) {
+      if (!GpuLock::prepare_dir(m_settings.lock_dir, request.gpu)) {
         return;
       }
       plan.standby_gpu_lock = GpuLock::file_of(m_settings.lock_dir, request.gpu);

@@ -7,6 +7,7 @@
 #include "kprof/files.hpp"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -235,7 +236,7 @@ std::string unsafe_ancestor(const std::filesystem::path& dir) {
     return fmt::format("cannot stat {}: {}", dir.string(), std::strerror(errno));
   }
   if (info.st_uid != ::geteuid() && info.st_uid != 0) {
-    return fmt::format("{} belongs to uid {}", dir.string(), info.st_uid);
+    return fmt::format("{} belongs to {}", dir.string(), user_text(info.st_uid));
   }
   if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (info.st_mode & S_ISVTX) == 0) {
     return fmt::format("{} is writable by other users", dir.string());
@@ -264,7 +265,7 @@ Result<void> private_directory(const std::filesystem::path& path, bool create) {
     return refuse(S_ISLNK(info.st_mode) ? "a symbolic link" : "not a directory");
   }
   if (info.st_uid != ::geteuid()) {
-    return refuse(fmt::format("it belongs to uid {}", info.st_uid));
+    return refuse(fmt::format("it belongs to {}", user_text(info.st_uid)));
   }
   if (create && (info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
     if (::chmod(absolute.c_str(), S_IRWXU) != 0) {
@@ -288,8 +289,8 @@ Result<void> safe_directory_chain(const std::filesystem::path& path) {
     struct stat info {};
     if (::lstat(walked.c_str(), &info) == 0 && S_ISLNK(info.st_mode) &&
         info.st_uid != ::geteuid() && info.st_uid != 0) {
-      return make_error(ErrorCategory::io, fmt::format("{} is a symbolic link of uid {}",
-                                                       walked.string(), info.st_uid));
+      return make_error(ErrorCategory::io, fmt::format("{} is a symbolic link of {}",
+                                                       walked.string(), user_text(info.st_uid)));
     }
   }
   // The directories themselves, where the links lead.
@@ -307,6 +308,17 @@ Result<void> safe_directory_chain(const std::filesystem::path& path) {
       return {};
     }
   }
+}
+
+std::string user_text(unsigned uid) {
+  std::array<char, 4096> buffer{};
+  struct passwd entry {};
+  struct passwd* found = nullptr;
+  if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr &&
+      found->pw_name != nullptr && *found->pw_name != '\0') {
+    return fmt::format("uid {} ({})", uid, found->pw_name);
+  }
+  return fmt::format("uid {}", uid);
 }
 
 bool is_own_directory(const std::filesystem::path& path) {

@@ -165,6 +165,152 @@ TEST_F(SharedTritonCache, TheHarnessGetsKprofsCacheOnlyWhenNoOtherUserCanWriteIt
   EXPECT_EQ(fs::status(cache / "kprof" / "triton").permissions(), fs::perms::owner_all);
 }
 
+// ---- the GPU lock directory ------------------------------------------------------------------
+
+/// `kprof profile` with the stand-ins and `KPROF_LOCK_DIR=locks`, limited to `timeout_seconds`.
+KprofRun profile_with_lock_dir(const fs::path& dir, const fs::path& locks,
+                               const std::string& timeout_seconds = "60") {
+  return run_kprof({"profile", std::string(KPROF_EXAMPLES_DIR) + "/twostage/kernel.py",
+                    std::string(KPROF_EXAMPLES_DIR) + "/twostage/problem.py", "--ncu",
+                    standin("ncu"), "--python", "/usr/bin/python3", "--out", (dir / "out").string(),
+                    "--format", "json", "--retries", "0", "--timeout", timeout_seconds},
+                   {{"PYTHONPATH", standin("fake_torch")},
+                    {"KPROF_LOCK_DIR", locks.string()},
+                    {"XDG_CACHE_HOME", (dir / "cache").string()}},
+                   std::chrono::seconds(120));
+}
+
+/// Runs `argv` as uid 65534 (setpriv); its exit code, or -1 with the reason in `why`.
+int run_as_nobody(std::vector<std::string> argv, std::string& why) {
+  ProcessSpec spec;
+  spec.argv = {"setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"};
+  spec.argv.insert(spec.argv.end(), argv.begin(), argv.end());
+  auto done = run_process(spec);
+  if (!done.ok()) {
+    why = done.error().message;
+    return -1;
+  }
+  why = done->err;
+  return done->exit_code;
+}
+
+class HostileLockDirectory : public E2eTest {
+protected:
+  void SetUp() override {
+    E2eTest::SetUp();
+    if (::geteuid() != 0) {
+      GTEST_SKIP() << "needs root, to plant the lock directory as uid 65534 (setpriv)";
+    }
+    // The test's directory stands in for /tmp: root's, sticky, writable by every user.
+    fs::permissions(dir(), fs::perms::all | fs::perms::sticky_bit);
+  }
+};
+
+TEST_F(HostileLockDirectory, RootsProfileRefusesADirectoryAnotherUserMadeAndCreatesNothingThrough) {
+  // The local root: uid 65534 makes the lock directory first and plants dangling links
+  // to a file root would then create with mode 0666 (the system's /etc/ld.so.preload).
+  const fs::path locks = dir() / "kprof-locks";
+  const fs::path preload = dir() / "ld.so.preload";
+  std::string why;
+  ASSERT_EQ(run_as_nobody({"mkdir", "-m", "0755", locks.string()}, why), 0) << why;
+  for (const char* name : {"gpu0.lock", "profiled-calls.lock"}) {
+    ASSERT_EQ(run_as_nobody({"ln", "-s", preload.string(), (locks / name).string()}, why), 0)
+        << why;
+  }
+  KprofRun run = profile_with_lock_dir(dir(), locks);
+  EXPECT_EQ(run.exit_code, 14) << run.err; // io
+  EXPECT_NE(run.err.find("GPU lock directory " + locks.string() + " refused"), std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("belongs to uid 65534"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("KPROF_LOCK_DIR"), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(preload));
+}
+
+TEST_F(HostileLockDirectory, RootsProfileRefusesALinkPlantedInAStickyDirectoryWithoutFollowingIt) {
+  const fs::path locks = dir() / "kprof-locks";
+  fs::create_directory(locks);
+  fs::permissions(locks, fs::perms::all | fs::perms::sticky_bit);
+  const fs::path preload = dir() / "ld.so.preload";
+  std::string why;
+  ASSERT_EQ(run_as_nobody({"ln", "-s", preload.string(), (locks / "gpu0.lock").string()}, why), 0)
+      << why;
+  KprofRun run = profile_with_lock_dir(dir(), locks);
+  EXPECT_EQ(run.exit_code, 14) << run.err;
+  EXPECT_NE(run.err.find("GPU lock file " + (locks / "gpu0.lock").string() +
+                         " refused: it is a symbolic link of uid 65534"),
+            std::string::npos)
+      << run.err;
+  EXPECT_FALSE(fs::exists(preload));
+}
+
+TEST_F(HostileLockDirectory, AFifoPlantedAsALockFileEndsTheProfileAtOnceNamingIt) {
+  // Before: kprof blocked in open() on gpu0.lock whatever --timeout said, and the harness on
+  // profiled-calls.lock until ncu's timeout (about 15 minutes a round).
+  for (const char* name : {"gpu0.lock", "profiled-calls.lock"}) {
+    const fs::path locks = dir() / (std::string("locks-") + name);
+    fs::create_directory(locks);
+    fs::permissions(locks, fs::perms::all | fs::perms::sticky_bit);
+    std::string why;
+    ASSERT_EQ(run_as_nobody({"mkfifo", "-m", "0666", (locks / name).string()}, why), 0) << why;
+    const auto started = std::chrono::steady_clock::now();
+    KprofRun run = profile_with_lock_dir(dir(), locks, "10");
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10)) << name;
+    EXPECT_EQ(run.exit_code, 14) << run.err;
+    EXPECT_NE(run.err.find((locks / name).string() + " refused: it is a FIFO of uid 65534"),
+              std::string::npos)
+        << run.err;
+  }
+}
+
+TEST_F(HostileLockDirectory, ALockFileOthersCannotOpenIsNamedWithItsOwnerNotAsPermissionDenied) {
+  // uid 65534 makes gpu0.lock 0600 in the shared directory: uid 65534's profile still works, and
+  // another user's message says whose file it is and what to do (root reads any file, so the
+  // other user here is uid 65533).
+  const fs::path locks = dir() / "kprof-locks";
+  fs::create_directory(locks);
+  fs::permissions(locks, fs::perms::all | fs::perms::sticky_bit);
+  std::string why;
+  ASSERT_EQ(run_as_nobody({"sh", "-c", "umask 077 && : > " + (locks / "gpu0.lock").string()}, why),
+            0)
+      << why;
+  fs::create_directories(dir() / "bin");
+  fs::copy_file(KPROF_BINARY, dir() / "bin" / "kprof");
+  fs::permissions(dir() / "bin",
+                  fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(dir() / "bin" / "kprof",
+                  fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec);
+  ProcessSpec spec;
+  spec.argv = {"setpriv",
+               "--reuid",
+               "65533",
+               "--regid",
+               "65533",
+               "--clear-groups",
+               (dir() / "bin" / "kprof").string(),
+               "profile",
+               std::string(KPROF_EXAMPLES_DIR) + "/twostage/kernel.py",
+               std::string(KPROF_EXAMPLES_DIR) + "/twostage/problem.py",
+               "--ncu",
+               standin("ncu"),
+               "--python",
+               "/usr/bin/python3",
+               "--out",
+               (dir() / "out-65533").string()};
+  spec.env_set = {{"KPROF_LOCK_DIR", locks.string()},
+                  {"PYTHONPATH", standin("fake_torch")},
+                  {"XDG_CACHE_HOME", (dir() / "cache-65533").string()},
+                  {"TMPDIR", "/tmp"},
+                  {"NO_COLOR", "1"}};
+  spec.timeout = std::chrono::seconds(60);
+  auto done = run_process(spec);
+  ASSERT_TRUE(done.ok()) << done.error().message;
+  EXPECT_EQ(done->exit_code, 14) << done->err;
+  EXPECT_NE(done->err.find("GPU lock file " + (locks / "gpu0.lock").string() +
+                           " refused: it belongs to uid 65534 (nobody) with mode 0600"),
+            std::string::npos)
+      << done->err;
+}
+
 // ---- a history that the reader cannot write -------------------------------------------------
 
 /// Every file under `dir` with its size and modification time: what a reader must not change.

@@ -547,6 +547,10 @@ def test_plan_with_a_bad_field_exits_2_without_running_anything(tmp_path, field,
 
 
 def call_lock_plan(path, max_wait_seconds=30):
+    """The plan's lock, its file made first as kprof makes it (GpuLock::prepare_dir): the harness
+    never creates a lock file."""
+    if Path(path).parent.is_dir() and not os.path.lexists(path):
+        os.close(os.open(str(path), os.O_RDONLY | os.O_CREAT, 0o600))
     return {"path": str(path), "max_wait_seconds": max_wait_seconds}
 
 
@@ -631,6 +635,48 @@ def test_a_call_lock_that_cannot_be_opened_is_skipped_with_the_reason(tmp_path):
     assert run.candidate(0)["ok"] is True
     assert run.candidate(0)["call_lock"].startswith("not held: cannot open")
     assert "No such file or directory" in run.candidate(0)["call_lock"]
+
+
+def test_the_harness_never_creates_a_missing_call_lock_file(tmp_path):
+    lock = tmp_path / "profiled-calls.lock"
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                      profiled_call_lock={"path": str(lock), "max_wait_seconds": 30})
+
+    assert run.code == 0, run.stderr
+    assert run.candidate(0)["call_lock"].startswith("not held: cannot open")
+    assert not os.path.lexists(lock)
+
+
+def plant(kind, path, target):
+    if kind == "symlink":
+        os.symlink(str(target), str(path))
+    elif kind == "fifo":
+        os.mkfifo(str(path))
+    else:  # a second name of a file the harness must not lock (fs.protected_hardlinks aside)
+        target.write_text("not a lock\n", encoding="utf-8")
+        os.link(str(target), str(path))
+
+
+@pytest.mark.parametrize("kind,why", [("symlink", "refused: a symbolic link"),
+                                      ("fifo", "refused: not a regular file"),
+                                      ("hardlink", "refused: 2 hard links")])
+def test_a_planted_call_lock_is_refused_without_blocking_creating_or_following(tmp_path, kind, why):
+    # Another user may plant the lock directory's names: a dangling link to a file root would
+    # create (/etc/ld.so.preload), a FIFO that blocks an ordinary open(), a link to another file.
+    lock, target = tmp_path / "profiled-calls.lock", tmp_path / "target"
+    plant(kind, lock, target)
+    started = time.monotonic()
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                      profiled_call_lock={"path": str(lock), "max_wait_seconds": 30})
+
+    assert run.code == 0, run.stderr
+    assert time.monotonic() - started < 30
+    assert run.candidate(0)["ok"] is True
+    assert why in run.candidate(0)["call_lock"], run.candidate(0)["call_lock"]
+    if kind == "symlink":
+        assert not target.exists()
+    if kind == "hardlink":
+        assert target.read_text(encoding="utf-8") == "not a lock\n"
 
 
 @pytest.mark.parametrize("lock", [{"path": ""}, {"path": "x", "max_wait_seconds": -1},
@@ -821,7 +867,7 @@ def test_standby_does_its_gpu_work_under_the_gpus_lock_and_waits_without_it(tmp_
     import fcntl
 
     lock_file = tmp_path / "gpu0.lock"
-    held = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+    held = os.open(lock_file, os.O_RDONLY | os.O_CREAT, 0o600)
     fcntl.flock(held, fcntl.LOCK_EX)
     process, fifo, run_dir, log = start_standby(tmp_path, CASES / "vector/problem.py", primer=True,
                                                 gpu_lock=lock_file)
@@ -853,7 +899,7 @@ def test_standby_does_its_gpu_work_under_the_gpus_lock_and_waits_without_it(tmp_
 def test_standby_takes_a_gpu_lock_file_another_user_made_in_a_shared_directory(tmp_path):
     # The lock directory is shared like /tmp (sticky, world-writable): uid 65534 made gpu0.lock
     # first. The harness opens it without O_CREAT (which fs.protected_regular refuses on another
-    # user's file there) and holds it; a file the harness makes itself is 0666, as kprof's are.
+    # user's file there) and holds it; gpu1.lock was made by kprof, 0644 in a shared directory.
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         pytest.skip("needs root and setpriv to act as uid 65534")
     import tempfile
@@ -867,6 +913,7 @@ def test_standby_takes_a_gpu_lock_file_another_user_made_in_a_shared_directory(t
                         "import os; os.close(os.open(%r, os.O_RDONLY | os.O_CREAT, 0o644))" % str(theirs)],
                        check=True)
         assert theirs.stat().st_uid == 65534
+        os.close(os.open(str(shared / "gpu1.lock"), os.O_RDONLY | os.O_CREAT, 0o644))
         for lock_file, case in ((theirs, "theirs"), (shared / "gpu1.lock", "mine")):
             (tmp_path / case).mkdir()
             process, fifo, run_dir, log = start_standby(tmp_path / case, CASES / "vector/problem.py",
@@ -878,7 +925,6 @@ def test_standby_takes_a_gpu_lock_file_another_user_made_in_a_shared_directory(t
             finally:
                 process.kill()
                 process.communicate(timeout=60)
-        assert (shared / "gpu1.lock").stat().st_mode & 0o777 == 0o666
     finally:
         shutil.rmtree(shared, ignore_errors=True)
 
@@ -1051,7 +1097,7 @@ def test_the_early_primer_profiles_its_kernel_while_torch_is_imported(tmp_path, 
     lock = tmp_path / "calls.lock"
     env = with_library_path(fake_cuda, KPROF_FAKE_TORCH_LOG_IMPORT="1", KPROF_FAKE_TORCH_IMPORT_SECONDS="1")
     run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"], env=env,
-                      early_primer=True, profiled_call_lock={"path": str(lock), "max_wait_seconds": 5})
+                      early_primer=True, profiled_call_lock=call_lock_plan(lock, max_wait_seconds=5))
     assert run.code == 0, run.stderr
     assert run.status["primer"] == "ran at start" and run.status["primer_seconds"] >= 0
     events = run.events
@@ -1059,7 +1105,7 @@ def test_the_early_primer_profiles_its_kernel_while_torch_is_imported(tmp_path, 
     assert [e for e in events if e.startswith("cuda ") or e in ("push kprof:primer", "pop")][:10] == PRIMER_EVENTS
     inputs = events.index("torch imported") + 1
     assert events[inputs:] == ["sync"] + ["launch add_kernel"] * 3 + profiled_events("kprof:cand0", ["launch add_kernel"])
-    assert lock.exists()  # the primer's call took the profiled-call lock, as a candidate's call does
+    assert run.status["primer_call_lock"] == "held"  # as a candidate's call takes it
 
 
 def test_tritons_cache_key_is_computed_beside_torchs_import_and_once(tmp_path):
@@ -1148,7 +1194,7 @@ def test_a_standby_early_primer_waits_for_the_gpus_lock_and_skips_the_torch_prim
     import fcntl
 
     lock_file = tmp_path / "gpu0.lock"
-    held = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+    held = os.open(lock_file, os.O_RDONLY | os.O_CREAT, 0o600)
     fcntl.flock(held, fcntl.LOCK_EX)
     process, fifo, run_dir, log = start_standby(tmp_path, CASES / "vector/problem.py", primer=True,
                                                 gpu_lock=lock_file, env=with_library_path(fake_cuda),

@@ -545,6 +545,8 @@ TEST(WrittenHarness, RunsUnderTheFakeTorchAndItsStatusParses) {
   plan.status_file = dir.path() / "status.json";
   plan.inputs = InputsOn::cpu;
   plan.profiled_call_lock = dir.path() / std::string(k_profiled_call_lock_file);
+  // kprof makes the lock file before a harness starts; the harness only opens it.
+  ASSERT_TRUE(GpuLock::prepare_dir(dir.path()).ok());
   ASSERT_TRUE(write_harness(dir.path() / "harness.py", dir.path() / "plan.json", plan).ok());
 
   ProcessSpec spec;

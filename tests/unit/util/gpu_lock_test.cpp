@@ -1,5 +1,8 @@
 #include "kprof/gpu_lock.hpp"
 
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -79,7 +82,11 @@ TEST(GpuLock, AcquiresAFreeLockAndCreatesTheLockFile) {
   EXPECT_GE(lock->waited().count(), 0.0);
   EXPECT_LT(lock->waited(), 10s);
   EXPECT_TRUE(fs::is_regular_file(lock_dir / "gpu3.lock"));
-  EXPECT_EQ(fs::status(lock_dir).permissions() & fs::perms::all, fs::perms::all);
+  // A directory kprof makes is the user's own: 0700, its files 0600, the harness's file made too.
+  EXPECT_EQ(fs::status(lock_dir).permissions() & fs::perms::all, fs::perms::owner_all);
+  EXPECT_EQ(fs::status(lock_dir / "gpu3.lock").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_TRUE(fs::is_regular_file(lock_dir / "profiled-calls.lock"));
 }
 
 /// Sets CUDA_VISIBLE_DEVICES for one test and puts the old value back.
@@ -145,6 +152,9 @@ TEST(GpuLock, AnotherProcessTimesOutWithGpuBusyWhileTheLockIsHeld) {
       << message;
   EXPECT_NE(message.find("(lock file " + (dir.path() / "gpu0.lock").string() + ")"),
             std::string::npos)
+      << message;
+  // Who holds it, from /proc/locks: a lock held for ever is a denial whose author is named.
+  EXPECT_NE(message.find("(held by pid " + std::to_string(::getpid()) + " ("), std::string::npos)
       << message;
 }
 
@@ -230,11 +240,344 @@ TEST(GpuLock, ReportsAnIoErrorWhenTheLockDirectoryCannotBeCreated) {
   EXPECT_EQ(lock.error().category, kprof::ErrorCategory::io);
 }
 
-TEST(GpuLock, DefaultDirectoryFollowsKprofLockDir) {
+// ---- a hostile user on the same host (docs/shared-host.md, "The GPU locks") --------------------
+//
+// The tests that act as another user run a forked child as uid 65534 (or 65533), so they need
+// root; they say skipped otherwise.
+
+constexpr uid_t k_nobody = 65534;
+constexpr uid_t k_other = 65533;
+
+bool is_root() {
+  return ::geteuid() == 0;
+}
+
+/// Runs `body` as `uid` in a forked child (its groups cleared); its exit code.
+template <class Body>
+int as_user(uid_t uid, Body body) {
+  return in_child_process([&](int) {
+           if (::setgroups(0, nullptr) != 0 || ::setresgid(uid, uid, uid) != 0 ||
+               ::setresuid(uid, uid, uid) != 0) {
+             return 90;
+           }
+           return body();
+         })
+      .first;
+}
+
+/// A scratch stand-in for /tmp: root's, 1777, so other users can make names in it.
+kprof::TempDir make_scratch_tmp() {
+  kprof::TempDir dir = make_temp_dir();
+  KPROF_ASSERT(::chmod(dir.path().c_str(), 01777) == 0);
+  return dir;
+}
+
+std::string error_of(const kprof::Result<kprof::GpuLock>& lock) {
+  return lock.ok() ? std::string("acquired") : lock.error().message;
+}
+
+TEST(HostileLockDirectory, ADirectoryAnotherUserMadeIsRefusedAndNothingIsCreatedThroughIt) {
+  if (!is_root()) {
+    GTEST_SKIP() << "needs root to act as uid 65534";
+  }
+  // uid 65534 makes the lock directory first (0755, its own) and plants dangling links where
+  // kprof's lock files go, at files that root would create (the issue's /etc/ld.so.preload).
+  const kprof::TempDir tmp = make_scratch_tmp();
+  const fs::path locks = tmp.path() / "kprof-locks";
+  const fs::path preload = tmp.path() / "ld.so.preload";
+  ASSERT_EQ(as_user(k_nobody,
+                    [&] {
+                      return ::mkdir(locks.c_str(), 0755) == 0 &&
+                                     ::symlink(preload.c_str(), (locks / "gpu0.lock").c_str()) ==
+                                         0 &&
+                                     ::symlink(preload.c_str(),
+                                               (locks / "profiled-calls.lock").c_str()) == 0
+                                 ? 0
+                                 : 1;
+                    }),
+            0);
+  auto lock = kprof::GpuLock::acquire(locks, 0, 0ms);
+  ASSERT_FALSE(lock.ok());
+  EXPECT_EQ(lock.error().category, kprof::ErrorCategory::io);
+  const std::string& why = lock.error().message;
+  EXPECT_NE(why.find("GPU lock directory " + locks.string() + " refused"), std::string::npos)
+      << why;
+  EXPECT_NE(why.find("belongs to uid 65534"), std::string::npos) << why;
+  EXPECT_NE(why.find("KPROF_LOCK_DIR"), std::string::npos) << "the fix is named: " << why;
+  EXPECT_FALSE(fs::exists(preload));
+  EXPECT_FALSE(kprof::GpuLock::prepare_dir(locks, 0).ok());
+  EXPECT_FALSE(fs::exists(preload));
+}
+
+TEST(HostileLockDirectory, ALinkPlantedAsALockFileOfASharedDirectoryIsRefusedNotFollowed) {
+  if (!is_root()) {
+    GTEST_SKIP() << "needs root to act as uid 65534";
+  }
+  // A shared directory as an administrator makes it (root's, 1777): uid 65534 may make names in
+  // it, so each name is opened with O_NOFOLLOW and checked.
+  const kprof::TempDir tmp = make_scratch_tmp();
+  const fs::path locks = tmp.path() / "shared";
+  ASSERT_EQ(::mkdir(locks.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(locks.c_str(), 01777), 0);
+  const fs::path preload = tmp.path() / "ld.so.preload";
+  for (const char* name : {"profiled-calls.lock", "gpu0.lock"}) {
+    ASSERT_EQ(
+        as_user(k_nobody,
+                [&] { return ::symlink(preload.c_str(), (locks / name).c_str()) == 0 ? 0 : 1; }),
+        0);
+    auto lock = kprof::GpuLock::acquire(locks, 0, 0ms);
+    const std::string why = error_of(lock);
+    EXPECT_NE(why.find("GPU lock file " + (locks / name).string() +
+                       " refused: it is a symbolic "
+                       "link of uid 65534"),
+              std::string::npos)
+        << why;
+    EXPECT_NE(why.find(preload.string()), std::string::npos) << "says where it points: " << why;
+    EXPECT_FALSE(fs::exists(preload));
+    for (const auto& entry : fs::directory_iterator(locks)) {
+      fs::remove(entry.path());
+    }
+  }
+}
+
+TEST(HostileLockDirectory, AKprofLockDirThroughAnotherUsersLinkIsRefused) {
+  if (!is_root()) {
+    GTEST_SKIP() << "needs root to act as uid 65534";
+  }
+  const kprof::TempDir tmp = make_scratch_tmp();
+  const fs::path theirs = tmp.path() / "theirs";
+  const fs::path link = tmp.path() / "locks";
+  ASSERT_EQ(as_user(k_nobody,
+                    [&] {
+                      return ::mkdir(theirs.c_str(), 0777) == 0 &&
+                                     ::chmod(theirs.c_str(), 0777) == 0 &&
+                                     ::symlink(theirs.c_str(), link.c_str()) == 0
+                                 ? 0
+                                 : 1;
+                    }),
+            0);
+  auto lock = kprof::GpuLock::acquire(link, 0, 0ms);
+  const std::string why = error_of(lock);
+  EXPECT_NE(why.find(link.string() + " is a symbolic link of uid 65534"), std::string::npos) << why;
+  EXPECT_TRUE(fs::is_empty(theirs)) << "nothing was made in the directory the link names";
+}
+
+TEST(HostileLockDirectory, AFifoPlantedAsTheLockFileIsRefusedAtOnceNotWaitedOn) {
+  if (!is_root()) {
+    GTEST_SKIP() << "needs root to act as uid 65534";
+  }
+  const kprof::TempDir tmp = make_scratch_tmp();
+  const fs::path locks = tmp.path() / "shared";
+  ASSERT_EQ(::mkdir(locks.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(locks.c_str(), 01777), 0);
+  ASSERT_EQ(
+      as_user(k_nobody, [&] { return ::mkfifo((locks / "gpu0.lock").c_str(), 0666) == 0 ? 0 : 1; }),
+      0);
+  // In a child with an alarm: an open() that blocks on the FIFO would hang the test otherwise.
+  const auto [code, message] = in_child_process([&](int out) {
+    ::alarm(20);
+    auto lock = kprof::GpuLock::acquire(locks, 0, 10s);
+    const std::string why = error_of(lock);
+    KPROF_ASSERT(::write(out, why.data(), why.size()) == static_cast<ssize_t>(why.size()));
+    return lock.ok() ? k_acquired : k_other_error;
+  });
+  EXPECT_EQ(code, k_other_error) << message;
+  EXPECT_NE(message.find("refused: it is a FIFO of uid 65534"), std::string::npos) << message;
+}
+
+TEST(HostileLockDirectory, AHardLinkPlantedAsTheLockFileIsRefused) {
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path other = dir.path() / "passwd";
+  ASSERT_TRUE(kprof::write_file_atomic(other, "root:x:0:0\n").ok());
+  ASSERT_EQ(::link(other.c_str(), (dir.path() / "gpu0.lock").c_str()), 0);
+  auto lock = kprof::GpuLock::acquire(dir.path(), 0, 0ms);
+  EXPECT_NE(error_of(lock).find("refused: it has 2 hard links"), std::string::npos)
+      << error_of(lock);
+}
+
+TEST(HostileLockDirectory, ALockFileOthersCannotOpenIsRefusedNamingItsOwnerAndMode) {
+  if (!is_root()) {
+    GTEST_SKIP() << "needs root to act as uids 65534 and 65533";
+  }
+  // uid 65534 makes gpu0.lock 0600 in the shared directory: uid 65533 is told who and how.
+  const kprof::TempDir tmp = make_scratch_tmp();
+  const fs::path locks = tmp.path() / "shared";
+  ASSERT_EQ(::mkdir(locks.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(locks.c_str(), 01777), 0);
+  ASSERT_EQ(as_user(k_nobody,
+                    [&] {
+                      const int fd =
+                          ::open((locks / "gpu0.lock").c_str(), O_RDONLY | O_CREAT | O_EXCL, 0600);
+                      return fd >= 0 && ::close(fd) == 0 ? 0 : 1;
+                    }),
+            0);
+  const auto [code, message] = in_child_process([&](int out) {
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(k_other, k_other, k_other) != 0 ||
+        ::setresuid(k_other, k_other, k_other) != 0) {
+      return 90;
+    }
+    auto lock = kprof::GpuLock::acquire(locks, 0, 0ms);
+    const std::string why = error_of(lock);
+    KPROF_ASSERT(::write(out, why.data(), why.size()) == static_cast<ssize_t>(why.size()));
+    return lock.ok() ? k_acquired : k_other_error;
+  });
+  EXPECT_EQ(code, k_other_error) << message;
+  EXPECT_NE(message.find("GPU lock file " + (locks / "gpu0.lock").string() +
+                         " refused: it belongs to uid 65534"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("mode 0600"), std::string::npos) << message;
+}
+
+TEST(HostileLockDirectory, ALockFileAnotherUserMadeInASharedDirectoryIsLockedAsItIs) {
+  if (!is_root()) {
+    GTEST_SKIP() << "needs root to act as uid 65534";
+  }
+  // Sharing is the point of a shared directory: the first user of a GPU makes its file (0644),
+  // every other user opens it read-only and flocks it, and a file kprof makes there is 0644.
+  const kprof::TempDir tmp = make_scratch_tmp();
+  const fs::path locks = tmp.path() / "shared";
+  ASSERT_EQ(::mkdir(locks.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(locks.c_str(), 01777), 0);
+  ASSERT_EQ(as_user(k_nobody,
+                    [&] {
+                      auto lock = kprof::GpuLock::acquire(locks, 0, 0ms);
+                      return lock.ok() ? 0 : 1;
+                    }),
+            0);
+  struct stat info {};
+  ASSERT_EQ(::stat((locks / "gpu0.lock").c_str(), &info), 0);
+  EXPECT_EQ(info.st_uid, k_nobody);
+  EXPECT_EQ(info.st_mode & 07777, 0644U);
+  auto lock = kprof::GpuLock::acquire(locks, 0, 0ms);
+  ASSERT_TRUE(lock.ok()) << lock.error().message;
+  EXPECT_EQ(as_user(k_nobody, [&] { return kprof::GpuLock::acquire(locks, 0, 0ms).ok() ? 0 : 1; }),
+            1)
+      << "root's lock excludes uid 65534";
+}
+
+TEST(HostileLockDirectory, ADirectoryOthersMayWriteIsRefusedUnlessSticky) {
+  const kprof::TempDir tmp = make_temp_dir();
+  const fs::path open = tmp.path() / "open";
+  ASSERT_EQ(::mkdir(open.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(open.c_str(), 0777), 0);
+  auto lock = kprof::GpuLock::acquire(open, 0, 0ms);
+  EXPECT_NE(error_of(lock).find("refused: " + open.string() + " is writable by other users"),
+            std::string::npos)
+      << error_of(lock);
+  EXPECT_FALSE(fs::exists(open / "gpu0.lock"));
+  ASSERT_EQ(::chmod(open.c_str(), 01777), 0);
+  EXPECT_EQ(kprof::GpuLock::prepare_dir(open, 0).value(), kprof::LockSharing::all_users);
+}
+
+// ---- the default directory ---------------------------------------------------------------------
+
+/// Unsets $KPROF_LOCK_DIR for one test and puts the old value back.
+class NoLockDirVariable {
+public:
+  NoLockDirVariable() {
+    if (const char* old = std::getenv("KPROF_LOCK_DIR")) {
+      m_old = old;
+    }
+    ::unsetenv("KPROF_LOCK_DIR");
+  }
+  NoLockDirVariable(const NoLockDirVariable&) = delete;
+  NoLockDirVariable& operator=(const NoLockDirVariable&) = delete;
+  ~NoLockDirVariable() {
+    if (m_old) {
+      ::setenv("KPROF_LOCK_DIR", m_old->c_str(), 1);
+    }
+  }
+
+private:
+  std::optional<std::string> m_old;
+};
+
+TEST(DefaultLockDirectory, FollowsKprofLockDir) {
+  const NoLockDirVariable unset;
   ASSERT_EQ(::setenv("KPROF_LOCK_DIR", "/somewhere/locks", 1), 0);
   EXPECT_EQ(kprof::GpuLock::default_dir(), fs::path("/somewhere/locks"));
   ASSERT_EQ(::unsetenv("KPROF_LOCK_DIR"), 0);
-  EXPECT_EQ(kprof::GpuLock::default_dir(), fs::path("/tmp/kprof-locks"));
+}
+
+TEST(DefaultLockDirectory, RootMakesTheSharedDirectoryStickyAndUsesIt) {
+  if (!is_root()) {
+    GTEST_SKIP() << "needs root";
+  }
+  const NoLockDirVariable unset;
+  const kprof::TempDir tmp = make_scratch_tmp();
+  EXPECT_EQ(kprof::GpuLock::default_dir(tmp.path()), tmp.path() / "kprof-locks");
+  struct stat info {};
+  ASSERT_EQ(::lstat((tmp.path() / "kprof-locks").c_str(), &info), 0);
+  EXPECT_EQ(info.st_uid, 0U);
+  EXPECT_EQ(info.st_mode & 07777, 01777U);
+  // Another user then shares it.
+  EXPECT_EQ(as_user(k_nobody,
+                    [&] {
+                      return kprof::GpuLock::default_dir(tmp.path()) == tmp.path() / "kprof-locks"
+                                 ? 0
+                                 : 1;
+                    }),
+            0);
+}
+
+TEST(DefaultLockDirectory, ASharedDirectoryAnotherUserMadeFirstIsPassedOverForOnesOwn) {
+  if (!is_root()) {
+    GTEST_SKIP() << "needs root to act as uid 65534";
+  }
+  const NoLockDirVariable unset;
+  const kprof::TempDir tmp = make_scratch_tmp();
+  const fs::path shared = tmp.path() / "kprof-locks";
+  // uid 65534 finds no shared directory: it uses its own, and makes no shared one.
+  EXPECT_EQ(as_user(k_nobody,
+                    [&] {
+                      return kprof::GpuLock::default_dir(tmp.path()) ==
+                                     tmp.path() / "kprof-locks-65534"
+                                 ? 0
+                                 : 1;
+                    }),
+            0);
+  EXPECT_FALSE(fs::exists(shared));
+  // It makes one itself, as a hostile user would (before a reboot's first root run, say): root
+  // passes it over for its own, whatever it is.
+  ASSERT_EQ(as_user(k_nobody,
+                    [&] {
+                      return ::mkdir(shared.c_str(), 0777) == 0 &&
+                                     ::chmod(shared.c_str(), 01777) == 0
+                                 ? 0
+                                 : 1;
+                    }),
+            0);
+  EXPECT_EQ(kprof::GpuLock::default_dir(tmp.path()), tmp.path() / "kprof-locks-0");
+  ASSERT_EQ(::rmdir(shared.c_str()), 0);
+  ASSERT_EQ(
+      as_user(k_nobody, [&] { return ::symlink(tmp.path().c_str(), shared.c_str()) == 0 ? 0 : 1; }),
+      0);
+  EXPECT_EQ(kprof::GpuLock::default_dir(tmp.path()), tmp.path() / "kprof-locks-0");
+}
+
+TEST(DefaultLockDirectory, ThePerUserDirectoryAnotherUserMadeFirstIsRefusedNamingTheOwner) {
+  if (!is_root()) {
+    GTEST_SKIP() << "needs root to act as uid 65534";
+  }
+  const NoLockDirVariable unset;
+  const kprof::TempDir tmp = make_scratch_tmp();
+  const fs::path mine = tmp.path() / "kprof-locks-65533";
+  ASSERT_EQ(as_user(k_nobody, [&] { return ::mkdir(mine.c_str(), 0700) == 0 ? 0 : 1; }), 0);
+  const auto [code, message] = in_child_process([&](int out) {
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(k_other, k_other, k_other) != 0 ||
+        ::setresuid(k_other, k_other, k_other) != 0) {
+      return 90;
+    }
+    const fs::path dir = kprof::GpuLock::default_dir(tmp.path());
+    auto lock = kprof::GpuLock::acquire(dir, 0, 0ms);
+    const std::string why = dir.string() + ": " + error_of(lock);
+    KPROF_ASSERT(::write(out, why.data(), why.size()) == static_cast<ssize_t>(why.size()));
+    return lock.ok() ? k_acquired : k_other_error;
+  });
+  EXPECT_EQ(code, k_other_error) << message;
+  EXPECT_TRUE(message.starts_with(mine.string() + ": GPU lock directory")) << message;
+  EXPECT_NE(message.find("belongs to uid 65534"), std::string::npos) << message;
 }
 
 } // namespace
