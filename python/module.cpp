@@ -50,6 +50,7 @@
 #include "kprof/report.hpp"
 #include "kprof/report_file.hpp"
 #include "kprof/report_view.hpp"
+#include "kprof/run.hpp"
 #include "kprof/slurm.hpp"
 #include "kprof/version.hpp"
 
@@ -293,14 +294,16 @@ std::string render_report(const std::string& doc, const std::string& format,
   return render(unwrap(parse_format(format)), parse_report(doc), options);
 }
 
-/// A round as Python reads it (python/kprof/__init__.py, _candidate_outcome): its JSON.
+/// A round as Python reads it (python/kprof/__init__.py, _candidate_outcome): its one JSON shape
+/// (kprof/round.hpp), reports included.
 std::string round_json(const RoundResult& round) {
-  return json_text(to_json(round), -1);
+  return json_text(round_document(round, ReportDetail::full), -1);
 }
 
-/// A KernelProfiler shared by Python threads. Each call profiles with its own copy (the C++
-/// profiler is not meant for concurrent use), made under a mutex; the copy is made from a
-/// prototype created on first use, so ncu and python are located once per retry setting.
+/// A Python KernelProfiler: its rounds go through the library's one entry (run_round), which
+/// asks a matching `kprof serve` first and otherwise runs them on the profiler this object keeps
+/// (a ProfilerCache: one copy per call, so Python threads profile on several GPUs at once, all
+/// sharing its standbys). ncu and python are located at the first call.
 class Profiler {
 public:
   explicit Profiler(ProfileOptions options) : m_options(std::move(options)) {
@@ -311,39 +314,22 @@ public:
   /// `call` holds the round and the attempts (call_options).
   std::string profile(const std::string& kernel, const std::string& problem, const py::dict& call,
                       const std::map<std::string, std::string>& spelled) {
-    const RunRequest request = call_options(call, spelled);
-    Result<RoundResult> result = [&]() -> Result<RoundResult> {
-      const py::gil_scoped_release release;
-      Result<KernelProfiler> profiler = instance(request.options.retries);
-      if (!profiler.ok()) {
-        return std::move(profiler).error();
-      }
-      return profiler->profile(kernel, problem, request.round);
-    }();
-    return round_json(unwrap(std::move(result)));
+    return run(problem, {kernel}, false, call, spelled);
   }
 
   std::string profile_batch(const std::string& problem, const std::vector<std::string>& kernels,
                             const py::dict& call,
                             const std::map<std::string, std::string>& spelled) {
-    const RunRequest request = call_options(call, spelled);
-    const std::vector<fs::path> paths(kernels.begin(), kernels.end());
-    Result<RoundResult> result = [&]() -> Result<RoundResult> {
-      const py::gil_scoped_release release;
-      Result<KernelProfiler> profiler = instance(request.options.retries);
-      if (!profiler.ok()) {
-        return std::move(profiler).error();
-      }
-      return profiler->profile_batch(problem, paths, request.round);
-    }();
-    return round_json(unwrap(std::move(result)));
+    return run(problem, std::vector<fs::path>(kernels.begin(), kernels.end()), true, call, spelled);
   }
 
   /// [executable, version] of the ncu this profiler uses.
   std::pair<std::string, std::string> ncu(int retries) {
     Result<KernelProfiler> profiler = [&] {
       const py::gil_scoped_release release;
-      return instance(retries);
+      ProfileOptions options = m_options;
+      options.retries = retries;
+      return m_cache.get(options);
     }();
     const KernelProfiler found = unwrap(std::move(profiler));
     return {found.ncu().executable.string(), found.ncu().version};
@@ -352,31 +338,33 @@ public:
   /// Stops the standbys (standby=True): their harness processes exit and their directories go.
   void close() {
     const py::gil_scoped_release release;
-    const std::lock_guard<std::mutex> hold(m_mutex);
-    if (m_prototype) {
-      m_prototype->release_standbys();
-    }
+    m_cache.clear();
   }
 
 private:
-  /// A copy of the prototype with `retries`, creating the prototype first when needed; every
-  /// copy shares its standbys, whatever its retries. Called without the GIL: create() may run
-  /// `ncu --version`.
-  Result<KernelProfiler> instance(int retries) {
-    const std::lock_guard<std::mutex> hold(m_mutex);
-    if (!m_prototype) {
-      Result<KernelProfiler> created = KernelProfiler::create(m_options);
-      if (!created.ok()) {
-        return std::move(created).error();
+  std::string run(const std::string& problem, std::vector<fs::path> kernels, bool batch,
+                  const py::dict& call, const std::map<std::string, std::string>& spelled) {
+    // The call gives the round and the attempts; everything else is this profiler's.
+    const RunRequest per_call = call_options(call, spelled);
+    RoundRequest request{RunRequest{m_options, per_call.round}, problem, std::move(kernels), batch,
+                         "python"};
+    request.run.options.retries = per_call.options.retries;
+    Result<RoundResult> result = [&] {
+      const py::gil_scoped_release release;
+      std::vector<std::string> notes;
+      auto round = run_round(request, &m_cache, notes);
+      for (const std::string& note : notes) {
+        if (m_options.on_progress) {
+          m_options.on_progress(note);
+        }
       }
-      m_prototype = std::move(created).value();
-    }
-    return m_prototype->with_retries(retries);
+      return round;
+    }();
+    return round_json(unwrap(std::move(result)));
   }
 
   ProfileOptions m_options;
-  std::mutex m_mutex;
-  std::optional<KernelProfiler> m_prototype;
+  ProfilerCache m_cache;
 };
 
 /// A progress callback for the library that calls `on_progress` (None: none) with the GIL.

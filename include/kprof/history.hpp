@@ -29,11 +29,6 @@ namespace kprof {
 /// The newest history database layout this kprof writes (SQLite `PRAGMA user_version`).
 inline constexpr int k_history_schema_version = 2;
 
-/// A status as JSON: its word ("ok", "partial", "failed"), found by nlohmann through ADL.
-inline void to_json(Json& json, CandidateStatus status) {
-  json = std::string(to_string(status));
-}
-
 /// A round and, optionally, one candidate of it: "3" or "3:1" on the command line.
 struct RoundRef {
   int round = 0;

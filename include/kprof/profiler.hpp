@@ -24,6 +24,7 @@
 #include "kprof/ncu.hpp"
 #include "kprof/profile_session.hpp"
 #include "kprof/report.hpp"
+#include "kprof/round.hpp"
 #include "kprof/status.hpp"
 
 namespace kprof {
@@ -67,39 +68,6 @@ struct ProfileOptions {
   /// Called with a progress line ("[3/8] cand2 ok (1.2 s)"); may be empty.
   std::function<void(const std::string&)> on_progress;
 };
-
-/// The outcome of one candidate in a round.
-struct CandidateResult {
-  int index = 0;
-  std::filesystem::path kernel;
-  CandidateStatus status = CandidateStatus::failed;
-  std::optional<Error> error; ///< set unless status == ok
-  std::optional<Json> report; ///< the report document (ok and partial)
-  /// Instead of `report`: a report read launch by launch, never held as a tree (`kprof report
-  /// FILE --round N`, record_report_round); the round's files and history row are the ones
-  /// `report` would give. to_json() leaves it out.
-  std::shared_ptr<const ReportSource> streamed_report;
-  std::filesystem::path dir; ///< where its files are
-  int gpu = 0;
-  int attempts = 0;
-};
-
-struct RoundResult {
-  int round = 0;
-  /// out_dir/roundNNN, or out_dir/roundNNN.attempt-K when this attempt failed (or was
-  /// interrupted) and roundNNN/ keeps its earlier good result (in_place false; docs/history.md).
-  std::filesystem::path dir;
-  bool in_place = true;
-  std::vector<CandidateResult> candidates;
-  double wall_seconds = 0;
-  Json metadata; ///< run facts (argv, ncu version, GPU, clock control, ...)
-};
-
-/// A RoundResult as JSON (the reports and errors of its candidates included): what `kprof serve`
-/// replies and the Python module reads; and back, malformed_input naming the key when `json` is
-/// not one.
-Json to_json(const RoundResult& round);
-Result<RoundResult> round_result_from_json(const Json& json);
 
 /// Records `report`, the report of a capture profiled elsewhere (`kprof report FILE --round N`),
 /// as round `round` of `out_dir` through the writer of profiled rounds (src/profile/
@@ -160,6 +128,14 @@ public:
   [[nodiscard]] KernelProfiler with_retries(int retries) const {
     KernelProfiler copy = *this;
     copy.m_options.retries = retries;
+    return copy;
+  }
+
+  /// with_retries(retries) that reports its progress to `on_progress` (a round's own caller).
+  [[nodiscard]] KernelProfiler for_call(int retries,
+                                        std::function<void(const std::string&)> on_progress) const {
+    KernelProfiler copy = with_retries(retries);
+    copy.m_options.on_progress = std::move(on_progress);
     return copy;
   }
 

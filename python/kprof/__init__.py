@@ -404,6 +404,7 @@ class ProfilerResults:
         candidate: Optional[int] = None,
         gpu: Optional[int] = None,
         attempts: int = 0,
+        served_by: Optional[Dict[str, Any]] = None,
     ) -> None:
         self.report: Report = report
         self.status = status
@@ -412,6 +413,9 @@ class ProfilerResults:
         self.candidate = candidate
         self.gpu = gpu
         self.attempts = attempts
+        #: Who answered the round: {"who": "python"} for this process's own profiler, or
+        #: {"who": "kprof serve", "socket": PATH} for a running `kprof serve` (docs/standby.md).
+        self.served_by = served_by
         agent = json.loads(_kprof.kernelagent_json(_dumps(report)))
         self._metrics = KernelMetrics(agent["metrics"], report)
         self._metadata = ProfilerMetadata(**agent["metadata"])
@@ -494,9 +498,11 @@ class ProfilerResults:
 Outcome = Union[ProfilerResults, KprofError]
 
 
-def _candidate_outcome(round_num: int, candidate: Dict[str, Any], batch: bool) -> Outcome:
-    """One candidate of a round (the native round JSON): its ProfilerResults when ok, else its
-    KprofError carrying the partial results."""
+def _candidate_outcome(
+    round_num: int, candidate: Dict[str, Any], batch: bool, served_by: Optional[Dict[str, Any]] = None
+) -> Outcome:
+    """One candidate of a round (the round's one JSON shape, docs/json-schema.md "The round"): its
+    ProfilerResults when ok, else its KprofError carrying the partial results."""
     error = error_from_dict(candidate["error"])
     results = None
     if candidate["report"] is not None:
@@ -505,18 +511,19 @@ def _candidate_outcome(round_num: int, candidate: Dict[str, Any], batch: bool) -
             status=candidate["status"],
             error=error,
             directory=candidate["dir"],
-            candidate=candidate["index"] if batch else None,
+            candidate=candidate["candidate"] if batch else None,
             gpu=candidate["gpu"],
             attempts=candidate["attempts"],
+            served_by=served_by,
         )
     if candidate["status"] == "ok" and results is not None:
         return results
     if error is None:
-        error = InternalError(f"candidate {candidate['index']} has status {candidate['status']}")
+        error = InternalError(f"candidate {candidate['candidate']} has status {candidate['status']}")
     error.results = results
-    error.kernel_file = candidate["kernel"]
+    error.kernel_file = candidate["kernel_file"]
     error.round_num = round_num
-    error.candidate = candidate["index"] if batch else None
+    error.candidate = candidate["candidate"] if batch else None
     return error
 
 
@@ -622,8 +629,8 @@ class KernelProfiler:
                 return None
         return self._ncu_version
 
-    def _outcome(self, round_num: int, candidate: Dict[str, Any], batch: bool) -> Outcome:
-        return _candidate_outcome(round_num, candidate, batch)
+    def _outcome(self, round_num: int, round_doc: Dict[str, Any], index: int, batch: bool) -> Outcome:
+        return _candidate_outcome(round_num, round_doc["candidates"][index], batch, round_doc["served_by"])
 
     @contextlib.contextmanager
     def _profiling_turn(self, round_num: int) -> Iterator[None]:
@@ -659,7 +666,7 @@ class KernelProfiler:
                 _native_path(problem_file, "problem_file"),
                 *_call_options(round_num, max_retries),
             )
-        outcome = self._outcome(round_num, json.loads(text)["candidates"][0], batch=False)
+        outcome = self._outcome(round_num, json.loads(text), 0, batch=False)
         if isinstance(outcome, KprofError):
             raise outcome
         self.logger.info("kprof: round %d profiled (%s)", round_num, outcome.dir)
@@ -699,11 +706,8 @@ class KernelProfiler:
                 [_native_path(kernel, f"kernel_files[{i}]") for i, kernel in enumerate(kernel_files)],
                 *_call_options(round_num, max_retries),
             )
-        outcomes = [
-            self._outcome(round_num, candidate, batch=True)
-            for candidate in json.loads(text)["candidates"]
-        ]
-        return outcomes
+        round_doc = json.loads(text)
+        return [self._outcome(round_num, round_doc, i, batch=True) for i in range(len(round_doc["candidates"]))]
 
 
 def profile_batch(
@@ -752,7 +756,7 @@ def profile_batch(
     result = json.loads(text)
     if settings.get("dry_run"):
         return result
-    return [_candidate_outcome(round_num, candidate, batch=True) for candidate in result["candidates"]]
+    return [_candidate_outcome(round_num, candidate, True, result["served_by"]) for candidate in result["candidates"]]
 
 
 # ---- history -----------------------------------------------------------------------------------

@@ -11,19 +11,6 @@ namespace {
 
 using Category = DiagnosisCategory;
 
-constexpr double k_exact_integer_limit = 9007199254740992.0; // 2^53
-
-/// The report's rule for numbers: null when not finite, an integer when integral.
-Json number_json_of(double value) {
-  if (!std::isfinite(value)) {
-    return Json(nullptr);
-  }
-  if (std::fabs(value) < k_exact_integer_limit && std::trunc(value) == value) {
-    return Json(static_cast<std::int64_t>(value));
-  }
-  return Json(value);
-}
-
 constexpr std::array<std::pair<Category, std::string_view>, 20> k_words{{
     {Category::uncoalesced_access, "uncoalesced_access"},
     {Category::bank_conflicts, "bank_conflicts"},
@@ -83,7 +70,7 @@ void to_json(Json& out, const DiagnosisEvidence& evidence) {
   out = Json::object();
   out["metric"] = evidence.metric;
   if (const double* number = std::get_if<double>(&evidence.value)) {
-    out["value"] = number_json_of(*number);
+    out["value"] = number_json(*number);
   } else {
     out["value"] = std::get<std::string>(evidence.value);
   }
@@ -105,7 +92,7 @@ void to_json(Json& out, const DiagnosisCause& cause) {
   }
   out["evidence"] = std::move(evidence);
   out["estimated_speedup_pct"] =
-      cause.estimated_speedup_pct ? number_json_of(*cause.estimated_speedup_pct) : Json(nullptr);
+      cause.estimated_speedup_pct ? number_json(*cause.estimated_speedup_pct) : Json(nullptr);
   out["source"] = cause.source;
 }
 

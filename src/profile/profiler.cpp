@@ -516,61 +516,6 @@ std::optional<Error> unusable_python_file(const fs::path& given, const fs::path&
 
 } // namespace
 
-Json to_json(const RoundResult& round) {
-  Json candidates = Json::array();
-  for (const CandidateResult& candidate : round.candidates) {
-    candidates.push_back(Json{{"index", candidate.index},
-                              {"kernel", candidate.kernel.string()},
-                              {"status", candidate.status},
-                              {"error", to_json(candidate.error)},
-                              {"report", candidate.report ? *candidate.report : Json(nullptr)},
-                              {"dir", candidate.dir.string()},
-                              {"gpu", candidate.gpu},
-                              {"attempts", candidate.attempts}});
-  }
-  return Json{{"round", round.round},       {"dir", round.dir.string()},
-              {"in_place", round.in_place}, {"wall_seconds", round.wall_seconds},
-              {"metadata", round.metadata}, {"candidates", std::move(candidates)}};
-}
-
-Result<RoundResult> round_result_from_json(const Json& json) {
-  const auto bad = [](std::string_view key) {
-    return make_error(ErrorCategory::malformed_input,
-                      fmt::format("not a kprof round: '{}' is missing or has the wrong type", key));
-  };
-  if (!json.is_object() || !json.contains("candidates") || !json["candidates"].is_array()) {
-    return bad("candidates");
-  }
-  RoundResult round;
-  round.round = json.value("round", 0);
-  round.dir = json.value("dir", std::string());
-  round.in_place = json.value("in_place", true);
-  round.wall_seconds = json.value("wall_seconds", 0.0);
-  round.metadata = json.value("metadata", Json::object());
-  for (const Json& entry : json["candidates"]) {
-    if (!entry.is_object()) {
-      return bad("candidates[]");
-    }
-    CandidateResult candidate;
-    candidate.index = entry.value("index", 0);
-    candidate.kernel = entry.value("kernel", std::string());
-    auto status = parse_candidate_status(entry.value("status", std::string()));
-    if (!status) {
-      return bad("candidates[].status");
-    }
-    candidate.status = *status;
-    candidate.error = error_from_json(entry.value("error", Json(nullptr)));
-    if (entry.contains("report") && entry["report"].is_object()) {
-      candidate.report = entry["report"];
-    }
-    candidate.dir = entry.value("dir", std::string());
-    candidate.gpu = entry.value("gpu", 0);
-    candidate.attempts = entry.value("attempts", 0);
-    round.candidates.push_back(std::move(candidate));
-  }
-  return round;
-}
-
 Result<RoundInputs> check_round_inputs(const fs::path& problem,
                                        const std::vector<fs::path>& kernels) {
   RoundInputs inputs;

@@ -513,7 +513,7 @@ private:
             : m_profiler.profile(request.kernels.front(), m_settings.problem, request.round);
     Json reply{{"accepted", true}};
     if (result) {
-      reply["round"] = to_json(*result);
+      reply["round"] = round_document(*result, ReportDetail::full);
     } else {
       reply["error"] = to_json(result.error());
     }

@@ -652,8 +652,12 @@ std::string what_document_is(const Json& doc) {
   if (!doc.is_object()) {
     return {};
   }
-  if (const Json* kind = report_detail::member(doc, "kind");
-      kind != nullptr && kind->is_string() && *kind != "report") {
+  const Json* kind = report_detail::member(doc, "kind");
+  if (kind != nullptr && *kind == "round") {
+    return "it is a round (a batch round's batch.json, or what kprof batch printed): compare two "
+           "candidates' reports, such as cand0/report.json and cand1/report.json";
+  }
+  if (kind != nullptr && kind->is_string() && *kind != "report") {
     return fmt::format("it is a kprof {} document, not a report", kind->get<std::string>());
   }
   if (report_detail::member(doc, "kernels") == nullptr) {

@@ -23,9 +23,8 @@ std::unique_ptr<Sink> make_prompt_sink();
 std::unique_ptr<Sink> make_table_sink();
 std::unique_ptr<Sink> make_html_sink();
 
-/// A JSON value for `value`: null when NaN or infinite, an integer when integral and below
-/// 2^53 in magnitude (so 16781824 prints as 16781824, not 16781824.0), a double otherwise.
-Json number_json(double value);
+/// The one rule for numbers in documents (kprof/json_file.hpp).
+using ::kprof::number_json;
 
 // The sinks read documents through the one read side (kprof/report_view.hpp).
 using json_read::bool_at;
@@ -188,7 +187,7 @@ std::string history_text(const Json& doc, Format format);
 std::string convergence_text(const Json& doc, Format format);
 std::string diff_text(const Json& diff, Format format);
 std::string metric_set_text(const Json& doc, Format format);
-std::string batch_text(const Json& doc, Format format);
+std::string round_text(const Json& doc, Format format);
 std::string doctor_text(const Json& doc, Format format);
 
 } // namespace kprof::report_detail

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_support.hpp"
+#include "kprof/round.hpp"
 
 namespace kprof::e2e {
 namespace {
@@ -414,6 +415,55 @@ TEST_F(KprofProfile, BatchKeepsGoodCandidatesWhenOthersFailOrPoisonTheContext) {
       << "a fresh process after the poisoned candidate";
   KprofRun history = run_kprof({"history", out().string(), "--format", "json"});
   EXPECT_EQ(history.exit_code, 0) << history.err;
+}
+
+/// The keys of `object`, in order.
+std::vector<std::string> keys_of(const nlohmann::ordered_json& object) {
+  std::vector<std::string> keys;
+  for (const auto& item : object.items()) {
+    keys.push_back(item.key());
+  }
+  return keys;
+}
+
+TEST_F(KprofProfile, TheBatchOutputAndItsBatchJsonAreTheRoundInItsOneShape) {
+  // One shape for a candidate (kprof/round.hpp), whoever writes it: here `kprof batch`'s JSON and
+  // the round's batch.json; tests/python (the module, kprof serve's reply) and tests/mcp (the
+  // tools) check theirs against the same schema.
+  fs::copy_file(example("twostage/kernel.py"), dir() / "second.py");
+  KprofRun run = run_batch({example("twostage/problem.py"), example("twostage/kernel.py"),
+                            (dir() / "second.py").string(), "--round", "2"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  using ordered = nlohmann::ordered_json;
+  const ordered printed = ordered::parse(run.out);
+  const ordered written =
+      ordered::parse(kprof::read_file(out() / "round002" / "batch.json").value());
+  std::vector<std::string> required;
+  const ordered schema = kprof::candidate_json_schema();
+  for (const ordered& key : schema["required"]) {
+    required.push_back(key.get<std::string>());
+  }
+  for (const ordered* doc : {&printed, &written}) {
+    EXPECT_EQ((*doc)["kind"], "round");
+    EXPECT_EQ(keys_of(*doc), (std::vector<std::string>{"schema_version", "kind", "round", "dir",
+                                                       "in_place", "batch", "wall_seconds",
+                                                       "served_by", "metadata", "candidates"}));
+    ASSERT_EQ((*doc)["candidates"].size(), 2U);
+    for (const ordered& candidate : (*doc)["candidates"]) {
+      EXPECT_EQ(keys_of(candidate), required) << candidate["candidate"];
+    }
+  }
+  EXPECT_EQ(printed["served_by"]["who"], "kprof");
+  EXPECT_TRUE(written["served_by"].is_null());
+  // cand0 has its rows in the stand-in's capture; cand1 has none (no_kernels), a result too.
+  EXPECT_TRUE(printed["candidates"][0]["report"].is_object());
+  EXPECT_TRUE(written["candidates"][0]["report"].is_null()) << "its report is in cand0/";
+  EXPECT_EQ(written["candidates"][0]["summary"], printed["candidates"][0]["summary"]);
+  EXPECT_EQ(printed["candidates"][0]["document"],
+            (out() / "round002" / "cand0" / "report.json").string());
+  EXPECT_EQ(printed["candidates"][1]["document"],
+            (out() / "round002" / "cand1" / "error.json").string());
+  EXPECT_EQ(written["candidates"][1]["error"], printed["candidates"][1]["error"]);
 }
 
 TEST_F(KprofProfile, CompileWorkersServeTheFirstSessionAndTheStandbyAfterAPoisonedContext) {

@@ -312,6 +312,35 @@ def line_of(request):
     return (json.dumps(request) + "\n").encode()
 
 
+# ---- 0. every shell asks a matching server first -------------------------------------------------
+
+
+def test_a_python_profiler_with_the_servers_options_is_answered_by_it_and_says_so(shared, serve, monkeypatch):
+    # The library's one way into a round (run_round, include/kprof/run.hpp) asks a running kprof
+    # serve first, from Python as from the CLI and MCP; each candidate is in the round's one shape.
+    import kprof
+
+    for key in ("PYTHONPATH", "KPROF_FAKE_NCU_CSV", "KPROF_LOCK_DIR", "TRITON_CACHE_DIR"):
+        monkeypatch.setenv(key, shared.env[key])
+    serve(shared, "--python", "/usr/bin/python3")
+    profiler = kprof.KernelProfiler(shared.out, ncu_bin_path=FAKE_NCU, python_executable="/usr/bin/python3",
+                                    select="all", cast="none", kernelagent_logs_only=False)
+    try:
+        results = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 1, max_retries=3)
+        assert results.served_by == {"who": "kprof serve", "socket": str(shared.socket)}
+        assert results.report["metadata"]["standby"] is True  # the server's standby ran it
+        # Other options: the server says what differs and this process profiles itself.
+        own = kprof.KernelProfiler(shared.out, ncu_bin_path=FAKE_NCU, python_executable="/usr/bin/python3",
+                                   select="all", cast="none", kernelagent_logs_only=False, warmup=1)
+        try:
+            results = own.profile(VADD_KERNEL, VADD_PROBLEM, 2, max_retries=3)
+            assert results.served_by == {"who": "python", "socket": None}
+        finally:
+            own.close()
+    finally:
+        profiler.close()
+
+
 # ---- 1. the socket and who is served ------------------------------------------------------------
 
 
