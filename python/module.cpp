@@ -244,32 +244,7 @@ std::string load_metrics(const std::string& path, const std::string& columns,
   options.select = unwrap(parse_select(select));
   options.kernel_filters = name_list;
   const Capture capture = read_capture(path, read_options_for(set));
-  std::vector<std::pair<std::string, std::size_t>> present;
-  for (const MetricSpec& spec : set.metrics) {
-    if (auto column = capture.column_index(spec.name)) {
-      present.emplace_back(spec.name, *column);
-    }
-  }
-  // None of the requested columns there (a details page names labels, not metrics): the rows
-  // keep only their kernel names, as KernelAgent's load_ncu_metrics returns them.
-  Json rows = Json::array();
-  for (const std::size_t index : select_kernels(capture, options)) {
-    const KernelRecord& kernel = capture.kernels[index];
-    Json row = Json::object();
-    row["Kernel Name"] = kernel.name;
-    for (const auto& [name, column] : present) {
-      const MetricValue value = capture.value(kernel, column);
-      if (value.kind == ValueKind::number) {
-        row[name] = kernelagent_value(value.number);
-      } else if (value.kind == ValueKind::text) {
-        row[name] = std::string(value.text);
-      } else {
-        row[name] = nullptr;
-      }
-    }
-    rows.push_back(std::move(row));
-  }
-  return json_text(rows, -1);
+  return json_text(kernelagent_capture_rows(capture, set, options), -1);
 }
 
 /// `kprof report FILE --select S --metrics M [--kernel K]...` as a document (read_report_file).
@@ -306,10 +281,9 @@ std::string round_json(const RoundResult& round) {
 /// sharing its standbys). ncu and python are located at the first call.
 class Profiler {
 public:
-  explicit Profiler(ProfileOptions options) : m_options(std::move(options)) {
-    // Usage errors surface at construction; locating ncu and python waits for the first call.
-    unwrap(resolve_metric_set(m_options.metrics));
-  }
+  /// `options` come from the option table's parser (make_profile_options), which checked them;
+  /// locating ncu and python waits for the first call.
+  explicit Profiler(ProfileOptions options) : m_options(std::move(options)) {}
 
   /// `call` holds the round and the attempts (call_options).
   std::string profile(const std::string& kernel, const std::string& problem, const py::dict& call,
@@ -341,14 +315,22 @@ public:
     m_cache.clear();
   }
 
+  /// Every option's value as this profiler runs with it (option_values), as JSON text.
+  [[nodiscard]] std::string option_values() const {
+    return json_text(kprof::option_values(m_options), -1);
+  }
+
 private:
   std::string run(const std::string& problem, std::vector<fs::path> kernels, bool batch,
                   const py::dict& call, const std::map<std::string, std::string>& spelled) {
-    // The call gives the round and the attempts; everything else is this profiler's.
+    // The call gives the round and, when it names them, the attempts; all else is this
+    // profiler's.
     const RunRequest per_call = call_options(call, spelled);
     RoundRequest request{RunRequest{m_options, per_call.round}, problem, std::move(kernels), batch,
                          "python"};
-    request.run.options.retries = per_call.options.retries;
+    if (call.contains("attempts")) {
+      request.run.options.retries = per_call.options.retries;
+    }
     Result<RoundResult> result = [&] {
       const py::gil_scoped_release release;
       std::vector<std::string> notes;
@@ -394,7 +376,8 @@ std::function<void(const std::string&)> progress_callback(const py::object& on_p
 ProfileOptions make_profile_options(const py::dict& values,
                                     const std::map<std::string, std::string>& spelled,
                                     const py::object& on_progress) {
-  auto [parsed, context] = option_json(values, spelled);
+  auto [given, context] = option_json(values, spelled);
+  const Json parsed = with_kernelagent_defaults(std::move(given));
   context.visible_gpus = visible_gpu_count();
   ProfileOptions options = unwrap(parse_run_options(parsed, context)).options;
   options.on_progress = progress_callback(on_progress);
@@ -409,7 +392,8 @@ ProfileOptions make_profile_options(const py::dict& values,
 std::string slurm_batch(const py::dict& values, const std::map<std::string, std::string>& spelled,
                         const std::string& problem, const std::vector<std::string>& kernels,
                         const py::dict& slurm, const py::object& on_progress) {
-  auto [parsed, context] = option_json(values, spelled);
+  auto [given, context] = option_json(values, spelled);
+  const Json parsed = with_kernelagent_defaults(std::move(given));
   SlurmBatchRequest request;
   request.run = unwrap(parse_run_options(parsed, context));
   request.option_values = parsed;
@@ -428,6 +412,7 @@ std::string slurm_batch(const py::dict& values, const std::map<std::string, std:
     request.slurm.kprof = *on_path;
   }
   request.on_progress = progress_callback(on_progress);
+  request.cli_names = false;
   if (request.slurm.dry_run) {
     const SlurmPlan plan = unwrap(plan_slurm_batch(request));
     Json document = plan.to_json();
@@ -517,7 +502,6 @@ py::str text_of(const std::string& text) {
 /// The KernelAgent plugin's native calls (python/kprof/kernelagent.py): each forwards to
 /// kprof/kernelagent.hpp or the option table, JSON as text.
 void define_kernelagent(py::module_& m) {
-  m.def("kernelagent_option_defaults", [] { return json_text(kernelagent_option_defaults(), -1); });
   m.def("kernelagent_kernel_metrics", [](const std::string& metrics) {
     return json_text(kernelagent_kernel_metrics(parse_json(metrics, "the metrics")), -1);
   });
@@ -647,6 +631,7 @@ PYBIND11_MODULE(_kprof, m) {
       .def("profile", &Profiler::profile)
       .def("profile_batch", &Profiler::profile_batch)
       .def("ncu", &Profiler::ncu)
+      .def("option_values", &Profiler::option_values)
       .def("close", &Profiler::close);
 
   define_kernelagent(m);

@@ -31,8 +31,11 @@ namespace kprof {
 
 struct ProfileOptions {
   std::filesystem::path out_dir = "kprof-out"; ///< rounds land in out_dir/roundNNN/
-  std::string metrics = "default";             ///< a set name or a comma-separated metric list
-  /// Hot lines (docs/hot-lines.md): per-line counters and the source page; on for `deep`.
+  /// What ncu collects: a set (`--metrics default|lean|deep`) or a list of metric names, resolved
+  /// once, by the option table's parser (parse_run_options); its `words` are the option's value.
+  MetricSet metrics = default_metric_set();
+  /// Hot lines (docs/hot-lines.md): per-line counters and the source page; on for a set that
+  /// implies them (MetricSet::with_source: `deep`).
   bool source = false;
   /// Keep the next harness started under ncu and waiting (docs/standby.md): the next profile of
   /// the same problem with the same settings on the same GPU skips Python's start, torch's
@@ -87,9 +90,10 @@ Result<RoundResult> record_report_round(const std::filesystem::path& out_dir, in
 
 class KernelProfiler {
 public:
-  /// Validates the options, resolves the metric set and finds ncu and python. Fails with usage
-  /// (a GPU index beyond visible_gpu_count(), checked before anything runs, as the CLI's and
-  /// Python's option parsing does), ncu_not_found or input_not_found (python).
+  /// Checks the options as the option table does (check_run_options), and finds ncu and python.
+  /// Fails with usage (a value out of the table's range; a GPU index beyond visible_gpu_count(),
+  /// checked before anything runs, as the CLI's and Python's option parsing does), ncu_not_found
+  /// or input_not_found (python).
   static Result<KernelProfiler> create(ProfileOptions options);
 
   /// A profiler whose sessions are run by `runner` (tests pass a fake one) with the given ncu
@@ -141,14 +145,14 @@ public:
 
   [[nodiscard]] const ProfileOptions& options() const { return m_options; }
   [[nodiscard]] const NcuInstall& ncu() const { return m_ncu; }
-  [[nodiscard]] const MetricSet& metric_set() const { return m_metric_set; }
+  [[nodiscard]] const MetricSet& metric_set() const { return m_options.metrics; }
   [[nodiscard]] const std::filesystem::path& python() const { return m_python; }
 
 private:
-  KernelProfiler(ProfileOptions options, NcuInstall ncu, MetricSet set,
-                 std::filesystem::path python, std::shared_ptr<SessionRunner> runner)
-      : m_options(std::move(options)), m_ncu(std::move(ncu)), m_metric_set(std::move(set)),
-        m_python(std::move(python)), m_runner(std::move(runner)) {}
+  KernelProfiler(ProfileOptions options, NcuInstall ncu, std::filesystem::path python,
+                 std::shared_ptr<SessionRunner> runner)
+      : m_options(std::move(options)), m_ncu(std::move(ncu)), m_python(std::move(python)),
+        m_runner(std::move(runner)) {}
   Result<RoundResult> run_round(const std::filesystem::path& problem,
                                 const std::vector<std::filesystem::path>& kernels, int round,
                                 bool batch_layout);
@@ -160,7 +164,6 @@ private:
 
   ProfileOptions m_options;
   NcuInstall m_ncu;
-  MetricSet m_metric_set;
   std::filesystem::path m_python;
   std::shared_ptr<SessionRunner> m_runner; ///< shared by copies; thread-safe
   bool m_metrics_checked = false;

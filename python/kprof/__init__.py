@@ -346,16 +346,6 @@ _KERNELAGENT_OPTIONS = {
 }
 
 
-def _with_kernelagent_defaults(options: Mapping[str, Any]) -> Dict[str, Any]:
-    """``options`` with kprof's KernelAgent defaults (include/kprof/options.hpp,
-    kernelagent_option_defaults) for the keys not given (or given as None)."""
-    merged = dict(options)
-    for key, value in json.loads(_kprof.kernelagent_option_defaults()).items():
-        if merged.get(key) is None:
-            merged[key] = value
-    return merged
-
-
 def _option_value(value: Any) -> Any:
     """A Python option value as JSON: enums by their value, paths as str, sequences as lists."""
     if isinstance(value, enum.Enum):
@@ -383,9 +373,9 @@ def _option_values(kernelagent: Mapping[str, Any], options: Mapping[str, Any]) -
 
 
 def _call_options(round_num: Any, max_retries: Any) -> "tuple[Dict[str, Any], Dict[str, str]]":
-    """One profiling call's round and attempts, checked by the option table like the others
-    (None included: it is not an int)."""
-    given = {"round_num": round_num, "max_retries": max_retries}
+    """One profiling call's round and attempts, checked by the option table like the others (a
+    round of None included: it is not an int). max_retries None: the profiler's own attempts."""
+    given = {"round_num": round_num} if max_retries is None else {"round_num": round_num, "max_retries": max_retries}
     return {_KERNELAGENT_OPTIONS[k]: v for k, v in given.items()}, {_KERNELAGENT_OPTIONS[k]: k for k in given}
 
 
@@ -554,8 +544,8 @@ class KernelProfiler:
         artifacts_dir: PathLike,
         logs_dir: Optional[PathLike] = None,
         ncu_bin_path: Optional[PathLike] = None,
-        ncu_timeout_seconds: int = 300,
-        metrics: str = "default",
+        ncu_timeout_seconds: Optional[int] = None,
+        metrics: Optional[str] = None,
         python_executable: Optional[PathLike] = None,
         use_sudo: bool = False,
         gpu: Union[None, int, Sequence[int]] = None,
@@ -577,7 +567,6 @@ class KernelProfiler:
         self.artifacts_dir = os.path.abspath(_path(artifacts_dir, "artifacts_dir"))
         self.logs_dir = None if logs_dir is None else os.path.abspath(_path(logs_dir, "logs_dir"))
         self.ncu_bin_path = None if ncu_bin_path is None else _path(ncu_bin_path, "ncu_bin_path")
-        self.ncu_timeout_seconds = ncu_timeout_seconds
         self.logger = logger if logger is not None else _LOGGER
         if python_executable is None:
             python: Optional[str] = os.environ.get("KPROF_PYTHON") or sys.executable or None
@@ -599,8 +588,10 @@ class KernelProfiler:
         ):
             raise TypeError(f"profiling_semaphore must have acquire() and release(), not {type(profiling_semaphore).__name__}")
         self.profiling_semaphore = profiling_semaphore
-        values, spelled = _option_values(kernelagent, _with_kernelagent_defaults(options))
+        values, spelled = _option_values(kernelagent, options)
         self._native = _kprof.Profiler(_kprof.profile_options(values, spelled, self._progress))
+        # None means kprof's default (KernelAgent's where they differ): the value it runs with.
+        self.ncu_timeout_seconds: int = json.loads(self._native.option_values())["timeout"]
         self._ncu_version: Optional[str] = None
 
     def _progress(self, line: str) -> None:
@@ -652,14 +643,15 @@ class KernelProfiler:
             semaphore.release()
 
     def profile(
-        self, kernel_file: PathLike, problem_file: PathLike, round_num: int, max_retries: int = 2
+        self, kernel_file: PathLike, problem_file: PathLike, round_num: int, max_retries: Optional[int] = None
     ) -> ProfilerResults:
         """Profiles ``kernel_function`` of kernel_file on problem_file's inputs as round
         ``round_num``. Returns the results; raises the KprofError subclass of the failure
         (e.g. PermissionDenied, KernelRuntimeError, Timeout). A run that failed after its
         kernels were profiled raises too, with the partial results in ``error.results``.
-        ``max_retries`` counts attempts, as in KernelAgent; only retryable failures (timeouts,
-        transient ncu failures) are attempted again."""
+        ``max_retries`` counts attempts, as in KernelAgent (None: this profiler's, 2 unless it
+        was made with ``retries`` or ``attempts``); only retryable failures (timeouts, transient
+        ncu failures) are attempted again."""
         with self._profiling_turn(round_num):
             text = self._native.profile(
                 _native_path(kernel_file, "kernel_file"),
@@ -673,7 +665,7 @@ class KernelProfiler:
         return outcome
 
     def profile_kernel(
-        self, kernel_file: PathLike, problem_file: PathLike, round_num: int, max_retries: int = 2
+        self, kernel_file: PathLike, problem_file: PathLike, round_num: int, max_retries: Optional[int] = None
     ) -> Optional[ProfilerResults]:
         """profile(), KernelAgent style: returns None after logging the classified error (every
         profiling failure is a KprofError; a TypeError for a wrong argument type is raised)."""
@@ -692,7 +684,7 @@ class KernelProfiler:
         problem_file: PathLike,
         kernel_files: Sequence[PathLike],
         round_num: int,
-        max_retries: int = 2,
+        max_retries: Optional[int] = None,
     ) -> List[Outcome]:
         """Profiles several candidate kernels of one problem in one round (one harness process
         per GPU; a failing candidate costs the others nothing). Returns, per candidate in
@@ -733,18 +725,16 @@ def profile_batch(
     max_retries = options.pop("max_retries", None)
     if slurm is None or slurm is False:
         profiler = KernelProfiler(out_dir, gpus=gpus, **options)  # messages name gpus
-        return profiler.profile_batch(problem_file, kernel_files, round_num, 2 if max_retries is None else max_retries)
-    if gpus is not None:
-        raise UsageError("gpus picks GPUs of this machine; with slurm, Slurm gives each task its GPUs (gpus_per_task)")
+        return profiler.profile_batch(problem_file, kernel_files, round_num, max_retries)
     if not isinstance(slurm, (bool, Mapping)):
         raise TypeError(f"slurm must be True or a mapping, not {type(slurm).__name__}")
     settings = {} if slurm is True else {str(key): _option_value(value) for key, value in dict(slurm).items()}
     if isinstance(kernel_files, (str, bytes, os.PathLike)):
         kernel_files = [kernel_files]  # one file, never its characters
-    if max_retries is None and "retries" not in options:
-        max_retries = 2  # two attempts, as without Slurm
-    run = {"out_dir": os.path.abspath(out_dir), "round_num": round_num, "max_retries": max_retries}
-    values, spelled = _option_values(run, _with_kernelagent_defaults(options))
+    # The library refuses gpus here (Slurm gives each task its GPUs) and gives KernelAgent's
+    # attempts when neither max_retries nor retries is given, as without Slurm.
+    run = {"out_dir": os.path.abspath(out_dir), "round_num": round_num, "max_retries": max_retries, "gpus": gpus}
+    values, spelled = _option_values(run, options)
     text = _kprof.slurm_batch(
         values,
         spelled,

@@ -46,28 +46,10 @@ std::string round_dir_name(int round) {
 
 namespace {
 
-Result<void> validate_options(const ProfileOptions& options) {
-  if (options.retries < 0) {
-    return make_error(ErrorCategory::usage, "--retries must be 0 or more");
-  }
-  if (options.warmup < 0) {
-    return make_error(ErrorCategory::usage, "--warmup must be 0 or more");
-  }
-  if (options.timeout.count() <= 0) {
-    return make_error(ErrorCategory::usage, "--timeout must be a positive number of seconds");
-  }
-  for (int gpu : options.gpus) {
-    if (gpu < 0) {
-      return make_error(ErrorCategory::usage, fmt::format("GPU index {} is negative", gpu));
-    }
-  }
-  return {};
-}
-
 /// Makes the paths absolute (ncu and the harness run in the round's directory), resolves the lock
 /// directory's default, and applies the environment.
 void normalize_options(ProfileOptions& options) {
-  if (options.metrics == "deep") {
+  if (options.metrics.with_source) {
     options.source = true; // the deep set is everything ncu can say, per line too
   }
   std::error_code ec;
@@ -543,7 +525,7 @@ Result<RoundInputs> check_round_inputs(const fs::path& problem,
 }
 
 Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
-  if (auto valid = validate_options(options); !valid) {
+  if (auto valid = check_run_options(options); !valid) {
     return valid.error();
   }
   // Before anything runs (ncu --version included): an index this machine does not have.
@@ -551,10 +533,6 @@ Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
     return visible.error();
   }
   normalize_options(options);
-  auto set = resolve_metric_set(options.metrics);
-  if (!set) {
-    return std::move(set).error();
-  }
   auto ncu = locate_ncu(options.ncu);
   if (!ncu) {
     return std::move(ncu).error();
@@ -565,7 +543,7 @@ Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   }
   NcuSessionSettings settings;
   settings.ncu = *ncu;
-  settings.metrics = *set;
+  settings.metrics = options.metrics;
   settings.python = *python;
   settings.clock_control = options.clock_control;
   settings.keep_ncu_report = options.keep_ncu_report;
@@ -578,24 +556,19 @@ Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   settings.lock_dir = options.lock_dir;
   settings.use_sudo = options.use_sudo;
   auto runner = make_ncu_session_runner(std::move(settings));
-  return KernelProfiler(std::move(options), std::move(ncu).value(), std::move(set).value(),
-                        std::move(python).value(), std::move(runner));
+  return KernelProfiler(std::move(options), std::move(ncu).value(), std::move(python).value(),
+                        std::move(runner));
 }
 
 Result<KernelProfiler> KernelProfiler::with_runner(ProfileOptions options, NcuInstall ncu,
                                                    fs::path python,
                                                    std::shared_ptr<SessionRunner> runner) {
   KPROF_ASSERT(runner != nullptr);
-  if (auto valid = validate_options(options); !valid) {
+  if (auto valid = check_run_options(options); !valid) {
     return valid.error();
   }
   normalize_options(options);
-  auto set = resolve_metric_set(options.metrics);
-  if (!set) {
-    return std::move(set).error();
-  }
-  return KernelProfiler(std::move(options), std::move(ncu), std::move(set).value(),
-                        std::move(python), std::move(runner));
+  return KernelProfiler(std::move(options), std::move(ncu), std::move(python), std::move(runner));
 }
 
 Result<void> KernelProfiler::check_metrics_once() {
@@ -614,7 +587,7 @@ Result<void> KernelProfiler::check_metrics_once() {
   const MetricCheckCache cache(MetricCheckCache::default_dir());
   std::optional<MetricVerdict> verdict;
   if (device) {
-    verdict = cache.find(m_ncu.version, *device, m_metric_set);
+    verdict = cache.find(m_ncu.version, *device, m_options.metrics);
   }
   const bool cached = verdict.has_value();
   if (!verdict) {
@@ -629,7 +602,7 @@ Result<void> KernelProfiler::check_metrics_once() {
       m_metrics_checked = true;
       return {};
     }
-    auto unknown = unknown_metrics(m_metric_set, *listing);
+    auto unknown = unknown_metrics(m_options.metrics, *listing);
     if (!unknown) {
       m_metric_check = "skipped: " + unknown.error().message;
       m_metrics_checked = true;
@@ -637,7 +610,7 @@ Result<void> KernelProfiler::check_metrics_once() {
     }
     verdict = MetricVerdict{std::move(unknown).value(), utc_timestamp()};
     if (device) {
-      (void)cache.store(m_ncu.version, *device, m_metric_set, *verdict);
+      (void)cache.store(m_ncu.version, *device, m_options.metrics, *verdict);
     }
   }
   if (!verdict->unknown.empty()) {
@@ -654,9 +627,9 @@ Result<void> KernelProfiler::check_metrics_once() {
   m_metric_check =
       cached ? fmt::format("ok: all {} metric names known to the device (ncu --query-metrics "
                            "of {}, cached for this ncu, driver and GPU)",
-                           m_metric_set.metrics.size(), verdict->checked_at)
+                           m_options.metrics.metrics.size(), verdict->checked_at)
              : fmt::format("ok: all {} metric names known to the device (ncu --query-metrics)",
-                           m_metric_set.metrics.size());
+                           m_options.metrics.metrics.size());
   m_metrics_checked = true;
   return {};
 }

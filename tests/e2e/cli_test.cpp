@@ -536,7 +536,7 @@ TEST(ProfileOptionsTable, ParsesEveryKindIntoProfileOptions) {
   EXPECT_EQ(parsed->options.gpus, (std::vector<int>{1, 3}));
   EXPECT_FALSE(parsed->options.record_history);
   EXPECT_FALSE(parsed->options.ncu.has_value());
-  EXPECT_EQ(parsed->options.metrics, "lean");
+  EXPECT_EQ(parsed->options.metrics.words, "lean");
 }
 
 TEST(ProfileOptionsTable, CastAutoIsAWordOfTheCliAndPythonAndOthersAreRefusedListingIt) {

@@ -742,6 +742,20 @@ def test_options_get_the_same_range_check_as_the_cli_under_the_callers_name(tmp_
     assert "--timeout must be a whole number from 1 to 604800, got '0'" in completed.stderr
 
 
+def test_python_repeats_no_default_none_means_the_librarys_and_kernelagents_attempts(tmp_path):
+    # The library holds every default: Python's None is "not given", and the profiler says what it
+    # runs with; KernelAgent's two attempts come from kernelagent_option_defaults.
+    profiler = kprof.KernelProfiler(tmp_path)
+    values = json.loads(profiler._native.option_values())
+    assert profiler.ncu_timeout_seconds == values["timeout"] == 300
+    assert values["metrics"] == "default"
+    assert values["retries"] == 1  # max_retries=2: two attempts
+    assert (values["select"], values["cast"], values["kernelagent_logs_only"]) == ("longest", "auto", True)
+    assert kprof.KernelProfiler(tmp_path, ncu_timeout_seconds=60).ncu_timeout_seconds == 60
+    assert json.loads(kprof.KernelProfiler(tmp_path, retries=0)._native.option_values())["retries"] == 0
+    assert json.loads(kprof.KernelProfiler(tmp_path, attempts=4)._native.option_values())["retries"] == 3
+
+
 def test_negative_seed_is_refused_not_wrapped(tmp_path):
     with pytest.raises(kprof.UsageError, match="seed must be a whole number from 0 to"):
         kprof.KernelProfiler(tmp_path, seed=-1)
@@ -841,6 +855,7 @@ BAD_VALUES = [
     ("profile_batch slurm unknown key", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, slurm={"taks": 2}), kprof.UsageError, "unknown slurm setting 'taks' (valid: tasks, gpus_per_task, options, requeue, dry_run, poll_seconds, kprof)"),
     ("profile_batch slurm options ;", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, slurm={"options": "--partition=gpu; rm -rf x"}), kprof.UsageError, "slurm options: '--partition=gpu;' holds ';'"),
     ("profile_batch slurm kprof NUL", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, slurm={"kprof": "/bin/kprof\0"}), kprof.UsageError, f"slurm kprof {NUL}"),
+    ("profile_batch slurm gpus", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, gpus=[0], slurm={"dry_run": True, "kprof": "/bin/true"}), kprof.UsageError, "gpus picks GPUs of this machine; with slurm, Slurm gives each task its GPUs (gpus_per_task)"),
     ("profile_batch slurm problem_file NUL", lambda d: kprof.profile_batch(str(VADD_PROBLEM) + "\0", [VADD_KERNEL], 1, out_dir=d, slurm={"dry_run": True}), kprof.UsageError, f"problem_file {NUL}"),
     ("load_ncu_metrics csv_path NUL", lambda d: kprof.load_ncu_metrics(str(TWOSTAGE) + "\0.txt"), kprof.UsageError, f"csv_path {NUL} after '{TWOSTAGE}'"),
     ("report csv_path NUL", lambda d: kprof.report(str(TWOSTAGE) + "\0"), kprof.UsageError, f"csv_path {NUL}"),

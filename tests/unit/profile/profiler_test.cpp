@@ -9,6 +9,7 @@
 #include "kprof/files.hpp"
 #include "kprof/gpu_lock.hpp"
 #include "kprof/history.hpp"
+#include "kprof/options.hpp"
 #include "kprof/profiler.hpp"
 #include "kprof/round_layout.hpp"
 #include "unit/profile/profile_test_support.hpp"
@@ -109,6 +110,39 @@ TEST_F(ProfilerWithFakeRunner, CreateRefusesAGpuBeyondTheVisibleOnesBeforeLookin
   ASSERT_FALSE(created.ok());
   EXPECT_EQ(created.error().category, ErrorCategory::usage) << created.error().message;
   EXPECT_EQ(created.error().message, "GPU 99: only 1 GPU is visible (valid: 0 to 0)");
+}
+
+TEST_F(ProfilerWithFakeRunner, OptionsMadeInCodeAreCheckedByTheOptionTableInItsWords) {
+  // Not a second list of checks: the table's own ranges and messages (check_run_options).
+  NcuInstall ncu{"/opt/ncu", "2025.3.1.0"};
+  const auto refusal = [&](ProfileOptions o) {
+    auto made = KernelProfiler::with_runner(
+        std::move(o), ncu, "/usr/bin/python3",
+        std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{}));
+    EXPECT_FALSE(made.ok());
+    return made.ok() ? std::string("made") : made.error().message;
+  };
+  ProfileOptions negative = options();
+  negative.retries = -1;
+  EXPECT_EQ(refusal(negative), parse_run_options(Json{{"retries", -1}}, {}).error().message);
+  ProfileOptions no_time = options();
+  no_time.timeout = std::chrono::seconds(0);
+  EXPECT_NE(refusal(no_time).find("timeout must be"), std::string::npos) << refusal(no_time);
+  ProfileOptions gpu = options();
+  gpu.gpus = {-2};
+  EXPECT_NE(refusal(gpu).find("-2"), std::string::npos) << refusal(gpu);
+}
+
+TEST_F(ProfilerWithFakeRunner, TheDeepSetImpliesHotLinesAsAPropertyOfTheSet) {
+  ProfileOptions o = options();
+  o.metrics = find_metric_set("deep").value();
+  EXPECT_TRUE(
+      make(std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{}), o).options().source);
+  o.metrics = resolve_metric_set("dram__bytes_read.sum,gpu__time_duration.sum").value();
+  EXPECT_FALSE(
+      make(std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{}), o).options().source);
+  EXPECT_EQ(o.metrics.words, "dram__bytes_read.sum,gpu__time_duration.sum");
+  EXPECT_EQ(option_values(o)["metrics"], "dram__bytes_read.sum,gpu__time_duration.sum");
 }
 
 TEST_F(ProfilerWithFakeRunner, AnOkRoundLandsInPlaceWithItsKernelAgentFileAndHistoryRow) {
