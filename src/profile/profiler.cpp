@@ -65,8 +65,8 @@ Result<void> validate_options(const ProfileOptions& options) {
 }
 
 /// Makes the paths absolute (ncu and the harness run in the round's directory), resolves the lock
-/// directory's default, and applies the environment.
-void normalize_options(ProfileOptions& options) {
+/// directory's default, and applies the environment (`use_sudo`).
+void normalize_options(ProfileOptions& options, const ProfileEnvironment& environment) {
   if (options.metrics == "deep") {
     options.source = true; // the deep set is everything ncu can say, per line too
   }
@@ -77,9 +77,7 @@ void normalize_options(ProfileOptions& options) {
   if (options.logs_dir) {
     options.logs_dir = fs::absolute(*options.logs_dir, ec);
   }
-  if (auto sudo = env_var("KPROF_NCU_USE_SUDO"); sudo && *sudo == "1") {
-    options.use_sudo = true;
-  }
+  options.use_sudo = options.use_sudo || environment.use_sudo;
 }
 
 Result<fs::path> find_python(const std::optional<fs::path>& explicit_python) {
@@ -597,15 +595,34 @@ Result<RoundInputs> check_round_inputs(const fs::path& problem,
   return inputs;
 }
 
+Result<ProfileEnvironment> read_profile_environment() {
+  ProfileEnvironment environment;
+  auto compile_ahead = env_flag("KPROF_COMPILE_AHEAD");
+  if (!compile_ahead) {
+    return std::move(compile_ahead).error();
+  }
+  environment.compile_ahead = compile_ahead->value_or(environment.compile_ahead);
+  auto sudo = env_flag("KPROF_NCU_USE_SUDO");
+  if (!sudo) {
+    return std::move(sudo).error();
+  }
+  environment.use_sudo = sudo->value_or(environment.use_sudo);
+  return environment;
+}
+
 Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   if (auto valid = validate_options(options); !valid) {
     return valid.error();
+  }
+  auto environment = read_profile_environment();
+  if (!environment) {
+    return std::move(environment).error();
   }
   // Before anything runs (ncu --version included): an index this machine does not have.
   if (auto visible = check_visible_gpus(options.gpus, visible_gpu_count(), "GPU"); !visible) {
     return visible.error();
   }
-  normalize_options(options);
+  normalize_options(options, *environment);
   auto set = resolve_metric_set(options.metrics);
   if (!set) {
     return std::move(set).error();
@@ -632,6 +649,7 @@ Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   settings.standby_idle_seconds = options.standby_idle_seconds;
   settings.lock_dir = options.lock_dir;
   settings.use_sudo = options.use_sudo;
+  settings.compile_ahead = environment->compile_ahead;
   auto runner = make_ncu_session_runner(std::move(settings));
   return KernelProfiler(std::move(options), std::move(ncu).value(), std::move(set).value(),
                         std::move(python).value(), std::move(runner));
@@ -644,7 +662,11 @@ Result<KernelProfiler> KernelProfiler::with_runner(ProfileOptions options, NcuIn
   if (auto valid = validate_options(options); !valid) {
     return valid.error();
   }
-  normalize_options(options);
+  auto environment = read_profile_environment();
+  if (!environment) {
+    return std::move(environment).error();
+  }
+  normalize_options(options, *environment);
   auto set = resolve_metric_set(options.metrics);
   if (!set) {
     return std::move(set).error();

@@ -1,7 +1,9 @@
 // `kprof profile` and `kprof batch` end to end, on a machine without a GPU: a stand-in ncu
 // (tests/standins/ncu) runs the real harness under a fake torch and replays recorded H200 output.
 // The real ncu is exercised by scripts/device-e2e.sh on a GPU machine (docs/device-e2e.md).
+#include <array>
 #include <csignal>
+#include <cstdio>
 #include <fstream>
 #include <thread>
 
@@ -443,6 +445,49 @@ TEST_F(KprofProfile, CompileWorkersServeTheFirstSessionAndTheStandbyAfterAPoison
   EXPECT_EQ(compiled_ahead(3), "compiled");
   EXPECT_TRUE(fs::exists(out() / "round004" / "gpu0-part1" / "compile-ahead" / "3.done"))
       << "the standby's session had workers of its own";
+}
+
+TEST_F(KprofProfile, KprofCompileAheadTakesTheUsualBooleanWordsAndRefusesAnyOtherWithExitCode2) {
+  const auto batch_with = [&](const std::string& value, int round) {
+    return run_batch({case_file("vector/problem.py"), case_file("positional/kernel.py"),
+                      case_file("positional/kernel.py"), "--round", std::to_string(round)},
+                     {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                      {"KPROF_COMPILE_AHEAD", value}});
+  };
+  const auto round_dir = [&](int round) {
+    std::array<char, 16> name{};
+    std::snprintf(name.data(), name.size(), "round%03d", round);
+    return out() / name.data();
+  };
+  const auto compiled_ahead = [&](int round) {
+    return fs::exists(round_dir(round) / "gpu0-part0" / "compile-ahead");
+  };
+  int round = 0;
+  for (const std::string off : {"0", "false", "OFF", "No"}) {
+    KprofRun run = batch_with(off, round);
+    ASSERT_EQ(run.exit_code, 0) << off << ": " << run.err;
+    EXPECT_FALSE(compiled_ahead(round)) << off << " left the compile workers on";
+    ++round;
+  }
+  for (const std::string on : {"", "1", "True", "yes", "on"}) {
+    KprofRun run = batch_with(on, round);
+    ASSERT_EQ(run.exit_code, 0) << "'" << on << "': " << run.err;
+    EXPECT_TRUE(compiled_ahead(round)) << "'" << on << "' turned the compile workers off";
+    ++round;
+  }
+  for (const std::string other : {"maybe", "2", "disable"}) {
+    KprofRun run = batch_with(other, round);
+    EXPECT_EQ(run.exit_code, 2) << other << ": " << run.err;
+    EXPECT_NE(run.err.find("KPROF_COMPILE_AHEAD='" + other + "' is not a boolean"),
+              std::string::npos)
+        << run.err;
+    EXPECT_NE(run.err.find("1, true, yes, on, 0, false, no, off"), std::string::npos) << run.err;
+    EXPECT_FALSE(fs::exists(round_dir(round))) << "nothing ran";
+  }
+  // `kprof profile` refuses it as well.
+  KprofRun profiled = profile({example("twostage/kernel.py"), example("twostage/problem.py")},
+                              {{"KPROF_COMPILE_AHEAD", "maybe"}});
+  EXPECT_EQ(profiled.exit_code, 2) << profiled.err;
 }
 
 /// KernelAgent's mat-vec in small: a kernel_function that insists on bf16 inputs and says so.
