@@ -761,6 +761,7 @@ SessionRequest KernelProfiler::session_request(const fs::path& problem, int gpu,
   request.plan.seed = m_options.seed;
   request.plan.profiled_call_lock = m_options.lock_dir / k_profiled_call_lock_file;
   request.plan.early_primer = true;
+  request.plan.compile_ahead_max_wait_seconds = compile_ahead_max_wait_seconds(m_options.timeout);
   request.gpu = gpu;
   request.set_visible_devices = set_visible;
   request.timeout = m_options.timeout;

@@ -1,6 +1,7 @@
 // `kprof profile` and `kprof batch` end to end, on a machine without a GPU: a stand-in ncu
 // (tests/standins/ncu) runs the real harness under a fake torch and replays recorded H200 output.
 // The real ncu is exercised by scripts/device-e2e.sh on a GPU machine (docs/device-e2e.md).
+#include <algorithm>
 #include <array>
 #include <csignal>
 #include <cstdio>
@@ -216,6 +217,21 @@ protected:
                                           "    time.sleep(1000)\n")
                     .ok());
     return kernel;
+  }
+
+  /// Expects no process whose command line mentions the test's directory to be left (soon),
+  /// killing those left so that no test inherits them.
+  void expect_no_process_left(const std::string& when) {
+    const std::string needle = dir().string();
+    const bool all_gone = eventually([&] { return processes_mentioning(needle).empty(); });
+    std::string left;
+    for (pid_t pid : processes_mentioning(needle)) {
+      std::string args = cmdline_of(pid);
+      std::replace(args.begin(), args.end(), '\0', ' ');
+      left += "\n  " + std::to_string(pid) + ": " + args;
+      ::kill(pid, SIGKILL);
+    }
+    EXPECT_TRUE(all_gone) << "processes outlived " << when << ":" << left;
   }
 
   fs::path m_twostage;
@@ -732,6 +748,82 @@ TEST_F(KprofProfile, KillMinus9OfKprofDuringACompiledAheadBatchLeavesNoCompileWo
   ASSERT_TRUE(eventually([&] { return !workers().empty() && compiling(); }))
       << "no compile worker took candidate 1";
   kill_minus_9_leaves_nothing(pid, needle);
+}
+
+TEST_F(KprofProfile, ACandidateThatHangsOnlyInItsCompileWorkerCostsOnlyItsCompileAhead) {
+  // Issue 40: `batch P a.py hang.py b.py --timeout 10` took 93 s in 4 of 7 runs and called a.py
+  // no_kernels. The harness now waits for hang.py's worker a quarter of its timeout (2.5 s), then
+  // compiles it in its warm-up: every candidate is profiled, and the batch ends well within its
+  // timeout, with no worker left.
+  const fs::path hangs = fs::path(case_file("hangs_when_compiled_ahead/kernel.py"));
+  const auto started = std::chrono::steady_clock::now();
+  KprofRun run = run_batch({case_file("vector/problem.py"), case_file("positional/kernel.py"),
+                            hangs.string(), case_file("positional/kernel.py"), "--timeout", "10"},
+                           {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                            {"KPROF_COMPILE_AHEAD", "1"},
+                            {"KPROF_FAKE_TRITON_LAUNCH_SECONDS", "0.3"}});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_LT(seconds, 10.0 + 20.0);
+  const json batch = read_json(out() / "round000" / "batch.json");
+  ASSERT_EQ(batch["candidates"].size(), 3U);
+  for (const auto& candidate : batch["candidates"]) {
+    EXPECT_EQ(candidate["status"], "ok") << candidate.dump();
+    const int index = candidate["candidate"];
+    const json report =
+        read_json(out() / "round000" / ("cand" + std::to_string(index)) / "report.json");
+    EXPECT_EQ(report["metadata"]["attempts"], 1) << "cand" << index << " was run again";
+  }
+  const json hung = read_json(out() / "round000" / "cand1" / "report.json")["metadata"];
+  // Its worker claimed it (the fake launches are slow), or the harness got to it first.
+  const std::string ahead = hung["compiled_ahead"];
+  EXPECT_TRUE(ahead == "not compiled ahead: still compiling after 2.5 s" ||
+              ahead == "not compiled ahead: no worker had started it")
+      << ahead;
+  expect_no_process_left("the batch");
+}
+
+TEST_F(KprofProfile, ACandidateThatCrashesOnlyInItsCompileWorkerCostsOnlyItsCompileAhead) {
+  const fs::path crashes = dir() / "crashes_ahead" / "kernel.py";
+  fs::create_directories(crashes.parent_path());
+  ASSERT_TRUE(write_file_atomic(crashes, R"(import os
+import signal
+import sys
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pass
+
+
+def kernel_function(x, y):
+    if "--compile-worker" in sys.argv:
+        os.kill(os.getpid(), signal.SIGSEGV)
+    out = torch.empty_like(x)
+    add_kernel[(triton.cdiv(x.numel(), 256),)](x, y, out, x.numel(), BLOCK=256)
+    return out
+)")
+                  .ok());
+  KprofRun run = run_batch({case_file("vector/problem.py"), case_file("positional/kernel.py"),
+                            crashes.string(), case_file("positional/kernel.py")},
+                           {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                            {"KPROF_COMPILE_AHEAD", "1"},
+                            {"KPROF_FAKE_TRITON_LAUNCH_SECONDS", "0.3"}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json batch = read_json(out() / "round000" / "batch.json");
+  for (const auto& candidate : batch["candidates"]) {
+    EXPECT_EQ(candidate["status"], "ok") << candidate.dump();
+  }
+  const std::string ahead =
+      read_json(out() / "round000" / "cand1" / "report.json")["metadata"]["compiled_ahead"];
+  EXPECT_TRUE(ahead == "not compiled ahead: its worker ended while compiling it" ||
+              ahead == "not compiled ahead: no worker had started it")
+      << ahead;
 }
 
 /// A pid no process has now (0 when none was found): a staging directory's dead owner.
