@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include <sys/stat.h>
@@ -459,7 +460,8 @@ TEST_F(KprofProfile, CompileWorkersServeTheFirstSessionAndTheStandbyAfterAPoison
   EXPECT_EQ(compiled_ahead(0), by_harness);
   EXPECT_EQ(compiled_ahead(2), by_harness); // the standby's first
   EXPECT_EQ(compiled_ahead(3), "compiled");
-  EXPECT_TRUE(fs::exists(out() / "round004" / "gpu0-part1" / "compile-ahead" / "3.done"))
+  // The plan of part 1 holds the candidates left, 2 and 3: the second is 3.
+  EXPECT_TRUE(fs::exists(out() / "round004" / "gpu0-part1" / "compile-ahead" / "1.done"))
       << "the standby's session had workers of its own";
 }
 
@@ -824,6 +826,33 @@ def kernel_function(x, y):
   EXPECT_TRUE(ahead == "not compiled ahead: its worker ended while compiling it" ||
               ahead == "not compiled ahead: no worker had started it")
       << ahead;
+}
+
+TEST_F(KprofProfile, ACandidateThatHangsInABatchCostsTheOthersNothingButTime) {
+  // b.py hangs in the harness: the session's timeout stops ncu, which takes a.py's rows with it.
+  // a.py is not "no kernel": it runs again with c.py, and both are ok; b.py is the timeout.
+  const fs::path hangs = hanging_kernel();
+  const auto started = std::chrono::steady_clock::now();
+  KprofRun run =
+      run_batch({case_file("vector/problem.py"), case_file("positional/kernel.py"), hangs.string(),
+                 case_file("positional/kernel.py"), "--timeout", "2", "--retries", "0"},
+                {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                 {"KPROF_COMPILE_AHEAD", "0"}});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_LT(seconds, 3 * 2.0 + 20.0);
+  const json batch = read_json(out() / "round000" / "batch.json");
+  ASSERT_EQ(batch["candidates"].size(), 3U);
+  std::map<int, json> by_index;
+  for (const auto& candidate : batch["candidates"]) {
+    by_index[candidate["candidate"].get<int>()] = candidate;
+  }
+  EXPECT_EQ(by_index[0]["status"], "ok") << by_index[0].dump();
+  EXPECT_EQ(by_index[1]["error"]["category"], "timeout") << by_index[1].dump();
+  EXPECT_EQ(by_index[2]["status"], "ok") << by_index[2].dump();
+  EXPECT_TRUE(fs::exists(out() / "round000" / "gpu0-part1")) << "a.py and c.py ran again";
+  expect_no_process_left("the batch");
 }
 
 /// A pid no process has now (0 when none was found): a staging directory's dead owner.
