@@ -220,6 +220,47 @@ protected:
     return kernel;
   }
 
+  /// A kernel file whose kernel_function starts a child (a Python sleeping 1000 s) and a daemon
+  /// (fork, setsid, fork: tests/standins/daemonize) each call, both with the test's directory on
+  /// their command line, then does positional/'s work; `only_when_compiled_ahead`: only in a
+  /// compile worker.
+  fs::path spawning_kernel(bool only_when_compiled_ahead = false) {
+    const fs::path kernel =
+        dir() / (only_when_compiled_ahead ? "spawns_ahead" : "spawns") / "kernel.py";
+    fs::create_directories(kernel.parent_path());
+    const std::string when = only_when_compiled_ahead ? "\"--compile-worker\" in sys.argv" : "True";
+    const std::string source = R"py(import os
+import subprocess
+import sys
+
+import torch
+import triton
+import triton.language as tl
+
+MARK = )py" + json(dir().string()).dump() +
+                               R"py(
+DAEMONIZE = )py" + json(standin("daemonize")).dump() +
+                               R"py(
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pass
+
+
+def kernel_function(x, y):
+    if )py" + when + R"py(:
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1000)", MARK])
+        pid_file = os.path.join(MARK, "daemon-%d.pid" % os.getpid())
+        subprocess.run([DAEMONIZE, pid_file, MARK], check=True)
+    out = torch.empty_like(x)
+    add_kernel[(triton.cdiv(x.numel(), 256),)](x, y, out, x.numel(), BLOCK=256)
+    return out
+)py";
+    EXPECT_TRUE(write_file_atomic(kernel, source).ok());
+    return kernel;
+  }
+
   /// Expects no process whose command line mentions the test's directory to be left (soon),
   /// killing those left so that no test inherits them.
   void expect_no_process_left(const std::string& when) {
@@ -750,6 +791,57 @@ TEST_F(KprofProfile, KillMinus9OfKprofDuringACompiledAheadBatchLeavesNoCompileWo
   ASSERT_TRUE(eventually([&] { return !workers().empty() && compiling(); }))
       << "no compile worker took candidate 1";
   kill_minus_9_leaves_nothing(pid, needle);
+}
+
+TEST_F(KprofProfile, AProfileLeavesNothingTheCandidateStartedRunning) {
+  // Each call of kernel_function starts a child and a daemon; `kprof profile` ends ok with none of
+  // them left (the harness's children were orphans kept by nobody before the process keeper).
+  KprofRun run = profile({spawning_kernel().string(), case_file("vector/problem.py")},
+                         {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  expect_no_process_left("a successful `kprof profile`");
+}
+
+TEST_F(KprofProfile, ABatchLeavesNothingACompileWorkersCandidateStartedRunning) {
+  // The candidate starts its child and daemon only in a compile worker.
+  const std::string spawns = spawning_kernel(true).string();
+  KprofRun run =
+      run_batch({case_file("vector/problem.py"), case_file("positional/kernel.py"), spawns, spawns},
+                {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                 {"KPROF_COMPILE_AHEAD", "1"},
+                 {"KPROF_FAKE_TRITON_LAUNCH_SECONDS", "0.3"}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json batch = read_json(out() / "round000" / "batch.json");
+  for (const auto& candidate : batch["candidates"]) {
+    EXPECT_EQ(candidate["status"], "ok") << candidate.dump();
+  }
+  bool started = false;
+  for (const auto& entry : fs::directory_iterator(dir())) {
+    started = started || entry.path().filename().string().rfind("daemon-", 0) == 0;
+  }
+  EXPECT_TRUE(started) << "no compile worker compiled the spawning candidate";
+  expect_no_process_left("a batch compiled ahead");
+}
+
+TEST_F(KprofProfile, KillMinus9OfKprofWhileNcuHangsLeavesNothingTheCandidateStarted) {
+  // ncu starts the harness and hangs (ignoring SIGTERM); the candidate has started a child and a
+  // daemon. kill -9 of kprof: ncu dies of its parent-death signal, and so must all the rest.
+  const pid_t pid = start_profile(spawning_kernel().string(), case_file("vector/problem.py"),
+                                  {{"KPROF_FAKE_NCU_SCENARIO", "hang_after_start"}});
+  ASSERT_GT(pid, 0);
+  const bool spawned = eventually([&] {
+    for (const auto& entry : fs::directory_iterator(dir())) {
+      if (entry.path().filename().string().rfind("daemon-", 0) == 0) {
+        return true;
+      }
+    }
+    return false;
+  });
+  ASSERT_TRUE(spawned) << "the candidate never ran";
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  expect_no_process_left("kill -9 of kprof");
 }
 
 TEST_F(KprofProfile, ACandidateThatHangsOnlyInItsCompileWorkerCostsOnlyItsCompileAhead) {
