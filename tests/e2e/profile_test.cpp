@@ -261,6 +261,25 @@ def kernel_function(x, y):
     return kernel;
   }
 
+  /// Runs kprof with `args` as a plain child of the test (start_kprof: fork and exec, not
+  /// run_process, whose own process keeper would kill what kprof left behind before a test could
+  /// look) and waits for it; its exit code (-1 when a signal ended it).
+  int run_plain(const std::vector<std::string>& args,
+                const std::vector<std::pair<std::string, std::string>>& env) {
+    const pid_t pid = start_kprof(args, env);
+    int status = 0;
+    if (pid <= 0 || ::waitpid(pid, &status, 0) != pid) {
+      return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  /// What start_kprof's kprof wrote to stderr.
+  [[nodiscard]] std::string plain_stderr() const {
+    auto text = read_file(dir() / "stderr.txt");
+    return text ? std::move(text).value() : std::string();
+  }
+
   /// Expects no process whose command line mentions the test's directory to be left (soon),
   /// killing those left so that no test inherits them.
   void expect_no_process_left(const std::string& when) {
@@ -796,21 +815,25 @@ TEST_F(KprofProfile, KillMinus9OfKprofDuringACompiledAheadBatchLeavesNoCompileWo
 TEST_F(KprofProfile, AProfileLeavesNothingTheCandidateStartedRunning) {
   // Each call of kernel_function starts a child and a daemon; `kprof profile` ends ok with none of
   // them left (the harness's children were orphans kept by nobody before the process keeper).
-  KprofRun run = profile({spawning_kernel().string(), case_file("vector/problem.py")},
-                         {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}});
-  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const int code =
+      run_plain({"profile", spawning_kernel().string(), case_file("vector/problem.py"), "--ncu",
+                 standin("ncu"), "--python", "/usr/bin/python3", "--out", out().string()},
+                {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}});
+  EXPECT_EQ(code, 0) << plain_stderr();
   expect_no_process_left("a successful `kprof profile`");
 }
 
 TEST_F(KprofProfile, ABatchLeavesNothingACompileWorkersCandidateStartedRunning) {
   // The candidate starts its child and daemon only in a compile worker.
   const std::string spawns = spawning_kernel(true).string();
-  KprofRun run =
-      run_batch({case_file("vector/problem.py"), case_file("positional/kernel.py"), spawns, spawns},
-                {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
-                 {"KPROF_COMPILE_AHEAD", "1"},
-                 {"KPROF_FAKE_TRITON_LAUNCH_SECONDS", "0.3"}});
-  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::vector<std::string> args = {"batch", case_file("vector/problem.py"),
+                                   case_file("positional/kernel.py"), spawns, spawns};
+  const std::vector<std::string> options = standin_options();
+  args.insert(args.end(), options.begin(), options.end());
+  const int code = run_plain(args, {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                                    {"KPROF_COMPILE_AHEAD", "1"},
+                                    {"KPROF_FAKE_TRITON_LAUNCH_SECONDS", "0.3"}});
+  ASSERT_EQ(code, 0) << plain_stderr();
   const json batch = read_json(out() / "round000" / "batch.json");
   for (const auto& candidate : batch["candidates"]) {
     EXPECT_EQ(candidate["status"], "ok") << candidate.dump();
