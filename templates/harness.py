@@ -59,8 +59,9 @@ kernel.py under a name of its own, calls kernel_function once as the harness wil
 on a MetaProblem) while Triton's launches are compiles (JITFunction.run's warmup; an autotuner
 compiles every config and keeps no choice), and writes the outcome to D. The kernels land in
 Triton's cache, where the candidate's own warm-up finds them. Before a candidate's warm-up the
-harness waits for the worker that claimed it (at most COMPILE_MAX_WAIT_SECONDS, and not once
-that worker is gone), or claims it itself when none did. Nothing else changes: a kernel that
+harness waits for the worker that claimed it (at most compile_ahead.max_wait_seconds, a quarter
+of a candidate's timeout and at most 30 s, and not once that worker is gone), or claims it itself
+when none did. Nothing else changes: a kernel that
 cannot be compiled this way (`.item()`, a question to the device), or that crashes, exits or
 hangs there, is compiled by its own warm-up as before, and each candidate's status says which
 ("compiled_ahead").
@@ -231,6 +232,10 @@ def check_compile_ahead(plan):
     ok = ahead is None or (isinstance(ahead, dict) and isinstance(ahead.get("dir"), str)
                            and ahead["dir"] != "")
     require(ok, "compile_ahead", "null or an object with a non-empty string dir")
+    if ahead is not None:
+        wait = ahead.setdefault("max_wait_seconds", COMPILE_MAX_WAIT_SECONDS)
+        ok = isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait >= 0
+        require(ok, "compile_ahead.max_wait_seconds", "a non-negative number")
 
 
 def check_candidates(plan):
@@ -927,7 +932,7 @@ def as_meta(torch, value):
 COMPILE_TARGET_FILE = "target.json"  # the harness's Triton target, or why there is none
 COMPILE_CLAIM = "%d.claim"  # who compiles candidate i: the pid of a worker or of the harness
 COMPILE_DONE = "%d.done"  # a worker's outcome for candidate i: {"outcome", "seconds"}
-COMPILE_MAX_WAIT_SECONDS = 30.0
+COMPILE_MAX_WAIT_SECONDS = 30.0  # the plan's compile_ahead.max_wait_seconds when it gives none
 # The outcome of the candidate the harness claims when it publishes its target: it runs it next.
 FIRST_RUN_AT_ONCE = "not compiled ahead: the harness's first candidate, run at once"
 
@@ -963,15 +968,19 @@ class CompiledAhead:
     candidate's warm-up, waits for the worker that compiles it, if one does (see the module's
     docstring)."""
 
-    def __init__(self, directory, first, target):
+    def __init__(self, directory, first, target, max_wait):
         self.directory = directory
+        self.max_wait = max_wait
         self.own = {first} if claim_candidate(directory, first) else set()
         write_json_atomic(os.path.join(directory, COMPILE_TARGET_FILE), target)
 
     def wait(self, entry):
         """Returns (outcome, the worker's compile seconds) for the candidate of `entry`, once
-        its worker is done, ended, or after COMPILE_MAX_WAIT_SECONDS; claims the candidate for
-        the harness when no worker did. Never raises: compiling ahead decides no answer."""
+        its worker is done, ended, or after max_wait seconds (the plan's
+        compile_ahead.max_wait_seconds: kprof makes it a quarter of a candidate's timeout, so
+        that a worker that hangs costs the candidate that much, never its timeout); claims the
+        candidate for the harness when no worker did. Never raises: compiling ahead decides no
+        answer."""
         try:
             return self.wait_for_worker(entry["index"])
         except OSError as exc:
@@ -984,7 +993,7 @@ class CompiledAhead:
             return "not compiled ahead: no worker had started it", 0.0
         done_path = os.path.join(self.directory, COMPILE_DONE % index)
         owner = self.claimer(index)
-        deadline = time.monotonic() + COMPILE_MAX_WAIT_SECONDS
+        deadline = time.monotonic() + self.max_wait
         while True:
             done = read_json(done_path)
             if isinstance(done, dict) and isinstance(done.get("outcome"), str):
@@ -995,7 +1004,7 @@ class CompiledAhead:
                     return "not compiled ahead: its worker ended while compiling it", 0.0
                 continue
             if time.monotonic() > deadline:
-                return "not compiled ahead: still compiling after %d s" % COMPILE_MAX_WAIT_SECONDS, 0.0
+                return "not compiled ahead: still compiling after %g s" % self.max_wait, 0.0
             time.sleep(0.002)
 
     def claimer(self, index):
@@ -1032,7 +1041,7 @@ def publish_target(settings, first):
     except Exception as exc:
         target = {"none": "no Triton target: %s" % clean_text(describe_exception(exc)["type"])}
     try:
-        ahead = CompiledAhead(settings["dir"], first, target)
+        ahead = CompiledAhead(settings["dir"], first, target, settings["max_wait_seconds"])
     except OSError as exc:  # compiling ahead only saves time; the workers stop with the session
         log("no compile ahead: %s" % clean_text(exc))
         return None

@@ -147,6 +147,9 @@ struct NcuSessionSettings {
   /// implies the report file.
   bool source_counters = false;
   bool use_sudo = false;
+  /// Compile the later candidates of a session ahead, in compile workers (docs/harness.md,
+  /// "Compiling ahead"); KPROF_COMPILE_AHEAD, read by read_profile_environment().
+  bool compile_ahead = true;
   /// Where standbys live (empty: none at all): harnesses started under ncu ahead of time that
   /// wait for their candidates. See docs/standby.md.
   std::filesystem::path standby_root;

@@ -47,7 +47,7 @@ struct ProfileOptions {
   bool prestart = true;
   std::optional<std::filesystem::path> ncu;      ///< else $KPROF_NCU, PATH, CUDA dirs
   std::optional<std::filesystem::path> python;   ///< else $KPROF_PYTHON, python3 on PATH
-  bool use_sudo = false;                         ///< also on when KPROF_NCU_USE_SUDO=1
+  bool use_sudo = false;                         ///< also on with KPROF_NCU_USE_SUDO on
   std::chrono::seconds timeout{300};             ///< per candidate
   int retries = 2;                               ///< extra attempts for retryable failures
   std::chrono::milliseconds retry_backoff{1000}; ///< doubled after each failed attempt
@@ -88,12 +88,28 @@ Result<RoundResult> record_report_round(const std::filesystem::path& out_dir, in
                                         Json report, const std::filesystem::path& file,
                                         bool record_history = true);
 
+/// What a profile takes from kprof's environment, each variable read by env_flag (1, true, yes,
+/// on / 0, false, no, off in any case; empty is unset).
+struct ProfileEnvironment {
+  /// KPROF_COMPILE_AHEAD: compile workers beside a session of several candidates
+  /// (docs/harness.md, "Compiling ahead"); on unless the variable says off.
+  bool compile_ahead = true;
+  /// KPROF_NCU_USE_SUDO: run ncu under sudo, as --sudo.
+  bool use_sudo = false;
+};
+
+/// Reads ProfileEnvironment. usage error, naming the variable and the valid words, when one holds
+/// another word. KernelProfiler::create() reads it; the CLI checks it before it asks a kprof serve
+/// or submits to Slurm, so a bad value is refused wherever the round would run.
+Result<ProfileEnvironment> read_profile_environment();
+
 class KernelProfiler {
 public:
-  /// Checks the options as the option table does (check_run_options), and finds ncu and python.
-  /// Fails with usage (a value out of the table's range; a GPU index beyond visible_gpu_count(),
-  /// checked before anything runs, as the CLI's and Python's option parsing does), ncu_not_found
-  /// or input_not_found (python).
+  /// Checks the options as the option table does (check_run_options) and the environment
+  /// (read_profile_environment), and finds ncu and python. Fails with usage (a value out of the
+  /// table's range; a GPU index beyond visible_gpu_count(), checked before anything runs, as the
+  /// CLI's and Python's option parsing does; a KPROF_* boolean that is not one), ncu_not_found or
+  /// input_not_found (python).
   static Result<KernelProfiler> create(ProfileOptions options);
 
   /// A profiler whose sessions are run by `runner` (tests pass a fake one) with the given ncu

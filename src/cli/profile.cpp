@@ -17,7 +17,12 @@ namespace fs = std::filesystem;
 namespace {
 
 /// The table's options of one subcommand as a RunRequest, with progress lines on a terminal.
+/// The environment is checked here too, before a kprof serve is asked or Slurm is given the
+/// round: a bad KPROF_COMPILE_AHEAD is refused wherever the round would run.
 Result<RunRequest> run_request(const TableOptions& words) {
+  if (auto environment = read_profile_environment(); !environment) {
+    return std::move(environment).error();
+  }
   OptionContext context;
   context.cli_names = true;
   context.visible_gpus = visible_gpu_count();

@@ -90,6 +90,13 @@ std::string valid_words(const std::array<std::pair<Enum, std::string_view>, N>& 
   return list;
 }
 
+/// The plan's "compile_ahead" object, in the plan and in a standby's message alike.
+OrderedJson compile_ahead_json(const HarnessPlan& plan) {
+  KPROF_ASSERT(plan.compile_ahead_dir.has_value());
+  return {{"dir", plan.compile_ahead_dir->string()},
+          {"max_wait_seconds", plan.compile_ahead_max_wait_seconds}};
+}
+
 OrderedJson plan_json(const HarnessPlan& plan) {
   OrderedJson candidates = OrderedJson::array();
   for (const auto& candidate : plan.candidates) {
@@ -119,7 +126,7 @@ OrderedJson plan_json(const HarnessPlan& plan) {
                                   {"max_wait_seconds", plan.profiled_call_lock_max_wait_seconds}};
   }
   if (plan.compile_ahead_dir) {
-    json["compile_ahead"] = {{"dir", plan.compile_ahead_dir->string()}};
+    json["compile_ahead"] = compile_ahead_json(plan);
   }
   return json;
 }
@@ -336,6 +343,11 @@ Result<HarnessPhase> parse_harness_phase(std::string_view word) {
       fmt::format("unknown harness phase '{}' (valid: {})", word, valid_words(k_phase_words)));
 }
 
+double compile_ahead_max_wait_seconds(std::chrono::seconds timeout) {
+  constexpr double k_most = 30;
+  return std::min(k_most, std::chrono::duration<double>(timeout).count() / 4);
+}
+
 std::string candidate_range(int index) {
   return fmt::format("kprof:cand{}", index);
 }
@@ -452,7 +464,7 @@ std::string standby_message(const HarnessPlan& plan) {
   message["candidates"] = std::move(candidates);
   message["first_candidate"] = plan.first_candidate;
   if (plan.compile_ahead_dir) {
-    message["compile_ahead"] = {{"dir", plan.compile_ahead_dir->string()}};
+    message["compile_ahead"] = compile_ahead_json(plan);
   }
   return message.dump(-1, ' ', false, OrderedJson::error_handler_t::replace) + "\n";
 }

@@ -104,6 +104,47 @@ bool first_unfinished(const SessionOutcome& session, const HarnessPlan& plan,
   return false;
 }
 
+/// True when candidate `position` is the one a session that ended abnormally is charged with:
+/// the harness had not finished it, and it was in flight or the first it had not finished.
+bool charged_with_the_end(const SessionOutcome& session, const HarnessPlan& plan,
+                          std::size_t position) {
+  const HarnessCandidateStatus* status =
+      harness_status_of(session, plan.candidates[position].range);
+  if (status != nullptr && (status->ok || status->error)) {
+    return false;
+  }
+  const bool in_flight = status != nullptr && status->phase != HarnessPhase::not_started;
+  return in_flight || first_unfinished(session, plan, position);
+}
+
+/// The verdict on candidate `position`, which the harness finished with no error but has no rows,
+/// when ncu did not end on its own: stopped (the session's timeout, an interruption) or killed by
+/// a signal. ncu writes the rows when the program ends, so they went with it; that is not "no
+/// kernel". A later candidate charged with the session's end (it hung): this one is undecided
+/// and runs again in the next session. None (the harness had finished them all): the session's
+/// error, with the candidate named. nullopt when ncu ended on its own.
+std::optional<CandidateVerdict> rows_lost_with_ncu(const SessionOutcome& session,
+                                                   const HarnessPlan& plan, std::size_t position) {
+  const ProcessResult& process = session.process;
+  if (!process.timed_out && !process.cancelled && !process.signaled) {
+    return std::nullopt;
+  }
+  for (std::size_t later = position + 1; later < plan.candidates.size(); ++later) {
+    if (charged_with_the_end(session, plan, later)) {
+      return CandidateVerdict{}; // runs again, in a session of its own
+    }
+  }
+  Error error = session.verdict.error
+                    ? *session.verdict.error
+                    : make_error(ErrorCategory::ncu_failed,
+                                 fmt::format("ncu did not finish: {}", process.describe()));
+  error.message = fmt::format("{} ran to its end, but its rows were lost: {}",
+                              plan.candidates[position].kernel.string(), error.message);
+  CandidateVerdict verdict = decided(CandidateStatus::failed, std::move(error));
+  verdict.retryable = session.verdict.retryable;
+  return verdict;
+}
+
 /// Where the harness was when its process ended, in words: the candidate's phase when it was in
 /// flight, else the harness's own phase.
 std::string where_it_ended(const SessionOutcome& session, const HarnessCandidateStatus* status,
@@ -259,6 +300,9 @@ CandidateVerdict judge_candidate(const SessionOutcome& session, const HarnessPla
     }
     if (lost_rows) {
       return decided(CandidateStatus::failed, lost_rows);
+    }
+    if (auto lost = rows_lost_with_ncu(session, plan, position)) {
+      return *lost;
     }
     return decided(
         CandidateStatus::failed,

@@ -13,8 +13,8 @@
 //   files until its single commit() moves them into place and records the history;
 // - RunMetadata / CandidateMetadata (run_metadata.hpp) are the typed facts of the run.
 // run_round only orchestrates: the sessions (finished candidates keep their results, the one in
-// flight is charged with a failure, the rest continue in a fresh process), the analyses, the
-// reports, the writer.
+// flight is charged with a failure, the rest continue in a fresh process, with those whose rows
+// ncu took with it when the session was stopped), the analyses, the reports, the writer.
 #include "kprof/profiler.hpp"
 
 #include <algorithm>
@@ -47,8 +47,8 @@ std::string round_dir_name(int round) {
 namespace {
 
 /// Makes the paths absolute (ncu and the harness run in the round's directory), resolves the lock
-/// directory's default, and applies the environment.
-void normalize_options(ProfileOptions& options) {
+/// directory's default, and applies the environment (`use_sudo`).
+void normalize_options(ProfileOptions& options, const ProfileEnvironment& environment) {
   if (options.metrics.with_source) {
     options.source = true; // the deep set is everything ncu can say, per line too
   }
@@ -59,9 +59,7 @@ void normalize_options(ProfileOptions& options) {
   if (options.logs_dir) {
     options.logs_dir = fs::absolute(*options.logs_dir, ec);
   }
-  if (auto sudo = env_var("KPROF_NCU_USE_SUDO"); sudo && *sudo == "1") {
-    options.use_sudo = true;
-  }
+  options.use_sudo = options.use_sudo || environment.use_sudo;
 }
 
 Result<fs::path> find_python(const std::optional<fs::path>& explicit_python) {
@@ -227,50 +225,61 @@ private:
       progress(fmt::format("waited {:.1f} s for GPU {} (another kprof was profiling on it)",
                            lock_wait, gpu));
     }
-    for (std::size_t index : mine) {
-      request.plan.candidates.push_back(
-          {m_kernels[index], candidate_range(static_cast<int>(index))});
-    }
     request.script = m_staged.script();
-    std::size_t position = 0;
-    for (int part = 0; position < mine.size() && !cancellation_requested(); ++part) {
+    // The candidates not decided yet, in order. A session decides those it finished and the one
+    // it ended on; the rest run in the next, in a fresh process: those it never reached, those
+    // after one that poisoned the CUDA context, and those whose rows ncu took with it when it
+    // was stopped on a later candidate (judge_candidate).
+    std::vector<std::size_t> pending = mine;
+    for (int part = 0; !pending.empty() && !cancellation_requested(); ++part) {
       request.work_dir = m_staged.session_dir(gpu, part);
       if (auto created = kprof::create_directories(request.work_dir); !created) {
         fail(created.error());
         return;
       }
-      auto next = run_part(request, mine, position, lock_wait);
-      if (!next) {
-        // Nothing decided: judge_candidate always decides the first unfinished candidate of a
-        // session that ended, but never loop forever.
-        for (std::size_t p = position; p < mine.size(); ++p) {
-          m_work[mine[p]].result.error =
+      request.plan.candidates.clear();
+      for (std::size_t index : pending) {
+        request.plan.candidates.push_back(
+            {m_kernels[index], candidate_range(static_cast<int>(index))});
+      }
+      const std::vector<bool> decided = run_part(request, pending, lock_wait);
+      std::vector<std::size_t> left;
+      for (std::size_t p = 0; p < pending.size(); ++p) {
+        if (!decided[p]) {
+          left.push_back(pending[p]);
+        }
+      }
+      if (left.size() == pending.size()) {
+        // Nothing decided: judge_candidate always decides the candidate a session that ended
+        // is charged with, but never loop forever.
+        for (std::size_t index : pending) {
+          m_work[index].result.error =
               make_error(ErrorCategory::internal, "candidate was never reached");
         }
         return;
       }
-      position = *next;
+      pending = std::move(left);
     }
   }
 
-  /// One session over `mine` from `position` on, with its retries. Records the candidates it
-  /// decided; returns the position after the last of them, nullopt when it decided none.
-  std::optional<std::size_t> run_part(SessionRequest& request, const std::vector<std::size_t>& mine,
-                                      std::size_t position, double lock_wait) {
-    request.plan.first_candidate = static_cast<int>(position);
+  /// One session over `pending` (the plan's candidates, in this order), with its retries.
+  /// Records the candidates it decided; returns which it decided, by position.
+  std::vector<bool> run_part(SessionRequest& request, const std::vector<std::size_t>& pending,
+                             double lock_wait) {
+    request.plan.first_candidate = 0;
     request.plan.status_file = request.work_dir / RoundLayout::k_status;
-    request.timeout = m_options.timeout * static_cast<long>(mine.size() - position);
+    request.timeout = m_options.timeout * static_cast<long>(pending.size());
     // With more than one candidate left, the next process starts beside this session, ready to
     // take the rest over if a candidate poisons the CUDA context.
-    request.prestart_next = m_options.prestart && mine.size() - position > 1;
+    request.prestart_next = m_options.prestart && pending.size() > 1;
     SessionOutcome session;
     std::vector<CandidateVerdict> verdicts;
     int attempt = 0;
     while (true) {
       ++attempt;
       session = m_runner.run(request);
-      verdicts.assign(mine.size(), CandidateVerdict{});
-      for (std::size_t p = position; p < mine.size(); ++p) {
+      verdicts.assign(pending.size(), CandidateVerdict{});
+      for (std::size_t p = 0; p < pending.size(); ++p) {
         verdicts[p] = judge_candidate(session, request.plan, p);
       }
       if (!m_retry.should_retry(attempt, verdicts) || cancellation_requested()) {
@@ -283,10 +292,10 @@ private:
                            std::chrono::duration<double>(backoff).count()));
       std::this_thread::sleep_for(backoff);
     }
-    std::optional<std::size_t> next;
-    for (std::size_t p = position; p < mine.size(); ++p) {
+    std::vector<bool> decided(pending.size(), false);
+    for (std::size_t p = 0; p < pending.size(); ++p) {
       if (verdicts[p].decided) {
-        CandidateWork& work = m_work[mine[p]];
+        CandidateWork& work = m_work[pending[p]];
         work.result.status = verdicts[p].status;
         work.result.error = verdicts[p].error;
         work.result.gpu = request.gpu;
@@ -298,11 +307,11 @@ private:
         }
         work.facts =
             session_facts(session, request.plan, p, lock_wait, request.work_dir, m_staged.dir());
-        count(mine[p], work.result);
-        next = p + 1;
+        count(pending[p], work.result);
+        decided[p] = true;
       }
     }
-    return next;
+    return decided;
   }
 
   /// The progress line of a decided candidate.
@@ -524,15 +533,34 @@ Result<RoundInputs> check_round_inputs(const fs::path& problem,
   return inputs;
 }
 
+Result<ProfileEnvironment> read_profile_environment() {
+  ProfileEnvironment environment;
+  auto compile_ahead = env_flag("KPROF_COMPILE_AHEAD");
+  if (!compile_ahead) {
+    return std::move(compile_ahead).error();
+  }
+  environment.compile_ahead = compile_ahead->value_or(environment.compile_ahead);
+  auto sudo = env_flag("KPROF_NCU_USE_SUDO");
+  if (!sudo) {
+    return std::move(sudo).error();
+  }
+  environment.use_sudo = sudo->value_or(environment.use_sudo);
+  return environment;
+}
+
 Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   if (auto valid = check_run_options(options); !valid) {
     return valid.error();
+  }
+  auto environment = read_profile_environment();
+  if (!environment) {
+    return std::move(environment).error();
   }
   // Before anything runs (ncu --version included): an index this machine does not have.
   if (auto visible = check_visible_gpus(options.gpus, visible_gpu_count(), "GPU"); !visible) {
     return visible.error();
   }
-  normalize_options(options);
+  normalize_options(options, *environment);
   auto ncu = locate_ncu(options.ncu);
   if (!ncu) {
     return std::move(ncu).error();
@@ -555,6 +583,7 @@ Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   settings.standby_idle_seconds = options.standby_idle_seconds;
   settings.lock_dir = options.lock_dir;
   settings.use_sudo = options.use_sudo;
+  settings.compile_ahead = environment->compile_ahead;
   auto runner = make_ncu_session_runner(std::move(settings));
   return KernelProfiler(std::move(options), std::move(ncu).value(), std::move(python).value(),
                         std::move(runner));
@@ -567,7 +596,11 @@ Result<KernelProfiler> KernelProfiler::with_runner(ProfileOptions options, NcuIn
   if (auto valid = check_run_options(options); !valid) {
     return valid.error();
   }
-  normalize_options(options);
+  auto environment = read_profile_environment();
+  if (!environment) {
+    return std::move(environment).error();
+  }
+  normalize_options(options, *environment);
   return KernelProfiler(std::move(options), std::move(ncu), std::move(python), std::move(runner));
 }
 
@@ -657,6 +690,7 @@ SessionRequest KernelProfiler::session_request(const fs::path& problem, int gpu,
   request.plan.seed = m_options.seed;
   request.plan.profiled_call_lock = m_options.lock_dir / k_profiled_call_lock_file;
   request.plan.early_primer = true;
+  request.plan.compile_ahead_max_wait_seconds = compile_ahead_max_wait_seconds(m_options.timeout);
   request.gpu = gpu;
   request.set_visible_devices = set_visible;
   request.timeout = m_options.timeout;

@@ -38,15 +38,6 @@ std::vector<std::string> preserved_env_names() {
           "CUDA_HOME",    "KPROF_OWNER_PID"};
 }
 
-/// Whether sessions compile their later candidates ahead (docs/harness.md, "Compiling ahead"):
-/// yes unless KPROF_COMPILE_AHEAD=0 is in kprof's environment. Measured on the H200
-/// (docs/device-runs/2026-12-05-compile-workers.md): 32 new candidates in 18.52 and 18.89 s with
-/// it, 23.00 and 22.93 s without.
-bool compile_ahead_asked() {
-  const auto setting = env_var("KPROF_COMPILE_AHEAD");
-  return !setting || *setting != "0";
-}
-
 /// The compile workers of one session: `harness.py PLAN --compile-worker` processes beside the
 /// harness, outside ncu and seeing no GPU, that compile the later candidates' Triton kernels
 /// while the earlier ones run (templates/harness.py, run_compile_worker). A worker that is
@@ -372,12 +363,14 @@ private:
   }
 
   /// The directory where a session's harness and compile workers meet, made empty and private,
-  /// when this session compiles ahead: asked for (compile_ahead_asked), more than one candidate,
-  /// and the harness run as this user (not under sudo, where the workers' cache would not be
-  /// the harness's).
+  /// when this session compiles ahead: asked for (NcuSessionSettings::compile_ahead, on by
+  /// default: measured on the H200, docs/device-runs/2026-12-05-compile-workers.md, 32 new
+  /// candidates took 18.52 and 18.89 s with it, 23.00 and 22.93 s without), more than one
+  /// candidate, and the harness run as this user (not under sudo, where the workers' cache would
+  /// not be the harness's).
   std::optional<fs::path> compile_ahead_dir(const SessionRequest& request) const {
     const auto first = static_cast<std::size_t>(std::max(0, request.plan.first_candidate));
-    if (!compile_ahead_asked() || m_settings.use_sudo ||
+    if (!m_settings.compile_ahead || m_settings.use_sudo ||
         request.plan.candidates.size() < first + 2) {
       return std::nullopt;
     }

@@ -591,9 +591,10 @@ def test_compile_workers_waiting_for_a_harness_that_failed_are_stopped_with_the_
 
 def test_a_single_candidate_or_kprof_compile_ahead_0_starts_no_compile_worker(fake_gpu, monkeypatch):
     # Compiling ahead is on by default; it needs a later candidate to compile, and
-    # KPROF_COMPILE_AHEAD=0 turns it off.
+    # KPROF_COMPILE_AHEAD=0 (or false, no, off, in any case) turns it off.
     monkeypatch.delenv("KPROF_COMPILE_AHEAD", raising=False)
-    for setting, kernels in ((None, [VADD_KERNEL]), ("1", [VADD_KERNEL]), ("0", [VADD_KERNEL] * 2)):
+    for setting, kernels in ((None, [VADD_KERNEL]), ("1", [VADD_KERNEL]), ("0", [VADD_KERNEL] * 2),
+                             ("off", [VADD_KERNEL] * 2), ("False", [VADD_KERNEL] * 2)):
         if setting is not None:
             monkeypatch.setenv("KPROF_COMPILE_AHEAD", setting)
         out = fake_gpu / ("batch-" + str(setting))
@@ -603,6 +604,13 @@ def test_a_single_candidate_or_kprof_compile_ahead_0_starts_no_compile_worker(fa
                    for metadata in (json.loads(report.read_text(encoding="utf-8"))["metadata"]
                                     for report in out.glob("round001/cand*/report.json")))
         assert not list(out.glob("**/compile-ahead")), setting
+
+
+def test_a_kprof_compile_ahead_that_is_no_boolean_word_is_a_usage_error_naming_it(fake_gpu, monkeypatch):
+    monkeypatch.setenv("KPROF_COMPILE_AHEAD", "maybe")
+    with pytest.raises(kprof.UsageError, match=r"KPROF_COMPILE_AHEAD='maybe' is not a boolean .*1, true, yes, on, 0, false, no, off"):
+        kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL] * 2, 1, out_dir=fake_gpu / "batch", ncu_bin_path=FAKE_NCU)
+    assert not (fake_gpu / "batch" / "round001").exists()
 
 
 def test_a_batch_compiles_ahead_by_default(fake_gpu, monkeypatch):

@@ -178,9 +178,21 @@ TEST(HarnessPlanJson, WritesCompileAheadOnlyWhenThePlanNamesItsDirectory) {
   HarnessPlan plan = sample_plan();
   EXPECT_FALSE(nlohmann::json::parse(plan_to_json(plan)).contains("compile_ahead"));
   plan.compile_ahead_dir = "/work/out/.kprof/round001/gpu0-0/compile-ahead";
+  plan.compile_ahead_max_wait_seconds = 2.5;
   const auto json = nlohmann::ordered_json::parse(plan_to_json(plan));
   EXPECT_EQ(json.back(),
-            (nlohmann::ordered_json{{"dir", "/work/out/.kprof/round001/gpu0-0/compile-ahead"}}));
+            (nlohmann::ordered_json{{"dir", "/work/out/.kprof/round001/gpu0-0/compile-ahead"},
+                                    {"max_wait_seconds", 2.5}}));
+  // A standby's message carries the same object.
+  const auto message = nlohmann::ordered_json::parse(standby_message(plan));
+  EXPECT_EQ(message["compile_ahead"], json.back());
+}
+
+TEST(CompileAheadMaxWait, IsAQuarterOfACandidatesTimeoutAndAtMostThirtySeconds) {
+  EXPECT_EQ(compile_ahead_max_wait_seconds(std::chrono::seconds(10)), 2.5);
+  EXPECT_EQ(compile_ahead_max_wait_seconds(std::chrono::seconds(60)), 15);
+  EXPECT_EQ(compile_ahead_max_wait_seconds(std::chrono::seconds(300)), 30);
+  EXPECT_EQ(compile_ahead_max_wait_seconds(std::chrono::seconds(1)), 0.25);
 }
 
 TEST(StandbyMessage, IsOneLineOfTheCandidatesAndTheCompileAheadDirectoryWhenNamed) {

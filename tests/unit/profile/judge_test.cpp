@@ -91,6 +91,48 @@ TEST(JudgeCandidate, ATimeoutWithoutRowsIsARetryableFailureOfTheCandidateInFligh
   EXPECT_TRUE(verdict.retryable);
 }
 
+TEST(JudgeCandidate, ACandidateFinishedBeforeALaterOneHungRunsAgainInsteadOfLaunchingNoKernel) {
+  // ncu writes its rows when the program ends: stopped at the timeout while candidate 1 hung, it
+  // took candidate 0's rows with it. Candidate 0 is not "no kernel": it runs again.
+  HarnessCandidateStatus hung;
+  hung.index = 1;
+  hung.range = candidate_range(1);
+  hung.phase = HarnessPhase::warmup;
+  HarnessStatus status = harness_with({finished_ok(0), hung});
+  status.phase = "candidates";
+  const auto session = outcome(timed_out(), "", status);
+  const CandidateVerdict first = judge_candidate(session, plan_of(3), 0);
+  EXPECT_FALSE(first.decided) << (first.error ? first.error->message : "ok");
+  const CandidateVerdict second = judge_candidate(session, plan_of(3), 1);
+  EXPECT_TRUE(second.decided);
+  EXPECT_EQ(second.error->category, ErrorCategory::timeout);
+  EXPECT_FALSE(judge_candidate(session, plan_of(3), 2).decided) << "never reached";
+}
+
+TEST(JudgeCandidate, ACandidateWhoseRowsWentWithAnNcuStoppedAfterTheHarnessSharesItsError) {
+  // The harness finished every candidate, then ncu hung writing its results: no candidate is to
+  // blame alone, and none launched nothing; each gets the session's error, naming it.
+  const auto session = outcome(timed_out(), "", harness_with({finished_ok(0), finished_ok(1)}));
+  for (std::size_t position : {0U, 1U}) {
+    const CandidateVerdict verdict = judge_candidate(session, plan_of(2), position);
+    EXPECT_TRUE(verdict.decided);
+    EXPECT_EQ(verdict.status, CandidateStatus::failed);
+    ASSERT_TRUE(verdict.error.has_value());
+    EXPECT_EQ(verdict.error->category, ErrorCategory::timeout);
+    EXPECT_NE(
+        verdict.error->message.find("kernel" + std::to_string(position) +
+                                    ".py ran to its end, but its rows were lost: ncu timed out"),
+        std::string::npos)
+        << verdict.error->message;
+    EXPECT_TRUE(verdict.retryable);
+  }
+  // Killed by a signal before it wrote them: the same.
+  const auto killed = outcome(killed_by(SIGSEGV), "", harness_with({finished_ok(0)}));
+  const CandidateVerdict verdict = judge_candidate(killed, plan_of(1), 0);
+  EXPECT_EQ(verdict.error->category, ErrorCategory::ncu_failed);
+  EXPECT_EQ(verdict.error->message.find("without launching"), std::string::npos);
+}
+
 TEST(JudgeCandidate, AHarnessThatNeverWroteItsStatusIsSaidSo) {
   const auto session = outcome(exited(0), "", std::nullopt);
   const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
