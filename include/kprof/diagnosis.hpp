@@ -59,6 +59,17 @@ std::optional<DiagnosisCategory> parse_diagnosis_category(std::string_view word)
 /// Every category, in enum order.
 const std::vector<DiagnosisCategory>& diagnosis_categories();
 
+/// How far a cause's estimate can be trusted (docs/diagnosis.md, "Estimates"). The ranking breaks
+/// ties of estimates by it, never by category.
+enum class EstimateConfidence {
+  low,    ///< a model's, on a kernel whose stalls no single reason dominates (it rebalances time)
+  medium, ///< a model's: ncu's occupancy, launch and stall rules; kprof's idle-SM share
+  high,   ///< measured: wasted sectors, wavefronts or lanes, samples spent on the defect, a roof
+};
+
+/// "low", "medium", "high".
+std::string_view to_string(EstimateConfidence confidence);
+
 /// One number a cause rests on: the column, rule or counter it was read from, its value, and
 /// what it says in this cause.
 struct DiagnosisEvidence {
@@ -81,6 +92,8 @@ struct DiagnosisCause {
   /// At most how much of the launch's time fixing it saves (percent); empty when nothing the
   /// capture holds gives an estimate of the launch's time (ncu's local estimates do not).
   std::optional<double> estimated_speedup_pct;
+  /// How far `estimated_speedup_pct` can be trusted; empty without an estimate.
+  std::optional<EstimateConfidence> estimate_confidence;
   /// Where the cause and its estimate come from: "ncu:<Rule>" (ncu's rule and its global
   /// estimate), "kprof:launch", "kprof:roofline", "kprof:metrics", "kprof:source" (the source
   /// page's counters and samples).
@@ -105,14 +118,16 @@ struct DiagnosisInput {
 };
 
 /// The causes of the launch's time, ranked by estimated speedup (causes without one after those
-/// with one, in category order). Never fails; a launch without facts gets an empty diagnosis with
-/// notes.
+/// with one), ties broken by evidence: the estimate's confidence, then the samples the cause
+/// rests on (docs/diagnosis.md, "Ranking"). Never fails; a launch without facts gets an empty
+/// diagnosis with notes.
 Diagnosis diagnose(const DiagnosisInput& input);
 
 /// {metric, value, meaning}.
 void to_json(Json& out, const DiagnosisEvidence& evidence);
 /// {category, title, line: {file, line} | null, evidence: [...], estimated_speedup_pct | null,
-///  source}: an entry of kernels[].diagnosis (docs/json-schema.md).
+///  estimate_confidence ("low" | "medium" | "high") | null, source}: an entry of
+///  kernels[].diagnosis (docs/json-schema.md).
 void to_json(Json& out, const DiagnosisCause& cause);
 
 } // namespace kprof

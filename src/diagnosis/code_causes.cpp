@@ -92,7 +92,7 @@ void Diagnoser::add_uncoalesced() {
     // Without rule or source page: the wasted share of the load bytes, as much of the time as
     // memory is busy.
     const double memory = m_facts.roofline.memory_sol_pct.value_or(0.0);
-    draft.cause.estimated_speedup_pct = (1 - use->value / 100) * memory;
+    estimate(draft, (1 - use->value / 100) * memory, EstimateConfidence::high);
   }
 }
 

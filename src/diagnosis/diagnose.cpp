@@ -103,10 +103,17 @@ void Diagnoser::take_rule(Draft& draft, Rule& rule, std::string_view how) {
   const bool verdict = category == Category::dram_bound || category == Category::cache_bound ||
                        category == Category::compute_bound;
   if (rule.global_pct && !(verdict && draft.cause.estimated_speedup_pct)) {
-    draft.cause.estimated_speedup_pct =
-        std::max(draft.cause.estimated_speedup_pct.value_or(0.0), *rule.global_pct);
+    estimate(draft, *rule.global_pct, rule_confidence(rule));
   }
   draft.cause.evidence.push_back(rule_evidence(rule, how));
+}
+
+void Diagnoser::estimate(Draft& draft, double pct, EstimateConfidence confidence) {
+  std::optional<double>& current = draft.cause.estimated_speedup_pct;
+  if (!current || pct > *current) {
+    current = pct;
+    draft.cause.estimate_confidence = confidence;
+  }
 }
 
 void Diagnoser::set_line(Draft& draft, std::size_t line) const {

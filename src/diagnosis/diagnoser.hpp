@@ -51,10 +51,30 @@ inline constexpr double k_fold_share = 0.5;
 inline constexpr double k_warp = 32.0;
 inline constexpr double k_sector_bytes = 32.0;
 
+/// A defect whose excess the capture measures (wasted sectors or wavefronts, spill traffic,
+/// serialized atomics, idle lanes, FMA instructions where the tensor pipe would do): fixing it
+/// moves fewer bytes or runs fewer instructions.
+inline bool is_measured_excess(Category category) {
+  switch (category) {
+  case Category::uncoalesced_access:
+  case Category::bank_conflicts:
+  case Category::register_spills:
+  case Category::tensor_cores_unused:
+  case Category::atomic_contention:
+  case Category::warp_divergence:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// A cause being built.
 struct Draft {
   DiagnosisCause cause;
   std::set<std::size_t> owned; ///< instructions whose samples it owns
+  /// The source-page samples the cause rests on (owned, or waiting on its line): evidence that
+  /// breaks a tie of estimates.
+  double samples = 0;
 };
 
 inline DiagnosisEvidence fact_evidence(const SourcedNumber& fact, std::string meaning) {
@@ -82,6 +102,8 @@ private:
   Draft& add(Category category, std::string source);
   /// Takes `rule`'s global estimate (or none for a local one) and its evidence.
   static void take_rule(Draft& draft, Rule& rule, std::string_view how = {});
+  /// Gives `draft` the estimate `pct` with its confidence, when it has none or a smaller one.
+  static void estimate(Draft& draft, double pct, EstimateConfidence confidence);
   void set_line(Draft& draft, std::size_t line) const;
   static std::optional<std::size_t> largest(const std::map<std::size_t, double>& sums);
   /// Evidence of the lines whose stalls wait for `draft`'s instructions (the consumers).

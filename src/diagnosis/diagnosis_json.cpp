@@ -79,6 +79,18 @@ const std::vector<DiagnosisCategory>& diagnosis_categories() {
   return k_all;
 }
 
+std::string_view to_string(EstimateConfidence confidence) {
+  switch (confidence) {
+  case EstimateConfidence::low:
+    return "low";
+  case EstimateConfidence::medium:
+    return "medium";
+  case EstimateConfidence::high:
+    return "high";
+  }
+  return "low";
+}
+
 void to_json(Json& out, const DiagnosisEvidence& evidence) {
   out = Json::object();
   out["metric"] = evidence.metric;
@@ -106,6 +118,9 @@ void to_json(Json& out, const DiagnosisCause& cause) {
   out["evidence"] = std::move(evidence);
   out["estimated_speedup_pct"] =
       cause.estimated_speedup_pct ? number_json_of(*cause.estimated_speedup_pct) : Json(nullptr);
+  out["estimate_confidence"] = cause.estimated_speedup_pct && cause.estimate_confidence
+                                   ? Json(std::string(to_string(*cause.estimate_confidence)))
+                                   : Json(nullptr);
   out["source"] = cause.source;
 }
 

@@ -29,7 +29,7 @@ void Diagnoser::add_launch_causes() {
     if (launch != nullptr) {
       take_rule(draft, *launch);
     } else {
-      draft.cause.estimated_speedup_pct = 100 * (1 - grid / sms->value);
+      estimate(draft, 100 * (1 - grid / sms->value), EstimateConfidence::medium);
     }
     draft.cause.title = fmt::format("Too few blocks: {} of {} for {}, {} idle",
                                     counted(grid, "block"), counted(threads_per_block(), "thread"),
@@ -106,7 +106,7 @@ void Diagnoser::add_occupancy() {
       take_rule(draft, *theoretical_rule);
     } else if (m_facts.roofline.bottleneck == Bottleneck::latency) {
       // Without rules: what the missing warps could hide, for a kernel waiting on latency.
-      draft.cause.estimated_speedup_pct = 100 - theoretical->value;
+      estimate(draft, 100 - theoretical->value, EstimateConfidence::medium);
     }
     describe_occupancy(draft, theoretical);
   }

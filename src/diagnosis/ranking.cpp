@@ -1,5 +1,7 @@
-// The order of the causes: by estimated speedup; register pressure made one cause; the generic
-// symptoms folded into the first.
+// The order of the causes: by estimated speedup, ties broken by evidence (a defect's measured
+// excess, then the estimate's confidence, then the samples the cause rests on), never by the
+// order of the categories;
+// register pressure made one cause; the generic symptoms folded into the first.
 #include "diagnosis/diagnoser.hpp"
 
 #include <algorithm>
@@ -25,9 +27,8 @@ std::vector<DiagnosisCause> Diagnoser::rank() {
                              occupancy->cause.title.substr(occupancy->cause.title.find(':') + 2) +
                              ")";
       if (occupancy->cause.estimated_speedup_pct) {
-        spills->cause.estimated_speedup_pct =
-            std::max(spills->cause.estimated_speedup_pct.value_or(0.0),
-                     *occupancy->cause.estimated_speedup_pct);
+        estimate(*spills, *occupancy->cause.estimated_speedup_pct,
+                 occupancy->cause.estimate_confidence.value_or(EstimateConfidence::medium));
       }
       for (DiagnosisEvidence& evidence : occupancy->cause.evidence) {
         const bool known =
@@ -41,7 +42,7 @@ std::vector<DiagnosisCause> Diagnoser::rank() {
       occupancy->cause.title.clear(); // dropped below
     }
   }
-  std::vector<DiagnosisCause> causes;
+  std::vector<Draft*> drafts;
   for (Draft& draft : m_drafts) {
     if (draft.cause.title.empty()) {
       continue;
@@ -49,21 +50,38 @@ std::vector<DiagnosisCause> Diagnoser::rank() {
     if (draft.cause.estimated_speedup_pct) {
       draft.cause.estimated_speedup_pct =
           round_to(std::clamp(*draft.cause.estimated_speedup_pct, 0.0, 100.0), 2);
+    } else {
+      draft.cause.estimate_confidence.reset();
     }
-    causes.push_back(std::move(draft.cause));
+    drafts.push_back(&draft);
   }
-  std::stable_sort(causes.begin(), causes.end(),
-                   [](const DiagnosisCause& a, const DiagnosisCause& b) {
-                     const auto& x = a.estimated_speedup_pct;
-                     const auto& y = b.estimated_speedup_pct;
-                     if (x.has_value() != y.has_value()) {
-                       return x.has_value();
-                     }
-                     if (x && *x != *y) {
-                       return *x > *y;
-                     }
-                     return a.category < b.category;
-                   });
+  // The order the causes were built in decides only what the evidence leaves equal.
+  std::stable_sort(drafts.begin(), drafts.end(), [](const Draft* a, const Draft* b) {
+    const auto& x = a->cause.estimated_speedup_pct;
+    const auto& y = b->cause.estimated_speedup_pct;
+    if (x.has_value() != y.has_value()) {
+      return x.has_value();
+    }
+    if (x && *x != *y) {
+      return *x > *y;
+    }
+    const bool excess_a = is_measured_excess(a->cause.category);
+    if (excess_a != is_measured_excess(b->cause.category)) {
+      return excess_a; // the waste the defect moves is part of what the other cause measures
+    }
+    const auto confidence = [](const Draft* d) {
+      return d->cause.estimate_confidence ? static_cast<int>(*d->cause.estimate_confidence) : -1;
+    };
+    if (confidence(a) != confidence(b)) {
+      return confidence(a) > confidence(b);
+    }
+    return a->samples > b->samples;
+  });
+  std::vector<DiagnosisCause> causes;
+  causes.reserve(drafts.size());
+  for (Draft* draft : drafts) {
+    causes.push_back(std::move(draft->cause));
+  }
   if (!causes.empty()) {
     for (Rule& symptom : m_rules) {
       const std::string& name = symptom.result->name;

@@ -69,6 +69,13 @@ std::vector<Rule> rules_of(const KernelRecord& launch) {
   return rules;
 }
 
+EstimateConfidence rule_confidence(const Rule& rule) {
+  const std::string& name = rule.result->name;
+  const bool counted = name == "UncoalescedGlobalAccess" || name == "UncoalescedSharedAccess" ||
+                       name == "ThreadDivergence";
+  return counted ? EstimateConfidence::high : EstimateConfidence::medium;
+}
+
 DiagnosisEvidence rule_evidence(const Rule& rule, std::string_view how) {
   const RuleResult& result = *rule.result;
   std::string meaning = first_sentence(result.description);

@@ -34,6 +34,12 @@ struct Rule {
 /// The launch's OPT findings (INF is advice, WRN about the profile itself).
 std::vector<Rule> rules_of(const KernelRecord& launch);
 
+/// How far the rule's estimate can be trusted: high for the rules that count wasted work
+/// (UncoalescedGlobalAccess and UncoalescedSharedAccess: excessive sectors and wavefronts;
+/// ThreadDivergence: idle lanes), medium for ncu's models (occupancy, launch configuration,
+/// stalls: they assume the latency hidden becomes time saved).
+EstimateConfidence rule_confidence(const Rule& rule);
+
 /// The rule as evidence: its estimate and kind, and its first sentence (after `how`).
 DiagnosisEvidence rule_evidence(const Rule& rule, std::string_view how);
 

@@ -54,8 +54,9 @@ void Diagnoser::own_samples() {
     for (const Wait& wait : m_code.waits) {
       owned += owned_samples(draft, wait);
     }
+    draft.samples = owned;
     if (!draft.cause.estimated_speedup_pct) {
-      draft.cause.estimated_speedup_pct = 100 * share_of(owned);
+      estimate(draft, 100 * share_of(owned), EstimateConfidence::high);
     }
     draft.cause.evidence.push_back(
         {"source page: warp stall samples", owned,
@@ -217,6 +218,7 @@ void Diagnoser::add_stall_cause(Rule& stall_rule) {
     if (line) {
       set_line(draft, *line);
       waited = waited_kind(stall, *line);
+      draft.samples = stall == "drain" ? 0.0 : per[*line];
       own(draft, [&](const Instruction& i) {
         return i.line == line && (i.op.kind == SassKind::global_load ||
                                   i.op.kind == SassKind::local_load || stall != "long_sb");

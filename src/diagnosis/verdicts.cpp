@@ -78,7 +78,7 @@ void Diagnoser::add_memory_verdict(const Roofline& roofline) {
   const bool dram = dram_pct ? dram_pct->value >= k_dram_share_of_sol * memory
                              : busiest != nullptr && busiest->name == "DRAM";
   Draft& draft = add(dram ? Category::dram_bound : Category::cache_bound, "kprof:roofline");
-  draft.cause.estimated_speedup_pct = 100 - memory;
+  estimate(draft, 100 - memory, EstimateConfidence::high);
   std::string bandwidth;
   if (roofline.dram_bytes_per_s) {
     bandwidth = " (" + format_with_unit(*roofline.dram_bytes_per_s, "byte/s") + ")";
@@ -119,7 +119,7 @@ void Diagnoser::add_compute_verdict(const Roofline& roofline) {
     }
   }
   Draft& draft = add(Category::compute_bound, "kprof:roofline");
-  draft.cause.estimated_speedup_pct = 100 - compute;
+  estimate(draft, 100 - compute, EstimateConfidence::high);
   std::string pipe;
   if (m_facts.fma_pipe_pct) {
     pipe += "; FMA pipe " + pct(m_facts.fma_pipe_pct->value);

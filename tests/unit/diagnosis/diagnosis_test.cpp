@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "diagnosis/code.hpp"
 #include "diagnosis/sass.hpp"
 #include "kprof/diagnosis.hpp"
+#include "kprof/ncu_output.hpp"
 
 namespace kprof {
 namespace {
@@ -227,6 +229,103 @@ TEST(Diagnose, TurnsAMemoryBoundVerdictOnWastedSectorsIntoTheAccessDefect) {
   EXPECT_NEAR(*cause.estimated_speedup_pct, 0.875 * 89.1, 0.01);
 }
 
+std::vector<DiagnosisCategory> order_of(const Diagnosis& diagnosis) {
+  std::vector<DiagnosisCategory> order;
+  for (const DiagnosisCause& cause : diagnosis.causes) {
+    order.push_back(cause.category);
+  }
+  return order;
+}
+
+TEST(Diagnose, BreaksATieBetweenAModelAndAMeasuredRoofByEvidenceNotByCategoryOrder) {
+  // The clean column-store transpose (mat_f32, H200): ncu's MIO stall estimate 22.33% equals the
+  // DRAM verdict's headroom (memory SOL 77.67%); mio_pressure came first only because its enum
+  // is declared before dram_bound.
+  Case c = launch_of(
+      {8192, 1, 1},
+      {rule("CPIStall", "global", 22.33,
+            "On average, each warp of this workload spends 59.5 cycles being stalled waiting for "
+            "the MIO (memory input/output) instruction queue to be not full. More text.")});
+  c.facts.roofline.memory_sol_pct = 77.67;
+  c.facts.roofline.compute_sol_pct = 15.72;
+  c.facts.roofline.bottleneck = Bottleneck::memory;
+  c.facts.dram_throughput_pct = SourcedNumber{77.67, "DRAM Throughput"};
+  const Diagnosis diagnosis = c.diagnose();
+  EXPECT_EQ(order_of(diagnosis), (std::vector<DiagnosisCategory>{DiagnosisCategory::dram_bound,
+                                                                 DiagnosisCategory::mio_pressure}));
+  EXPECT_EQ(diagnosis.causes[0].estimate_confidence, EstimateConfidence::high);
+  EXPECT_EQ(diagnosis.causes[1].estimate_confidence, EstimateConfidence::medium);
+}
+
+TEST(Diagnose, RanksADefectWithMeasuredExcessAheadOfTheRoofItTiesWith) {
+  // The one-warp softmax read without its source page: the spills' estimate is ncu's stall
+  // estimate, equal to the DRAM verdict's headroom; the spill traffic is part of those bytes.
+  Case c = launch_of(
+      {4096, 1, 1},
+      {rule("CPIStall", "global", 29.54,
+            "On average, each warp of this workload spends 5.6 cycles being stalled waiting for a "
+            "scoreboard dependency on a L1TEX (local, global, surface, texture) operation.")});
+  c.facts.roofline.memory_sol_pct = 70.46;
+  c.facts.roofline.bottleneck = Bottleneck::memory;
+  c.facts.dram_throughput_pct = SourcedNumber{70.46, "DRAM Throughput"};
+  c.facts.spill_requests = SourcedNumber{1048576, "Local Memory Spilling Requests"};
+  const Diagnosis diagnosis = c.diagnose();
+  ASSERT_EQ(diagnosis.causes.size(), 2U);
+  EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::register_spills);
+  EXPECT_EQ(diagnosis.causes[0].estimated_speedup_pct, diagnosis.causes[1].estimated_speedup_pct);
+  EXPECT_EQ(diagnosis.causes[1].category, DiagnosisCategory::dram_bound);
+}
+
+/// A launch of a recorded ncu page (tests/fixtures/ncu/), its facts read as a report reads them.
+struct Recorded {
+  Capture capture;
+  LaunchFacts facts;
+  const KernelRecord* launch = nullptr;
+
+  Diagnosis diagnose() const {
+    DiagnosisInput input;
+    input.launch = launch;
+    input.facts = &facts;
+    input.page = capture.page;
+    input.metric_set = "deep";
+    return kprof::diagnose(input);
+  }
+};
+
+Recorded recorded(const std::string& page, std::string_view kernel) {
+  Recorded out;
+  Result<Capture> capture =
+      read_ncu_csv_file(std::filesystem::path(KPROF_FIXTURES_DIR) / "ncu" / "2025.3.1" / page);
+  if (!capture.ok()) {
+    ADD_FAILURE() << capture.error().message;
+    return out;
+  }
+  out.capture = std::move(capture).value();
+  for (const KernelRecord& launch : out.capture.kernels) {
+    if (launch.name == kernel) {
+      out.launch = &launch;
+    }
+  }
+  if (out.launch == nullptr) {
+    ADD_FAILURE() << kernel << " is not in " << page;
+    return out;
+  }
+  const LaunchFactReader reader(out.capture, gpu_spec_of(out.capture));
+  out.facts = reader.read(*out.launch);
+  return out;
+}
+
+TEST(Diagnose, LeadsARecordedStreamAtNinetyPercentOfDramPeakWithItsRoof) {
+  // add_kernel (recorded, 132 SMs): DRAM at 90.0% of peak, ncu's AchievedOccupancy estimate 10.0%, the same as
+  // the DRAM verdict's headroom. The occupancy gap is no defect of a kernel at its roof.
+  const Recorded add = recorded("batch4_details_sections_rules.csv", "add_kernel");
+  ASSERT_NE(add.launch, nullptr);
+  const Diagnosis diagnosis = add.diagnose();
+  ASSERT_GE(diagnosis.causes.size(), 2U);
+  EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::dram_bound);
+  EXPECT_EQ(diagnosis.causes[1].category, DiagnosisCategory::load_imbalance);
+}
+
 TEST(DiagnosisJson, WritesEveryMemberOfACause) {
   DiagnosisCause cause;
   cause.category = DiagnosisCategory::bank_conflicts;
@@ -235,6 +334,7 @@ TEST(DiagnosisJson, WritesEveryMemberOfACause) {
   cause.evidence.push_back({"ncu rule X (global estimate)", 93.76, "why"});
   cause.evidence.push_back({"roofline", std::string("memory-bound"), "verdict"});
   cause.estimated_speedup_pct = 93.76;
+  cause.estimate_confidence = EstimateConfidence::high;
   cause.source = "ncu:UncoalescedSharedAccess";
   const Json json = cause;
   EXPECT_EQ(
@@ -243,7 +343,7 @@ TEST(DiagnosisJson, WritesEveryMemberOfACause) {
       R"json("line":{"file":"/src/k.cu","line":12},"evidence":[{"metric":"ncu rule X )json"
       R"json((global estimate)","value":93.76,"meaning":"why"},{"metric":"roofline",)json"
       R"json("value":"memory-bound","meaning":"verdict"}],"estimated_speedup_pct":93.76,)json"
-      R"json("source":"ncu:UncoalescedSharedAccess"})json");
+      R"json("estimate_confidence":"high","source":"ncu:UncoalescedSharedAccess"})json");
 }
 
 } // namespace
