@@ -68,6 +68,27 @@ inline bool is_measured_excess(Category category) {
   }
 }
 
+/// A cause whose fix moves the same bytes and runs the same instructions (more blocks or warps,
+/// latency hidden, the launch's cost): it cannot make the launch faster than its busier unit at
+/// its peak, so the roofline's headroom bounds its estimate.
+inline bool keeps_the_work(Category category) {
+  switch (category) {
+  case Category::too_few_blocks:
+  case Category::tail_effect:
+  case Category::low_occupancy:
+  case Category::load_imbalance:
+  case Category::barrier_stalls:
+  case Category::memory_latency:
+  case Category::mio_pressure:
+  case Category::instruction_cache:
+  case Category::launch_bound:
+  case Category::latency_bound:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// A cause being built.
 struct Draft {
   DiagnosisCause cause;
@@ -159,6 +180,8 @@ private:
 
   // --- 4. ranking (ranking.cpp) ---
   std::vector<DiagnosisCause> rank();
+  /// Bounds the estimate of a cause that keeps the work by the roofline's headroom.
+  void cap_by_headroom(Draft& draft) const;
 
   // --- small helpers ---
   [[nodiscard]] double blocks() const {

@@ -1,6 +1,7 @@
-// The order of the causes: by estimated speedup, ties broken by evidence (a defect's measured
-// excess, then the estimate's confidence, then the samples the cause rests on), never by the
-// order of the categories;
+// The order of the causes: by estimated speedup, an estimate that keeps the work bounded by the
+// roofline's headroom (so a roof's verdict comes before every such cause), ties broken by
+// evidence (a defect's measured excess, then the estimate's confidence, then the samples the
+// cause rests on), never by the order of the categories;
 // register pressure made one cause; the generic symptoms folded into the first.
 #include "diagnosis/diagnoser.hpp"
 
@@ -16,6 +17,24 @@
 #include "kprof/numbers.hpp"
 
 namespace kprof::diagnosis {
+
+void Diagnoser::cap_by_headroom(Draft& draft) const {
+  const Roofline& roofline = m_facts.roofline;
+  std::optional<double>& estimate = draft.cause.estimated_speedup_pct;
+  if (!keeps_the_work(draft.cause.category) || !estimate || !roofline.headroom_pct ||
+      *estimate <= *roofline.headroom_pct) {
+    return;
+  }
+  draft.cause.evidence.push_back(
+      {"roofline: headroom", *roofline.headroom_pct,
+       fmt::format("the estimate of {} capped here: fixing this moves the same bytes and runs the "
+                   "same instructions, so the launch gains at most what its busier unit lacks of "
+                   "its peak (compute {}, memory {} of peak)",
+                   pct(*estimate),
+                   roofline.compute_sol_pct ? pct(*roofline.compute_sol_pct) : std::string("?"),
+                   roofline.memory_sol_pct ? pct(*roofline.memory_sol_pct) : std::string("?"))});
+  estimate = *roofline.headroom_pct;
+}
 
 std::vector<DiagnosisCause> Diagnoser::rank() {
   if (m_spill_absorbs_occupancy) {
@@ -47,6 +66,7 @@ std::vector<DiagnosisCause> Diagnoser::rank() {
     if (draft.cause.title.empty()) {
       continue;
     }
+    cap_by_headroom(draft);
     if (draft.cause.estimated_speedup_pct) {
       draft.cause.estimated_speedup_pct =
           round_to(std::clamp(*draft.cause.estimated_speedup_pct, 0.0, 100.0), 2);

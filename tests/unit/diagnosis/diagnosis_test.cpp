@@ -316,14 +316,49 @@ Recorded recorded(const std::string& page, std::string_view kernel) {
 }
 
 TEST(Diagnose, LeadsARecordedStreamAtNinetyPercentOfDramPeakWithItsRoof) {
-  // add_kernel (recorded, 132 SMs): DRAM at 90.0% of peak, ncu's AchievedOccupancy estimate 10.0%, the same as
-  // the DRAM verdict's headroom. The occupancy gap is no defect of a kernel at its roof.
+  // add_kernel (recorded, 132 SMs): DRAM at 90.0% of peak, ncu's AchievedOccupancy estimate 10.0%,
+  // the same as the DRAM verdict's headroom. The occupancy gap is no defect of a kernel at its
+  // roof.
   const Recorded add = recorded("batch4_details_sections_rules.csv", "add_kernel");
   ASSERT_NE(add.launch, nullptr);
   const Diagnosis diagnosis = add.diagnose();
   ASSERT_GE(diagnosis.causes.size(), 2U);
   EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::dram_bound);
   EXPECT_EQ(diagnosis.causes[1].category, DiagnosisCategory::load_imbalance);
+}
+
+TEST(Diagnose, CapsAnEstimateThatKeepsTheWorkAtTheRooflinesHeadroomSoTheRoofLeads) {
+  // A stream at 89.9% of DRAM peak with a partial last wave: more even waves move the same bytes,
+  // so they gain at most the 10.1% the memory unit lacks of its peak, not ncu's 25%.
+  Case c = launch_of({8192, 1, 1}, {rule("LaunchConfiguration", "global", 25.0)});
+  c.facts.roofline.memory_sol_pct = 89.9;
+  c.facts.roofline.compute_sol_pct = 6.0;
+  c.facts.roofline.headroom_pct = 10.1;
+  c.facts.roofline.bottleneck = Bottleneck::memory;
+  c.facts.dram_throughput_pct = SourcedNumber{89.9, "DRAM Throughput"};
+  c.facts.waves_per_sm = SourcedNumber{7.76, "Waves Per SM"};
+  const Diagnosis diagnosis = c.diagnose();
+  EXPECT_EQ(order_of(diagnosis), (std::vector<DiagnosisCategory>{DiagnosisCategory::dram_bound,
+                                                                 DiagnosisCategory::tail_effect}));
+  const DiagnosisCause& tail = diagnosis.causes.at(1);
+  EXPECT_NEAR(*tail.estimated_speedup_pct, 10.1, 1e-9);
+  EXPECT_TRUE(
+      std::any_of(tail.evidence.begin(), tail.evidence.end(), [](const DiagnosisEvidence& e) {
+        return e.metric == "roofline: headroom" && e.meaning.find("25.0%") != std::string::npos;
+      }));
+}
+
+TEST(Diagnose, LeavesTheEstimateOfADefectThatWastesBytesAboveTheHeadroom) {
+  // The strided load (vec_f32, H200): memory SOL 89.1% on sectors used to 12.5%; fixing the
+  // access moves 8x fewer bytes, so ncu's 75% is not bounded by the 10.9% headroom.
+  Case c = launch_of({8192, 1, 1}, {rule("UncoalescedGlobalAccess", "global", 75.12)});
+  c.facts.roofline.memory_sol_pct = 89.08;
+  c.facts.roofline.headroom_pct = 10.92;
+  c.facts.roofline.bottleneck = Bottleneck::memory;
+  const Diagnosis diagnosis = c.diagnose();
+  ASSERT_FALSE(diagnosis.causes.empty());
+  EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::uncoalesced_access);
+  EXPECT_EQ(diagnosis.causes[0].estimated_speedup_pct, 75.12);
 }
 
 TEST(DiagnosisJson, WritesEveryMemberOfACause) {
