@@ -204,7 +204,9 @@ void Diagnoser::add_launch_bound() {
   }
   Draft& draft = add(Category::launch_bound, "kprof:metrics");
   draft.cause.title = fmt::format(
-      "Launch-bound: {} us, about what launching a kernel costs; fuse it with its neighbours",
+      "Launch-bound: {} us, about what launching a kernel costs: no grid, block or memory change "
+      "makes it shorter than its launch; batch the calls into one launch, fuse it with its "
+      "neighbours, or replay the sequence as a CUDA graph",
       format_fixed(duration->value / 1000, 2));
   draft.cause.evidence.push_back(fact_evidence(*duration, "the launch's duration, ns"));
 }

@@ -1,4 +1,5 @@
-// The order of the causes: by estimated speedup, an estimate that keeps the work bounded by the
+// The order of the causes: a launch of a few microseconds leads with launch-bound; then by
+// estimated speedup, an estimate that keeps the work bounded by the
 // roofline's headroom (so a roof's verdict comes before every such cause), ties broken by
 // evidence (a defect's measured excess, then the estimate's confidence, then the samples the
 // cause rests on), never by the order of the categories;
@@ -77,6 +78,12 @@ std::vector<DiagnosisCause> Diagnoser::rank() {
   }
   // The order the causes were built in decides only what the evidence leaves equal.
   std::stable_sort(drafts.begin(), drafts.end(), [](const Draft* a, const Draft* b) {
+    // A launch of a few microseconds is as short as launching it: whatever the rules estimate
+    // for its grid, only fewer launches gain (a launch_bound cause exists only for those).
+    const bool launch_a = a->cause.category == Category::launch_bound;
+    if (launch_a != (b->cause.category == Category::launch_bound)) {
+      return launch_a;
+    }
     const auto& x = a->cause.estimated_speedup_pct;
     const auto& y = b->cause.estimated_speedup_pct;
     if (x.has_value() != y.has_value()) {

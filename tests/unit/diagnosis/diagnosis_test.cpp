@@ -302,7 +302,7 @@ Recorded recorded(const std::string& page, std::string_view kernel) {
   }
   out.capture = std::move(capture).value();
   for (const KernelRecord& launch : out.capture.kernels) {
-    if (launch.name == kernel) {
+    if (launch.name == kernel || launch.name.starts_with(kernel)) {
       out.launch = &launch;
     }
   }
@@ -359,6 +359,33 @@ TEST(Diagnose, LeavesTheEstimateOfADefectThatWastesBytesAboveTheHeadroom) {
   ASSERT_FALSE(diagnosis.causes.empty());
   EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::uncoalesced_access);
   EXPECT_EQ(diagnosis.causes[0].estimated_speedup_pct, 75.12);
+}
+
+TEST(Diagnose, LeadsALaunchOfAFewMicrosecondsWithLaunchBoundWhateverItsGridsEstimate) {
+  // 2.7 us and 4 blocks on 132 SMs: ncu's LaunchConfiguration promises 97%, but more blocks
+  // cannot make a kernel shorter than its launch; batching or fusing can.
+  Case c = launch_of({4, 1, 1}, {rule("LaunchConfiguration", "global", 96.97)});
+  c.facts.duration_ns = SourcedNumber{2700, "Duration"};
+  const Diagnosis diagnosis = c.diagnose();
+  EXPECT_EQ(order_of(diagnosis),
+            (std::vector<DiagnosisCategory>{DiagnosisCategory::launch_bound,
+                                            DiagnosisCategory::too_few_blocks}));
+  const std::string& title = diagnosis.causes.at(0).title;
+  for (const char* fix : {"2.70 us", "batch", "fuse", "CUDA graph"}) {
+    EXPECT_NE(title.find(fix), std::string::npos) << fix << " in " << title;
+  }
+}
+
+TEST(Diagnose, LeadsARecordedOneBlockFillOfOnePointSevenMicrosecondsWithLaunchBound) {
+  // PyTorch's fill of the planted histogram's output (H200): 1.73 us, one block, ncu's
+  // LaunchConfiguration estimate 99.24%.
+  const Recorded fill =
+      recorded("planted/vec_f32/details.csv", "void at::vectorized_elementwise_kernel<4, ");
+  ASSERT_NE(fill.launch, nullptr);
+  const Diagnosis diagnosis = fill.diagnose();
+  ASSERT_GE(diagnosis.causes.size(), 2U);
+  EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::launch_bound);
+  EXPECT_EQ(diagnosis.causes[1].category, DiagnosisCategory::too_few_blocks);
 }
 
 TEST(DiagnosisJson, WritesEveryMemberOfACause) {
