@@ -84,10 +84,23 @@ struct DiagnosisLine {
   int line = 0;
 };
 
+/// Where the kernel is launched: a line of the candidate's kernel file (`kernel[grid](...)`,
+/// `kernel<<<grid, block>>>(...)`) and its text.
+struct DiagnosisLaunch {
+  std::string file; ///< the kernel file as the report's metadata names it
+  int line = 0;
+  std::string source; ///< the line's text, without its indentation
+};
+
 struct DiagnosisCause {
   DiagnosisCategory category = DiagnosisCategory::other;
   std::string title; ///< one sentence with the numbers and the line
+  /// The line to fix; for a cause of the launch's parallelism (too few blocks, a partial wave,
+  /// occupancy), the line whose result the warps wait on most.
   std::optional<DiagnosisLine> line;
+  /// Where the kernel is launched, for the causes whose fix is there (the grid, the block,
+  /// num_warps, batching): too few blocks, a partial last wave, occupancy, spills, launch-bound.
+  std::optional<DiagnosisLaunch> launch;
   std::vector<DiagnosisEvidence> evidence;
   /// At most how much of the launch's time fixing it saves (percent); empty when nothing the
   /// capture holds gives an estimate of the launch's time (ncu's local estimates do not).
@@ -106,6 +119,14 @@ struct Diagnosis {
   std::vector<std::string> notes;
 };
 
+/// The candidate's kernel file, as the report's metadata names it (`metadata.kernel_file`, a
+/// profiled round's), for the line that launches the kernel.
+struct KernelSource {
+  std::string path;
+  std::optional<std::string> text; ///< empty when the file could not be read
+  std::string error;               ///< why it could not, then
+};
+
 /// What one launch's diagnosis is made from.
 struct DiagnosisInput {
   const KernelRecord* launch = nullptr; ///< rules, grid, block, name (required)
@@ -115,6 +136,9 @@ struct DiagnosisInput {
   /// The launch's source-page blocks and hot lines; both nullptr without a source page.
   const std::vector<SourceBlock>* blocks = nullptr;
   const KernelHotLines* hot_lines = nullptr;
+  /// The candidate's kernel file; nullptr for a capture read on its own, which does not say
+  /// which file launched the kernel (the notes then say so).
+  const KernelSource* kernel_source = nullptr;
 };
 
 /// The causes of the launch's time, ranked by estimated speedup (causes without one after those
@@ -125,9 +149,9 @@ Diagnosis diagnose(const DiagnosisInput& input);
 
 /// {metric, value, meaning}.
 void to_json(Json& out, const DiagnosisEvidence& evidence);
-/// {category, title, line: {file, line} | null, evidence: [...], estimated_speedup_pct | null,
-///  estimate_confidence ("low" | "medium" | "high") | null, source}: an entry of
-///  kernels[].diagnosis (docs/json-schema.md).
+/// {category, title, line: {file, line} | null, launch: {file, line, source} | null,
+///  evidence: [...], estimated_speedup_pct | null, estimate_confidence ("low" | "medium" |
+///  "high") | null, source}: an entry of kernels[].diagnosis (docs/json-schema.md).
 void to_json(Json& out, const DiagnosisCause& cause);
 
 } // namespace kprof

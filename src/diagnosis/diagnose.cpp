@@ -46,6 +46,10 @@ Diagnoser::Diagnoser(const DiagnosisInput& input)
     m_code = read_code(*input.blocks, *input.hot_lines);
   }
   m_has_code = !m_code.instructions.empty() && m_code.samples > 0;
+  const KernelSource* source = input.kernel_source;
+  if (source != nullptr && source->text && !is_library_kernel(m_launch.name)) {
+    m_launch_site = find_launch(*source->text, kernel_identifier(m_launch.name));
+  }
 }
 
 Diagnosis Diagnoser::run() {
@@ -64,6 +68,7 @@ Diagnosis Diagnoser::run() {
   add_stall_metrics();
   add_latency_verdict();
   add_launch_bound();
+  point_at_code();
   Diagnosis out;
   out.causes = rank();
   out.notes = notes();
@@ -155,6 +160,25 @@ void Diagnoser::add_waiting_lines(Draft& draft) const {
   }
 }
 
+std::string Diagnoser::launch_note() const {
+  const KernelSource* source = m_input.kernel_source;
+  if (is_library_kernel(m_launch.name)) {
+    return "a library's kernel: the library launches it, so its launch is not in the kernel file";
+  }
+  if (source == nullptr) {
+    return "the launch's line is not shown: a capture read on its own does not say which file "
+           "launched the kernel (a profiled round does: metadata.kernel_file)";
+  }
+  if (!source->text) {
+    return fmt::format("the launch's line is not shown: the kernel file {} could not be read ({})",
+                       source->path, source->error);
+  }
+  const std::string name = kernel_identifier(m_launch.name);
+  return fmt::format("{} is not launched in {} (no `{}[grid](...)` or `{}<<<...>>>` there): it is "
+                     "launched from another file",
+                     name, basename_of(source->path), name, name);
+}
+
 std::vector<std::string> Diagnoser::notes() const {
   std::vector<std::string> out;
   if (m_input.page == PageKind::raw) {
@@ -170,6 +194,9 @@ std::vector<std::string> Diagnoser::notes() const {
                      "tensor-core use");
   } else if (!m_has_code) {
     out.emplace_back("the source page has no instructions of this launch (no line info)");
+  }
+  if (m_wants_launch && !m_launch_site) {
+    out.push_back(launch_note());
   }
   if (m_input.metric_set == "lean") {
     out.emplace_back("the lean set has only the roofline's metrics: `default` adds occupancy "

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "diagnosis/code.hpp"
+#include "diagnosis/launch_site.hpp"
 #include "diagnosis/rules.hpp"
 #include "kprof/diagnosis.hpp"
 
@@ -89,6 +90,25 @@ inline bool keeps_the_work(Category category) {
   }
 }
 
+/// A cause of too little parallelism: too few blocks, a partial last wave, occupancy. Its fix is
+/// at the launch, and what it costs shows where the warps wait.
+inline bool is_parallelism(Category category) {
+  return category == Category::too_few_blocks || category == Category::tail_effect ||
+         category == Category::low_occupancy || category == Category::load_imbalance;
+}
+
+/// A cause whose fix is at the kernel's launch: the grid, the block or num_warps, batching.
+inline bool is_fixed_at_launch(Category category) {
+  return is_parallelism(category) || category == Category::register_spills ||
+         category == Category::launch_bound;
+}
+
+/// A stall reason of a warp waiting on something (not "selected": issuing; not "not_selected":
+/// ready, another warp was picked).
+inline bool is_waiting(std::string_view reason) {
+  return reason != "selected" && reason != "not_selected";
+}
+
 /// A cause being built.
 struct Draft {
   DiagnosisCause cause;
@@ -130,6 +150,8 @@ private:
   /// Evidence of the lines whose stalls wait for `draft`'s instructions (the consumers).
   void add_waiting_lines(Draft& draft) const;
   std::vector<std::string> notes() const;
+  /// Why no cause shows the launch's line.
+  std::string launch_note() const;
 
   // --- 1. causes from the code and the metrics (code_causes.cpp) ---
   void add_uncoalesced();
@@ -147,6 +169,9 @@ private:
   void add_occupancy();
   void describe_occupancy(Draft& draft, const std::optional<SourcedNumber>& theoretical) const;
   void add_launch_bound();
+  /// Parallelism causes get the line the warps wait on most; causes fixed at the launch get the
+  /// launch's line in the kernel file.
+  void point_at_code();
 
   // --- 2. samples owned and ncu's stall rules (stall_causes.cpp) ---
   [[nodiscard]] static bool is_write(const Instruction& instruction);
@@ -162,7 +187,8 @@ private:
   /// Causes that leave the warps too few to hide latency.
   Draft* parallelism_cause();
   void fold_stall_rules();
-  /// What the samples of `stall` spent for `line` wait for, in words ("the global load").
+  /// What the samples of `stall` (every waiting reason when empty) spent for `line` wait for, in
+  /// words ("the global load").
   [[nodiscard]] std::string waited_kind(std::string_view stall, std::size_t line) const;
   void add_stall_cause(Rule& stall_rule);
   /// Without rules (a raw page), the stall metrics of the default set: a stall that holds the
@@ -229,6 +255,8 @@ private:
   std::deque<Draft> m_drafts; ///< a deque: a Draft& stays valid while causes are added
   double m_write_sectors = 0; ///< L2 sectors of every store and atomic
   bool m_spill_absorbs_occupancy = false;
+  std::optional<LaunchSite> m_launch_site; ///< in the candidate's kernel file
+  bool m_wants_launch = false;             ///< a cause is fixed at the launch
 };
 
 } // namespace kprof::diagnosis

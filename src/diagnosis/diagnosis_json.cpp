@@ -111,6 +111,13 @@ void to_json(Json& out, const DiagnosisCause& cause) {
   } else {
     out["line"] = nullptr;
   }
+  if (cause.launch) {
+    out["launch"] = Json{{"file", cause.launch->file},
+                         {"line", cause.launch->line},
+                         {"source", cause.launch->source}};
+  } else {
+    out["launch"] = nullptr;
+  }
   Json evidence = Json::array();
   for (const DiagnosisEvidence& entry : cause.evidence) {
     evidence.push_back(entry);

@@ -197,6 +197,57 @@ void Diagnoser::describe_occupancy(Draft& draft,
   }
 }
 
+void Diagnoser::point_at_code() {
+  std::optional<std::size_t> waited;
+  double waited_samples = 0;
+  if (m_has_code) {
+    std::map<std::size_t, double> per;
+    for (const Wait& wait : m_code.waits) {
+      if (is_waiting(wait.reason) && m_code.instructions[wait.for_].line) {
+        per[*m_code.instructions[wait.for_].line] += wait.samples;
+      }
+    }
+    waited = largest(per);
+    waited_samples = waited ? per[*waited] : 0.0;
+  }
+  for (Draft& draft : m_drafts) {
+    const Category category = draft.cause.category;
+    if (is_parallelism(category) && waited && !draft.cause.line) {
+      // More warps or blocks hide the waits; the line they wait on is where the work is.
+      const UserLine& line = m_code.lines[*waited];
+      set_line(draft, *waited);
+      draft.samples = std::max(draft.samples, waited_samples);
+      draft.cause.title +=
+          fmt::format("; the warps wait most on {} at {} ({} of the samples)",
+                      waited_kind("", *waited), where(line), pct0(100 * share_of(waited_samples)));
+      draft.cause.evidence.push_back(
+          {"source page: stall samples waiting for " + where(line), waited_samples,
+           fmt::format("{} of the launch's samples are warps waiting for {}'s results: the line "
+                       "more warps would overlap, and where to put more independent work",
+                       pct0(100 * share_of(waited_samples)), where(line))});
+    }
+    if (!is_fixed_at_launch(category)) {
+      continue;
+    }
+    m_wants_launch = true;
+    if (m_launch_site) {
+      draft.cause.launch =
+          DiagnosisLaunch{m_input.kernel_source->path, m_launch_site->line, m_launch_site->text};
+      std::string more;
+      if (m_launch_site->count > 1) {
+        more = fmt::format(" (and {} more launches of it in the file)", m_launch_site->count - 1);
+      }
+      draft.cause.evidence.push_back(
+          {fmt::format("kernel file: {}:{}", basename_of(m_input.kernel_source->path),
+                       m_launch_site->line),
+           m_launch_site->text,
+           "the launch, where the grid, the block and the launch's options "
+           "are set" +
+               more});
+    }
+  }
+}
+
 void Diagnoser::add_launch_bound() {
   const std::optional<SourcedNumber>& duration = m_facts.duration_ns;
   if (!duration || duration->value >= k_launch_bound_ns) {

@@ -156,14 +156,16 @@ std::string Diagnoser::waited_kind(std::string_view stall, std::size_t line) con
   }
   std::map<SassKind, double> kinds;
   for (const Wait& wait : m_code.waits) {
-    if (wait.reason == stall && m_code.instructions[wait.for_].line == line) {
+    const bool counted = stall.empty() ? is_waiting(wait.reason) : wait.reason == stall;
+    if (counted && m_code.instructions[wait.for_].line == line) {
       kinds[m_code.instructions[wait.for_].op.kind] += wait.samples;
     }
   }
   const auto most = std::max_element(
       kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::string other = stall.empty() ? "the instructions" : "memory";
   if (most == kinds.end()) {
-    return "memory";
+    return other;
   }
   switch (most->first) {
   case SassKind::global_load:
@@ -174,8 +176,12 @@ std::string Diagnoser::waited_kind(std::string_view stall, std::size_t line) con
   case SassKind::global_atomic:
   case SassKind::fence:
     return "the atomic";
+  case SassKind::shared_load:
+    return stall.empty() ? "the shared-memory load" : other;
+  case SassKind::special:
+    return stall.empty() ? "the special function (MUFU)" : other;
   default:
-    return "memory";
+    return other;
   }
 }
 

@@ -72,6 +72,14 @@ std::vector<CauseText> cause_texts(const Json& kernel) {
         text.code = source_text(kernel, file, *number);
       }
     }
+    if (const Json* launch = member(cause, "launch"); launch != nullptr && launch->is_object()) {
+      const std::string file = text_at(*launch, "file");
+      const std::optional<int> number = json_read::index_at(*launch, "line");
+      if (!file.empty() && number) {
+        text.launch = fmt::format("{}:{}", basename_of(file), *number);
+        text.launch_code = text_at(*launch, "source");
+      }
+    }
     out.push_back(std::move(text));
   }
   return out;
@@ -121,6 +129,12 @@ std::string cause_line(const CauseText& cause) {
   std::string line = fmt::format("{} [{}; {}]", cause.title, cause.estimate, cause.source);
   if (!cause.code.empty()) {
     line += fmt::format(": `{}`", cause.code);
+  }
+  if (!cause.launch.empty()) {
+    line += fmt::format("; launched at {}", cause.launch);
+    if (!cause.launch_code.empty()) {
+      line += fmt::format(": `{}`", cause.launch_code);
+    }
   }
   return line;
 }
@@ -238,8 +252,14 @@ std::string diagnosis_html(const Json& kernel, const HtmlEscape& escape) {
           "<summary>evidence</summary><ul>{}</ul></details></td><td class=\"mono\">{}{}</td>"
           "<td>{}</td><td class=\"mono\">{}</td></tr>",
           escape(cause.category), rank, escape(cause.title), evidence, escape(cause.where),
-          cause.code.empty() ? std::string()
-                             : "<div class=\"code\">" + escape(cause.code) + "</div>",
+          (cause.code.empty() ? std::string()
+                              : "<div class=\"code\">" + escape(cause.code) + "</div>") +
+              (cause.launch.empty()
+                   ? std::string()
+                   : "<div>launched at " + escape(cause.launch) + "</div>" +
+                         (cause.launch_code.empty()
+                              ? std::string()
+                              : "<div class=\"code\">" + escape(cause.launch_code) + "</div>")),
           escape(cause.estimate), escape(cause.source));
     }
     out += "</tbody></table>";
@@ -269,6 +289,9 @@ std::string diagnosis_text(const Json& kernel) {
     out += fmt::format("{}. {}\n", rank, report_detail::cause_line(cause));
     if (!cause.where.empty()) {
       out += fmt::format("   at {}\n", cause.where);
+    }
+    if (!cause.launch.empty()) {
+      out += fmt::format("   launched at {}\n", cause.launch);
     }
     if (const Json* list = json_read::member(entry, "evidence");
         list != nullptr && list->is_array()) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "diagnosis/code.hpp"
+#include "diagnosis/launch_site.hpp"
 #include "diagnosis/sass.hpp"
 #include "kprof/diagnosis.hpp"
 #include "kprof/ncu_output.hpp"
@@ -75,6 +76,47 @@ TEST(ToolkitHeaders, AreTheCudaIncludeDirectories) {
       diagnosis::is_toolkit_header("/opt/cuda-12.4/targets/x86_64-linux/include/cuda_fp16.hpp"));
   EXPECT_FALSE(diagnosis::is_toolkit_header("/work/tests/planted/cuda/planted.cu"));
   EXPECT_FALSE(diagnosis::is_toolkit_header("/home/me/include/mine.cuh"));
+}
+
+TEST(KernelIdentifier, IsNcusNameWithoutReturnTypeParametersTemplateArgumentsOrNamespaces) {
+  EXPECT_EQ(diagnosis::kernel_identifier("few_programs_scale_kernel"), "few_programs_scale_kernel");
+  EXPECT_EQ(diagnosis::kernel_identifier("few_blocks_scale_kernel(const float *, float *, int)"),
+            "few_blocks_scale_kernel");
+  EXPECT_EQ(diagnosis::kernel_identifier("void ns::tiled<32, float>(const float *, int)"), "tiled");
+}
+
+TEST(LaunchSite, IsTheTritonCallWhoseGridSpansLines) {
+  const std::string text = "@triton.jit\n"
+                           "def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):\n"
+                           "    pass\n"
+                           "\n"
+                           "def kernel_function(x):\n"
+                           "    # scale_kernel[grid](x) launches it\n"
+                           "    grid = (triton.cdiv(n, 1024),)\n"
+                           "    scale_kernel[\n"
+                           "        grid\n"
+                           "    ](x, n, BLOCK=1024, num_warps=4)\n"
+                           "    return scale_kernel_2[grid](x)\n";
+  const std::optional<diagnosis::LaunchSite> site = diagnosis::find_launch(text, "scale_kernel");
+  ASSERT_TRUE(site.has_value());
+  EXPECT_EQ(site->line, 8);
+  EXPECT_EQ(site->text, "scale_kernel[");
+  EXPECT_EQ(site->count, 1U);
+}
+
+TEST(LaunchSite, IsTheCudaLaunchWithTemplateArgumentsInsideAPythonString) {
+  const std::string text = "cuda_source = \"\"\"\n"
+                           "template <int N> __global__ void tiled(const float* x) {}\n"
+                           "void launch(const float* x) {\n"
+                           "  // tiled<<<1, 1>>>(x);\n"
+                           "  tiled<32> <<<blocks, 256, 0, stream>>>(x);\n"
+                           "}\n"
+                           "\"\"\"\n";
+  const std::optional<diagnosis::LaunchSite> site = diagnosis::find_launch(text, "tiled");
+  ASSERT_TRUE(site.has_value());
+  EXPECT_EQ(site->line, 5);
+  EXPECT_EQ(site->text, "tiled<32> <<<blocks, 256, 0, stream>>>(x);");
+  EXPECT_FALSE(diagnosis::find_launch(text, "launch").has_value());
 }
 
 TEST(DiagnosisCategories, ReadBackFromTheirWords) {
@@ -388,11 +430,123 @@ TEST(Diagnose, LeadsARecordedOneBlockFillOfOnePointSevenMicrosecondsWithLaunchBo
   EXPECT_EQ(diagnosis.causes[1].category, DiagnosisCategory::too_few_blocks);
 }
 
+/// A SASS instruction of a source page with `samples` stall samples of `reason`.
+SassInstruction sass(std::uint64_t address, std::string text, std::string reason = {},
+                     double samples = 0) {
+  SassInstruction out;
+  out.address = address;
+  out.text = std::move(text);
+  out.counters.instructions_executed = 1000;
+  out.counters.thread_instructions_executed = 32000;
+  if (!reason.empty()) {
+    out.counters.samples = samples;
+    out.counters.stalls.emplace_back(std::move(reason), samples);
+  }
+  return out;
+}
+
+SourceLine source_line(int number, std::string text, std::vector<SassInstruction> instructions) {
+  SourceLine line;
+  line.line = number;
+  line.text = std::move(text);
+  for (const SassInstruction& instruction : instructions) {
+    line.counters += instruction.counters;
+  }
+  line.instructions = std::move(instructions);
+  return line;
+}
+
+/// A Triton kernel whose threads each follow a chain of dependent loads (`p = tl.load(next + p)`,
+/// unrolled twice), launched with 4 programs from line 20 of its file.
+struct PointerChase {
+  std::vector<SourceBlock> blocks;
+  KernelHotLines hot;
+  KernelSource kernel_file;
+  Case c;
+
+  PointerChase() {
+    SourceBlock block;
+    block.file = "/work/run/chase.py";
+    block.function = "chase_kernel";
+    block.lines.push_back(source_line(11,
+                                      "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)",
+                                      {sass(0x100, "S2R R0, SR_TID.X", "selected", 20),
+                                       sass(0x110, "IMAD.WIDE R4, R0, 0x4, R10", "wait", 10)}));
+    block.lines.push_back(source_line(13, "        p = tl.load(next_ptr + p)",
+                                      {sass(0x120, "LDG.E R6, desc[UR4][R4.64]", "lg", 30),
+                                       sass(0x130, "IMAD.WIDE R4, R6, 0x4, R10", "long_sb", 450),
+                                       sass(0x140, "LDG.E R6, desc[UR4][R4.64]"),
+                                       sass(0x150, "IMAD.WIDE R4, R6, 0x4, R10", "long_sb", 440)}));
+    block.lines.push_back(source_line(14, "    tl.store(out_ptr + offs, p)",
+                                      {sass(0x160, "STG.E desc[UR4][R8.64], R6", "long_sb", 50)}));
+    blocks.push_back(std::move(block));
+    kernel_file.path = "/work/run/chase.py";
+    kernel_file.text =
+        std::string(19, '\n') + "    chase_kernel[(4,)](nxt, out, steps, BLOCK=128)\n";
+    c = launch_of({4, 1, 1},
+                  {rule("LaunchConfiguration", "global", 96.97),
+                   rule("CPIStall", "global", 90.0,
+                        "On average, each warp of this workload spends 120.5 cycles being stalled "
+                        "waiting for a scoreboard dependency on a L1TEX (local, global, surface, "
+                        "texture) operation. More text.")});
+    c.launch.name = "chase_kernel";
+  }
+
+  Diagnosis diagnose(const KernelSource* source) const {
+    DiagnosisInput input;
+    input.launch = &c.launch;
+    input.facts = &c.facts;
+    input.page = PageKind::details;
+    input.metric_set = "deep";
+    input.blocks = &blocks;
+    input.hot_lines = &hot;
+    input.kernel_source = source;
+    return kprof::diagnose(input);
+  }
+};
+
+TEST(Diagnose, NamesTheLoadAChainOfDependentLoadsWaitsOnAndTheLaunchForTooFewBlocks) {
+  // The load the warps wait on is where the fix goes (independent work per program, the chain
+  // broken up); the launch is where the grid is set. Before, "too few blocks" had neither.
+  const PointerChase chase;
+  const Diagnosis diagnosis = chase.diagnose(&chase.kernel_file);
+  ASSERT_FALSE(diagnosis.causes.empty());
+  const DiagnosisCause& first = diagnosis.causes.front();
+  EXPECT_EQ(first.category, DiagnosisCategory::too_few_blocks);
+  ASSERT_TRUE(first.line.has_value());
+  EXPECT_EQ(first.line->line, 13);
+  EXPECT_NE(first.title.find("the global load at chase.py:13"), std::string::npos) << first.title;
+  ASSERT_TRUE(first.launch.has_value());
+  EXPECT_EQ(first.launch->file, "/work/run/chase.py");
+  EXPECT_EQ(first.launch->line, 20);
+  EXPECT_EQ(first.launch->source, "chase_kernel[(4,)](nxt, out, steps, BLOCK=128)");
+  for (const std::string& note : diagnosis.notes) {
+    EXPECT_EQ(note.find("launch"), std::string::npos) << note;
+  }
+}
+
+TEST(Diagnose, SaysWhyNoLaunchLineIsShownForACaptureReadOnItsOwnOrAFileThatDoesNotLaunchIt) {
+  const PointerChase chase;
+  const auto has_note = [](const Diagnosis& diagnosis, std::string_view text) {
+    return std::any_of(
+        diagnosis.notes.begin(), diagnosis.notes.end(),
+        [&](const std::string& note) { return note.find(text) != std::string::npos; });
+  };
+  const Diagnosis bare = chase.diagnose(nullptr);
+  EXPECT_FALSE(bare.causes.front().launch.has_value());
+  EXPECT_TRUE(has_note(bare, "a capture read on its own does not say which file launched"));
+  KernelSource other = chase.kernel_file;
+  other.text = "def kernel_function(x):\n    return helpers.run(x)\n";
+  EXPECT_TRUE(has_note(chase.diagnose(&other),
+                       "chase_kernel is not launched in chase.py (no `chase_kernel[grid](...)`"));
+}
+
 TEST(DiagnosisJson, WritesEveryMemberOfACause) {
   DiagnosisCause cause;
   cause.category = DiagnosisCategory::bank_conflicts;
   cause.title = "Shared-memory bank conflicts at k.cu:12";
   cause.line = DiagnosisLine{"/src/k.cu", 12};
+  cause.launch = DiagnosisLaunch{"/src/kernel.py", 40, "k<<<grid, 256>>>(x, n);"};
   cause.evidence.push_back({"ncu rule X (global estimate)", 93.76, "why"});
   cause.evidence.push_back({"roofline", std::string("memory-bound"), "verdict"});
   cause.estimated_speedup_pct = 93.76;
@@ -402,7 +556,8 @@ TEST(DiagnosisJson, WritesEveryMemberOfACause) {
   EXPECT_EQ(
       json.dump(),
       R"json({"category":"bank_conflicts","title":"Shared-memory bank conflicts at k.cu:12",)json"
-      R"json("line":{"file":"/src/k.cu","line":12},"evidence":[{"metric":"ncu rule X )json"
+      R"json("line":{"file":"/src/k.cu","line":12},"launch":{"file":"/src/kernel.py",)json"
+      R"json("line":40,"source":"k<<<grid, 256>>>(x, n);"},"evidence":[{"metric":"ncu rule X )json"
       R"json((global estimate)","value":93.76,"meaning":"why"},{"metric":"roofline",)json"
       R"json("value":"memory-bound","meaning":"verdict"}],"estimated_speedup_pct":93.76,)json"
       R"json("estimate_confidence":"high","source":"ncu:UncoalescedSharedAccess"})json");
