@@ -107,18 +107,22 @@ void Diagnoser::take_rule(Draft& draft, Rule& rule, std::string_view how) {
   const Category category = draft.cause.category;
   const bool verdict = category == Category::dram_bound || category == Category::cache_bound ||
                        category == Category::compute_bound;
-  if (rule.global_pct && !(verdict && draft.cause.estimated_speedup_pct)) {
-    estimate(draft, *rule.global_pct, rule_confidence(rule));
+  if (rule.global_pct && !(verdict && draft.cause.estimated_speedup_pct) &&
+      estimate(draft, *rule.global_pct, rule_confidence(rule))) {
+    draft.estimate_rule = rule.result->name;
   }
   draft.cause.evidence.push_back(rule_evidence(rule, how));
 }
 
-void Diagnoser::estimate(Draft& draft, double pct, EstimateConfidence confidence) {
+bool Diagnoser::estimate(Draft& draft, double pct, EstimateConfidence confidence) {
   std::optional<double>& current = draft.cause.estimated_speedup_pct;
-  if (!current || pct > *current) {
-    current = pct;
-    draft.cause.estimate_confidence = confidence;
+  if (current && pct <= *current) {
+    return false;
   }
+  current = pct;
+  draft.cause.estimate_confidence = confidence;
+  draft.estimate_rule.clear();
+  return true;
 }
 
 void Diagnoser::set_line(Draft& draft, std::size_t line) const {

@@ -52,6 +52,9 @@ inline constexpr double k_fold_share = 0.5;
 inline constexpr double k_warp = 32.0;
 inline constexpr double k_sector_bytes = 32.0;
 
+/// No stall reason holding at least this share of the warps' cycles dominates them.
+inline constexpr double k_dominant_stall_share = 0.5;
+
 /// A defect whose excess the capture measures (wasted sectors or wavefronts, spill traffic,
 /// serialized atomics, idle lanes, FMA instructions where the tensor pipe would do): fixing it
 /// moves fewer bytes or runs fewer instructions.
@@ -116,6 +119,14 @@ struct Draft {
   /// The source-page samples the cause rests on (owned, or waiting on its line): evidence that
   /// breaks a tie of estimates.
   double samples = 0;
+  std::string estimate_rule; ///< the ncu rule whose estimate it carries ("" for kprof's own)
+};
+
+/// The largest stall reason of a launch whose stalls no single reason dominates.
+struct StallSpread {
+  std::string reason; ///< ncu's name ("long_sb")
+  double share = 0;   ///< of the warps' cycles, 0..1
+  std::string of;     ///< what the share is of, in words
 };
 
 inline DiagnosisEvidence fact_evidence(const SourcedNumber& fact, std::string meaning) {
@@ -143,8 +154,9 @@ private:
   Draft& add(Category category, std::string source);
   /// Takes `rule`'s global estimate (or none for a local one) and its evidence.
   static void take_rule(Draft& draft, Rule& rule, std::string_view how = {});
-  /// Gives `draft` the estimate `pct` with its confidence, when it has none or a smaller one.
-  static void estimate(Draft& draft, double pct, EstimateConfidence confidence);
+  /// Gives `draft` the estimate `pct` with its confidence, when it has none or a smaller one;
+  /// true when it did.
+  static bool estimate(Draft& draft, double pct, EstimateConfidence confidence);
   void set_line(Draft& draft, std::size_t line) const;
   static std::optional<std::size_t> largest(const std::map<std::size_t, double>& sums);
   /// Evidence of the lines whose stalls wait for `draft`'s instructions (the consumers).
@@ -196,6 +208,11 @@ private:
   /// cycles is not a share of the launch's time). Only for a kernel near neither roof.
   void add_stall_metrics();
   void add_other_rules();
+  /// The largest stall reason when no single one dominates the warps' cycles (the source page's
+  /// samples, else ncu's CPIStall rules' shares); nullopt when one does or nothing says.
+  [[nodiscard]] std::optional<StallSpread> stall_spread() const;
+  /// An estimate of ncu's stall model on a launch whose stalls are spread: low confidence.
+  static void lower_confidence(Draft& draft, const StallSpread& spread);
 
   // --- 3. the roofline's verdicts (verdicts.cpp) ---
   void add_roofline();

@@ -62,10 +62,14 @@ std::vector<DiagnosisCause> Diagnoser::rank() {
       occupancy->cause.title.clear(); // dropped below
     }
   }
+  const std::optional<StallSpread> spread = stall_spread();
   std::vector<Draft*> drafts;
   for (Draft& draft : m_drafts) {
     if (draft.cause.title.empty()) {
       continue;
+    }
+    if (spread) {
+      lower_confidence(draft, *spread);
     }
     cap_by_headroom(draft);
     if (draft.cause.estimated_speedup_pct) {

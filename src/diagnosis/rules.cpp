@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "diagnosis/text.hpp"
+#include "kprof/numbers.hpp"
 
 namespace kprof::diagnosis {
 
@@ -45,6 +46,21 @@ std::string stall_words(std::string_view stall) {
   return found == k_words.end() ? std::string(stall) : std::string(found->second);
 }
 
+std::optional<double> stall_share_of_rule(std::string_view description) {
+  constexpr std::string_view k_phrase = "represents about ";
+  const std::size_t at = description.find(k_phrase);
+  if (at == std::string_view::npos) {
+    return std::nullopt;
+  }
+  const std::string_view rest = description.substr(at + k_phrase.size());
+  return parse_ncu_number(rest.substr(0, rest.find('%')));
+}
+
+bool is_stall_model(std::string_view rule_name) {
+  return rule_name == "CPIStall" || rule_name == "AchievedOccupancy" ||
+         rule_name == "TheoreticalOccupancy" || rule_name == "IssueSlotUtilization";
+}
+
 std::string stall_name(std::string_view stall) {
   const std::string words = stall_words(stall);
   return words.substr(0, words.find(' '));
@@ -63,6 +79,7 @@ std::vector<Rule> rules_of(const KernelRecord& launch) {
     }
     if (result.name == "CPIStall") {
       rule.stall = stall_of_rule(result.description);
+      rule.stall_share_pct = stall_share_of_rule(result.description);
     }
     rules.push_back(std::move(rule));
   }

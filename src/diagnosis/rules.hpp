@@ -17,6 +17,10 @@ namespace kprof::diagnosis {
 /// "membar", "drain", "barrier", "no_inst", "math"; "" for text it does not know.
 std::string stall_of_rule(std::string_view description);
 
+/// The percent a CPIStall rule's text gives its stall of the cycles between two issues; nullopt
+/// when the text says none.
+std::optional<double> stall_share_of_rule(std::string_view description);
+
 /// ncu's stall names in words ("long-scoreboard (global/local memory)").
 std::string stall_words(std::string_view stall);
 
@@ -28,11 +32,18 @@ struct Rule {
   const RuleResult* result = nullptr;
   std::optional<double> global_pct; ///< the estimate when ncu made it global
   std::string stall;                ///< CPIStall: the stall it is about ("" unknown)
+  /// CPIStall: the stall's share of the cycles between two issues ("This stall type represents
+  /// about 93.9% of the total average of 36.1 cycles ..."), percent.
+  std::optional<double> stall_share_pct;
   bool used = false;
 };
 
 /// The launch's OPT findings (INF is advice, WRN about the profile itself).
 std::vector<Rule> rules_of(const KernelRecord& launch);
+
+/// True for the rules whose estimate is ncu's stall model (CPIStall, AchievedOccupancy,
+/// TheoreticalOccupancy, IssueSlotUtilization): hidden or removed stalls become time saved.
+bool is_stall_model(std::string_view rule_name);
 
 /// How far the rule's estimate can be trusted: high for the rules that count wasted work
 /// (UncoalescedGlobalAccess and UncoalescedSharedAccess: excessive sectors and wavefronts;

@@ -300,6 +300,56 @@ void Diagnoser::add_stall_metrics() {
   }
 }
 
+std::optional<StallSpread> Diagnoser::stall_spread() const {
+  StallSpread largest;
+  if (m_has_code) {
+    std::map<std::string, double> by_reason;
+    for (const Wait& wait : m_code.waits) {
+      if (is_waiting(wait.reason)) {
+        by_reason[wait.reason] += wait.samples;
+      }
+    }
+    for (const auto& [reason, samples] : by_reason) {
+      if (samples / m_code.samples > largest.share) {
+        largest = StallSpread{reason, samples / m_code.samples, "of the warps' samples"};
+      }
+    }
+  } else {
+    bool known = false;
+    for (const Rule& stall : m_rules) {
+      if (stall.result->name == "CPIStall" && stall.stall_share_pct) {
+        known = true;
+        if (*stall.stall_share_pct / 100 > largest.share) {
+          largest = StallSpread{stall.stall, *stall.stall_share_pct / 100,
+                                "of the cycles between two issues (ncu's CPIStall)"};
+        }
+      }
+    }
+    if (!known) {
+      return std::nullopt;
+    }
+  }
+  if (largest.reason.empty() || largest.share >= k_dominant_stall_share) {
+    return std::nullopt;
+  }
+  return largest;
+}
+
+void Diagnoser::lower_confidence(Draft& draft, const StallSpread& spread) {
+  if (!is_stall_model(draft.estimate_rule) ||
+      draft.cause.estimate_confidence != EstimateConfidence::medium) {
+    return;
+  }
+  draft.cause.estimate_confidence = EstimateConfidence::low;
+  draft.cause.evidence.push_back(
+      {"stall reasons: the largest share", 100 * spread.share,
+       fmt::format("no single stall reason dominates the warps' cycles (the largest, {}, holds {} "
+                   "{}): hiding one moves the warps to the others, so ncu's {} estimate "
+                   "rebalances the time more than it reduces it",
+                   stall_words(spread.reason), pct(100 * spread.share), spread.of,
+                   draft.estimate_rule)});
+}
+
 void Diagnoser::add_other_rules() {
   for (Rule& other : m_rules) {
     if (other.used || !other.global_pct) {

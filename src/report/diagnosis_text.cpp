@@ -43,7 +43,10 @@ std::string estimate_text(const Json& cause) {
   if (!estimate) {
     return "no estimate";
   }
-  return fmt::format("up to {}% of the time", format_fixed(*estimate, *estimate < 10 ? 1 : 0));
+  // A low-confidence estimate is ncu's stall model on spread stalls (docs/diagnosis.md).
+  const bool low = text_at(cause, "estimate_confidence") == "low";
+  return fmt::format("up to {}% of the time{}", format_fixed(*estimate, *estimate < 10 ? 1 : 0),
+                     low ? ", low confidence" : "");
 }
 
 } // namespace

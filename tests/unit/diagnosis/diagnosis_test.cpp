@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "diagnosis/code.hpp"
 #include "diagnosis/launch_site.hpp"
 #include "diagnosis/sass.hpp"
@@ -539,6 +541,80 @@ TEST(Diagnose, SaysWhyNoLaunchLineIsShownForACaptureReadOnItsOwnOrAFileThatDoesN
   other.text = "def kernel_function(x):\n    return helpers.run(x)\n";
   EXPECT_TRUE(has_note(chase.diagnose(&other),
                        "chase_kernel is not launched in chase.py (no `chase_kernel[grid](...)`"));
+}
+
+std::string cpi_stall(std::string_view waiting_for, double share) {
+  return fmt::format("On average, each warp of this workload spends 12.0 cycles being stalled "
+                     "waiting for {}. More text. This stall type represents about {}% of the "
+                     "total average of 40.0 cycles between issuing two instructions.",
+                     waiting_for, share);
+}
+
+constexpr std::string_view k_l1tex = "a scoreboard dependency on a L1TEX (local, global, surface, "
+                                     "texture) operation";
+constexpr std::string_view k_barrier = "sibling warps at a CTA barrier";
+
+bool says_stalls_are_spread(const DiagnosisCause& cause) {
+  return std::any_of(cause.evidence.begin(), cause.evidence.end(), [](const DiagnosisEvidence& e) {
+    return e.meaning.find("no single stall reason dominates") != std::string::npos &&
+           e.meaning.find("rebalances") != std::string::npos;
+  });
+}
+
+TEST(Diagnose, LowersTheConfidenceOfNcusStallEstimatesWhenTheSourcePageShowsNoReasonDominating) {
+  // Long-scoreboard 30%, MIO 25%, barrier 20%, issuing 15%, fixed latency 10% of the samples:
+  // hiding the long-scoreboard waits moves the warps to the MIO queue and the barrier.
+  SourceBlock block;
+  block.file = "/work/run/spread.cu";
+  block.function = "spread_kernel";
+  block.lines.push_back(source_line(20, "  float v = x[i];",
+                                    {sass(0x100, "LDG.E R2, desc[UR4][R4.64]", "selected", 150),
+                                     sass(0x110, "FMUL R3, R2, R2", "long_sb", 300)}));
+  block.lines.push_back(source_line(21, "  tile[threadIdx.x] = v; __syncthreads();",
+                                    {sass(0x120, "STS [R6], R3", "mio", 250),
+                                     sass(0x130, "BAR.SYNC.DEFER_BLOCKING 0x0", "barrier", 200),
+                                     sass(0x140, "IADD3 R7, R7, 0x1, RZ", "wait", 100)}));
+  const std::vector<SourceBlock> blocks{block};
+  const KernelHotLines hot;
+  Case c = launch_of({8192, 1, 1}, {rule("CPIStall", "global", 30.0, cpi_stall(k_l1tex, 30.0)),
+                                    rule("AchievedOccupancy", "global", 25.0)});
+  c.facts.achieved_occupancy_pct = SourcedNumber{60, "Achieved Occupancy"};
+  c.facts.theoretical_occupancy_pct = SourcedNumber{100, "Theoretical Occupancy"};
+  DiagnosisInput input;
+  input.launch = &c.launch;
+  input.facts = &c.facts;
+  input.page = PageKind::details;
+  input.blocks = &blocks;
+  input.hot_lines = &hot;
+  const Diagnosis diagnosis = kprof::diagnose(input);
+  for (const DiagnosisCategory category :
+       {DiagnosisCategory::memory_latency, DiagnosisCategory::load_imbalance}) {
+    const auto cause =
+        std::find_if(diagnosis.causes.begin(), diagnosis.causes.end(),
+                     [&](const DiagnosisCause& x) { return x.category == category; });
+    ASSERT_NE(cause, diagnosis.causes.end()) << to_string(category);
+    EXPECT_EQ(cause->estimate_confidence, EstimateConfidence::low) << to_string(category);
+    EXPECT_TRUE(says_stalls_are_spread(*cause)) << to_string(category);
+  }
+}
+
+TEST(Diagnose, ReadsFromNcusStallRulesWhetherOneStallReasonDominatesWithoutASourcePage) {
+  Case spread =
+      launch_of({8192, 1, 1}, {rule("CPIStall", "global", 31.2, cpi_stall(k_l1tex, 31.2)),
+                               rule("CPIStall", "global", 28.4, cpi_stall(k_barrier, 28.4))});
+  const Diagnosis spread_diagnosis = spread.diagnose();
+  ASSERT_EQ(spread_diagnosis.causes.size(), 2U);
+  for (const DiagnosisCause& cause : spread_diagnosis.causes) {
+    EXPECT_EQ(cause.estimate_confidence, EstimateConfidence::low) << cause.title;
+    EXPECT_TRUE(says_stalls_are_spread(cause)) << cause.title;
+  }
+  // The pointer chase's one stall: 93.9% of the cycles wait on the load; ncu's estimate stands.
+  Case dominated =
+      launch_of({8192, 1, 1}, {rule("CPIStall", "global", 93.9, cpi_stall(k_l1tex, 93.9))});
+  const Diagnosis dominated_diagnosis = dominated.diagnose();
+  ASSERT_EQ(dominated_diagnosis.causes.size(), 1U);
+  EXPECT_EQ(dominated_diagnosis.causes[0].estimate_confidence, EstimateConfidence::medium);
+  EXPECT_FALSE(says_stalls_are_spread(dominated_diagnosis.causes[0]));
 }
 
 TEST(DiagnosisJson, WritesEveryMemberOfACause) {
