@@ -95,6 +95,10 @@ struct DiagnosisLaunch {
 struct DiagnosisCause {
   DiagnosisCategory category = DiagnosisCategory::other;
   std::string title; ///< one sentence with the numbers and the line
+  /// What to change and where, in the kernel's language (Triton: BLOCK, num_warps, num_stages,
+  /// masks, tl.dot's input_precision; CUDA C++: a padded shared tile, __launch_bounds__,
+  /// coalesced indexing, vector loads), phrased for an LLM to act on.
+  std::string fix;
   /// The line to fix; for a cause of the launch's parallelism (too few blocks, a partial wave,
   /// occupancy), the line whose result the warps wait on most.
   std::optional<DiagnosisLine> line;
@@ -149,7 +153,7 @@ Diagnosis diagnose(const DiagnosisInput& input);
 
 /// {metric, value, meaning}.
 void to_json(Json& out, const DiagnosisEvidence& evidence);
-/// {category, title, line: {file, line} | null, launch: {file, line, source} | null,
+/// {category, title, fix, line: {file, line} | null, launch: {file, line, source} | null,
 ///  evidence: [...], estimated_speedup_pct | null, estimate_confidence ("low" | "medium" |
 ///  "high") | null, source}: an entry of kernels[].diagnosis (docs/json-schema.md).
 void to_json(Json& out, const DiagnosisCause& cause);

@@ -1,6 +1,6 @@
 // Design note: the ranked diagnosis (docs/diagnosis.md).
 //
-// A diagnosis is built in four steps, each from numbers the capture holds:
+// A diagnosis is built in five steps, each from numbers the capture holds:
 //  1. causes from the evidence that names a defect: ncu's rules that do (UncoalescedGlobalAccess,
 //     UncoalescedSharedAccess, TheoreticalOccupancy, AchievedOccupancy, LaunchConfiguration,
 //     ThreadDivergence), the launch against the GPU's SMs, the metrics (spill requests, sector
@@ -16,8 +16,14 @@
 //  3. the roofline: a memory- or compute-bound verdict is folded into a defect that explains it
 //     (memory-bound at 89% of peak on sectors used to 12.5% is an access defect, not a kernel at
 //     its roofline), and is a cause of its own (dram_bound, cache_bound, compute_bound) otherwise;
-//  4. ranking by estimated speedup, then the generic symptoms (IssueSlotUtilization, "all compute
-//     pipelines are under-utilized") go to the first cause as evidence.
+//  4. pointing at code: parallelism causes take the line the warps wait on, causes fixed at the
+//     launch the launch's line in the kernel file; every cause gets its fix in the kernel's
+//     language (fixes.cpp);
+//  5. ranking (ranking.cpp): a launch of a few microseconds leads with launch-bound; estimates
+//     that keep the work are capped by the roofline's headroom; ncu's stall-model estimates are
+//     low-confidence when no stall reason dominates; by estimate, ties broken by evidence; then
+//     the generic symptoms (IssueSlotUtilization, "all compute pipelines are under-utilized") go
+//     to the first cause as evidence.
 // ncu's estimates are its global ones (a local estimate is about a unit, not the launch's time,
 // and leaves the cause without an estimate); kprof's own are upper bounds of the same kind, each
 // documented where it is computed.
@@ -69,6 +75,7 @@ Diagnosis Diagnoser::run() {
   add_latency_verdict();
   add_launch_bound();
   point_at_code();
+  write_fixes();
   Diagnosis out;
   out.causes = rank();
   out.notes = notes();

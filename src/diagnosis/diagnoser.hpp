@@ -52,6 +52,14 @@ inline constexpr double k_fold_share = 0.5;
 inline constexpr double k_warp = 32.0;
 inline constexpr double k_sector_bytes = 32.0;
 
+/// The language of a kernel's source, for its fixes.
+enum class KernelLanguage {
+  triton,
+  cuda,    ///< CUDA C++
+  library, ///< a library's kernel (PyTorch, cuBLAS, ...): its call is what the candidate controls
+  unknown, ///< the capture does not show it: a fix gives both phrasings
+};
+
 /// No stall reason holding at least this share of the warps' cycles dominates them.
 inline constexpr double k_dominant_stall_share = 0.5;
 
@@ -184,6 +192,10 @@ private:
   /// Parallelism causes get the line the warps wait on most; causes fixed at the launch get the
   /// launch's line in the kernel file.
   void point_at_code();
+
+  // --- 5. the fix of each cause, in the kernel's language (fixes.cpp) ---
+  [[nodiscard]] KernelLanguage language() const;
+  void write_fixes();
 
   // --- 2. samples owned and ncu's stall rules (stall_causes.cpp) ---
   [[nodiscard]] static bool is_write(const Instruction& instruction);

@@ -106,6 +106,7 @@ void to_json(Json& out, const DiagnosisCause& cause) {
   out = Json::object();
   out["category"] = std::string(to_string(cause.category));
   out["title"] = cause.title;
+  out["fix"] = cause.fix;
   if (cause.line) {
     out["line"] = Json{{"file", cause.line->file}, {"line", cause.line->line}};
   } else {

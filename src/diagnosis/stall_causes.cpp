@@ -363,6 +363,11 @@ void Diagnoser::add_other_rules() {
     Draft& draft = add(Category::other, "ncu:" + name);
     take_rule(draft, other);
     draft.cause.title = fmt::format("{} (ncu {})", first_sentence(other.result->description), name);
+    const std::string& description = other.result->description;
+    const std::size_t advice = first_sentence(description).size();
+    draft.cause.fix =
+        "ncu's advice: " +
+        (advice < description.size() ? std::string(description.substr(advice + 1)) : description);
   }
 }
 

@@ -67,6 +67,7 @@ std::vector<CauseText> cause_texts(const Json& kernel) {
     text.estimate = estimate_text(cause);
     text.estimate_pct = number_at(cause, "estimated_speedup_pct");
     text.source = text_at(cause, "source");
+    text.fix = text_at(cause, "fix");
     if (const Json* line = member(cause, "line"); line != nullptr && line->is_object()) {
       const std::string file = text_at(*line, "file");
       const std::optional<int> number = json_read::index_at(*line, "line");
@@ -153,6 +154,9 @@ std::string fix_first_text(const Json& kernel, std::size_t top, std::string_view
     const CauseText& cause = causes[i];
     if (width == 0) {
       out += fmt::format("{}{}. {}\n", indent, i + 1, cause_line(cause));
+      if (!cause.fix.empty()) {
+        out += fmt::format("{}   Fix: {}\n", indent, cause.fix);
+      }
       continue;
     }
     const std::string estimate =
@@ -251,10 +255,13 @@ std::string diagnosis_html(const Json& kernel, const HtmlEscape& escape) {
         }
       }
       out += fmt::format(
-          "<tr class=\"cause\" data-category=\"{}\"><td class=\"num\">{}</td><td>{}<details>"
+          "<tr class=\"cause\" data-category=\"{}\"><td class=\"num\">{}</td><td>{}{}<details>"
           "<summary>evidence</summary><ul>{}</ul></details></td><td class=\"mono\">{}{}</td>"
           "<td>{}</td><td class=\"mono\">{}</td></tr>",
-          escape(cause.category), rank, escape(cause.title), evidence, escape(cause.where),
+          escape(cause.category), rank, escape(cause.title),
+          cause.fix.empty() ? std::string()
+                            : "<div class=\"fix\">Fix: " + escape(cause.fix) + "</div>",
+          evidence, escape(cause.where),
           (cause.code.empty() ? std::string()
                               : "<div class=\"code\">" + escape(cause.code) + "</div>") +
               (cause.launch.empty()
@@ -295,6 +302,9 @@ std::string diagnosis_text(const Json& kernel) {
     }
     if (!cause.launch.empty()) {
       out += fmt::format("   launched at {}\n", cause.launch);
+    }
+    if (!cause.fix.empty()) {
+      out += fmt::format("   fix: {}\n", cause.fix);
     }
     if (const Json* list = json_read::member(entry, "evidence");
         list != nullptr && list->is_array()) {

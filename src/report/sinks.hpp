@@ -87,6 +87,7 @@ struct CauseText {
   std::string code;        ///< that line's source text when the hot lines hold it, or empty
   std::string launch;      ///< "kernel.py:22": where the kernel is launched, or empty
   std::string launch_code; ///< that line's text, or empty
+  std::string fix;         ///< what to change, in the kernel's language, or empty
 };
 
 /// The causes of `kernel` (a kernels[] entry), in the document's order (most important first).

@@ -617,10 +617,86 @@ TEST(Diagnose, ReadsFromNcusStallRulesWhetherOneStallReasonDominatesWithoutASour
   EXPECT_FALSE(says_stalls_are_spread(dominated_diagnosis.causes[0]));
 }
 
+TEST(Diagnose, WritesTheFixOfATritonKernelInTritonsTermsAtItsLaunch) {
+  const PointerChase chase;
+  const Diagnosis diagnosis = chase.diagnose(&chase.kernel_file);
+  const std::string& fix = diagnosis.causes.at(0).fix;
+  for (const char* words :
+       {"one program per SM (132 SMs)", "the launch (chase.py:20)", "BLOCK", "triton.cdiv"}) {
+    EXPECT_NE(fix.find(words), std::string::npos) << words << " in " << fix;
+  }
+  EXPECT_EQ(fix.find("CUDA"), std::string::npos) << fix;
+}
+
+TEST(Diagnose, TakesABareKernelNameForTritonsUnlessTheKernelFileDeclaresItInCuda) {
+  Case c = launch_of({8192, 1, 1}, {rule("ThreadDivergence", "global", 40.0)});
+  c.launch.name = "lane_branch";
+  EXPECT_NE(c.diagnose().causes.at(0).fix.find("tl.where"), std::string::npos);
+  KernelSource source;
+  source.path = "kernel.py";
+  source.text = R"(src = 'extern "C" __global__ void lane_branch(float* x) {}')";
+  DiagnosisInput input;
+  input.launch = &c.launch;
+  input.facts = &c.facts;
+  input.page = PageKind::details;
+  input.kernel_source = &source;
+  const std::string fix = kprof::diagnose(input).causes.at(0).fix;
+  EXPECT_NE(fix.find("threadIdx.x / 32"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("tl.where"), std::string::npos) << fix;
+}
+
+TEST(Diagnose, WritesTheFixOfACudaKernelInCudaTermsAtItsLine) {
+  Case c = launch_of({8192, 1, 1}, {rule("UncoalescedSharedAccess", "global", 92.33)});
+  c.launch.name = "transpose_smem_kernel(const float *, float *, int, int)";
+  const Diagnosis diagnosis = c.diagnose();
+  ASSERT_FALSE(diagnosis.causes.empty());
+  const std::string& fix = diagnosis.causes[0].fix;
+  EXPECT_NE(fix.find("__shared__ float tile[32][32 + 1]"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("num_warps"), std::string::npos) << fix;
+}
+
+TEST(Diagnose, WritesBothLanguagesFixesWhenTheCaptureDoesNotShowTheKernelsLanguage) {
+  Case c = launch_of({8192, 1, 1}, {rule("ThreadDivergence", "global", 40.0)});
+  c.launch.name.clear();
+  const Diagnosis diagnosis = c.diagnose();
+  ASSERT_FALSE(diagnosis.causes.empty());
+  const std::string& fix = diagnosis.causes[0].fix;
+  EXPECT_NE(fix.find("In Triton: "), std::string::npos) << fix;
+  EXPECT_NE(fix.find("tl.where"), std::string::npos) << fix;
+  EXPECT_NE(fix.find(" In CUDA C++: "), std::string::npos) << fix;
+}
+
+TEST(Diagnose, WritesAFixOfTheTensorCoresThatNamesInputPrecision) {
+  // The fp32 GEMM with tl.dot(..., input_precision="ieee") (gemm_f32, H200), read from its pages.
+  Case c = launch_of({16, 16, 1});
+  c.facts.tensor_pipe_pct = SourcedNumber{0, "sm__pipe_tensor_cycles_active"};
+  SourceBlock block;
+  block.file = "/work/main/tests/planted/gemm_f32/matmul_ieee.py";
+  block.function = "matmul_fp32_ieee_kernel";
+  block.lines.push_back(source_line(
+      18, "        acc += tl.dot(a, b, input_precision=\"ieee\")",
+      {sass(0x100, "FFMA R4, R8, R12, R4", "math", 700), sass(0x110, "FFMA R5, R9, R12, R5")}));
+  const std::vector<SourceBlock> blocks{block};
+  const KernelHotLines hot;
+  DiagnosisInput input;
+  input.launch = &c.launch;
+  input.facts = &c.facts;
+  input.page = PageKind::details;
+  input.blocks = &blocks;
+  input.hot_lines = &hot;
+  const Diagnosis diagnosis = kprof::diagnose(input);
+  ASSERT_FALSE(diagnosis.causes.empty());
+  EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::tensor_cores_unused);
+  const std::string& fix = diagnosis.causes[0].fix;
+  EXPECT_NE(fix.find("matmul_ieee.py:18"), std::string::npos) << fix;
+  EXPECT_NE(fix.find("input_precision=\"tf32\""), std::string::npos) << fix;
+}
+
 TEST(DiagnosisJson, WritesEveryMemberOfACause) {
   DiagnosisCause cause;
   cause.category = DiagnosisCategory::bank_conflicts;
   cause.title = "Shared-memory bank conflicts at k.cu:12";
+  cause.fix = "Pad the shared tile.";
   cause.line = DiagnosisLine{"/src/k.cu", 12};
   cause.launch = DiagnosisLaunch{"/src/kernel.py", 40, "k<<<grid, 256>>>(x, n);"};
   cause.evidence.push_back({"ncu rule X (global estimate)", 93.76, "why"});
@@ -632,6 +708,7 @@ TEST(DiagnosisJson, WritesEveryMemberOfACause) {
   EXPECT_EQ(
       json.dump(),
       R"json({"category":"bank_conflicts","title":"Shared-memory bank conflicts at k.cu:12",)json"
+      R"json("fix":"Pad the shared tile.",)json"
       R"json("line":{"file":"/src/k.cu","line":12},"launch":{"file":"/src/kernel.py",)json"
       R"json("line":40,"source":"k<<<grid, 256>>>(x, n);"},"evidence":[{"metric":"ncu rule X )json"
       R"json((global estimate)","value":93.76,"meaning":"why"},{"metric":"roofline",)json"
