@@ -301,6 +301,25 @@ TEST(Diagnose, BreaksATieBetweenAModelAndAMeasuredRoofByEvidenceNotByCategoryOrd
   EXPECT_EQ(diagnosis.causes[1].estimate_confidence, EstimateConfidence::medium);
 }
 
+TEST(Diagnose, LeadsAStreamAtEightyNineNinePercentOfDramPeakWithItsRoofNotALoadImbalance) {
+  // The streaming copy nobody here wrote (H100): 89.9% of DRAM peak, nothing to fix; ncu's
+  // AchievedOccupancy estimate, 10.07%, tied the DRAM verdict and came first by category order.
+  Case c = launch_of({65536, 1, 1}, {rule("AchievedOccupancy", "global", 10.07)});
+  c.facts.roofline.memory_sol_pct = 89.93;
+  c.facts.roofline.compute_sol_pct = 5.7;
+  c.facts.roofline.headroom_pct = 10.07;
+  c.facts.roofline.bottleneck = Bottleneck::memory;
+  c.facts.dram_throughput_pct = SourcedNumber{89.93, "DRAM Throughput"};
+  c.facts.achieved_occupancy_pct = SourcedNumber{84.7, "Achieved Occupancy"};
+  c.facts.theoretical_occupancy_pct = SourcedNumber{100, "Theoretical Occupancy"};
+  const Diagnosis diagnosis = c.diagnose();
+  EXPECT_EQ(order_of(diagnosis),
+            (std::vector<DiagnosisCategory>{DiagnosisCategory::dram_bound,
+                                            DiagnosisCategory::load_imbalance}));
+  EXPECT_EQ(diagnosis.causes.at(0).estimated_speedup_pct,
+            diagnosis.causes.at(1).estimated_speedup_pct);
+}
+
 TEST(Diagnose, RanksADefectWithMeasuredExcessAheadOfTheRoofItTiesWith) {
   // The one-warp softmax read without its source page: the spills' estimate is ncu's stall
   // estimate, equal to the DRAM verdict's headroom; the spill traffic is part of those bytes.
