@@ -66,6 +66,18 @@ const std::vector<DiagnosisCategory>& diagnosis_categories() {
   return k_all;
 }
 
+std::string_view to_string(EstimateConfidence confidence) {
+  switch (confidence) {
+  case EstimateConfidence::low:
+    return "low";
+  case EstimateConfidence::medium:
+    return "medium";
+  case EstimateConfidence::high:
+    return "high";
+  }
+  return "low";
+}
+
 void to_json(Json& out, const DiagnosisEvidence& evidence) {
   out = Json::object();
   out["metric"] = evidence.metric;
@@ -81,10 +93,18 @@ void to_json(Json& out, const DiagnosisCause& cause) {
   out = Json::object();
   out["category"] = std::string(to_string(cause.category));
   out["title"] = cause.title;
+  out["fix"] = cause.fix;
   if (cause.line) {
     out["line"] = Json{{"file", cause.line->file}, {"line", cause.line->line}};
   } else {
     out["line"] = nullptr;
+  }
+  if (cause.launch) {
+    out["launch"] = Json{{"file", cause.launch->file},
+                         {"line", cause.launch->line},
+                         {"source", cause.launch->source}};
+  } else {
+    out["launch"] = nullptr;
   }
   Json evidence = Json::array();
   for (const DiagnosisEvidence& entry : cause.evidence) {
@@ -93,6 +113,9 @@ void to_json(Json& out, const DiagnosisCause& cause) {
   out["evidence"] = std::move(evidence);
   out["estimated_speedup_pct"] =
       cause.estimated_speedup_pct ? number_json(*cause.estimated_speedup_pct) : Json(nullptr);
+  out["estimate_confidence"] = cause.estimated_speedup_pct && cause.estimate_confidence
+                                   ? Json(std::string(to_string(*cause.estimate_confidence)))
+                                   : Json(nullptr);
   out["source"] = cause.source;
 }
 

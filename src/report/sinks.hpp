@@ -81,9 +81,12 @@ struct CauseText {
   std::string title;    ///< the cause's sentence, with its line
   std::string estimate; ///< "up to 75% of the time", or "no estimate"
   std::optional<double> estimate_pct;
-  std::string source; ///< "ncu:UncoalescedGlobalAccess", "kprof:launch", ...
-  std::string where;  ///< "strided_load.py:13", or empty
-  std::string code;   ///< that line's source text when the hot lines hold it, or empty
+  std::string source;      ///< "ncu:UncoalescedGlobalAccess", "kprof:launch", ...
+  std::string where;       ///< "strided_load.py:13", or empty
+  std::string code;        ///< that line's source text when the hot lines hold it, or empty
+  std::string launch;      ///< "kernel.py:22": where the kernel is launched, or empty
+  std::string launch_code; ///< that line's text, or empty
+  std::string fix;         ///< what to change, in the kernel's language, or empty
 };
 
 /// The causes of `kernel` (a kernels[] entry), in the document's order (most important first).

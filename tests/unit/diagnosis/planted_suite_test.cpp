@@ -87,7 +87,8 @@ std::string_view set_of(Reading reading) {
   return "deep";
 }
 
-Json report_of(const std::string& problem, Reading reading, const fs::path& cache_root) {
+Json report_of(const std::string& problem, Reading reading, const fs::path& cache_root,
+               const Json& run_metadata = Json::object()) {
   const fs::path dir = k_recordings / problem;
   Result<MetricSet> set = find_metric_set(set_of(reading));
   EXPECT_TRUE(set.ok());
@@ -100,7 +101,7 @@ Json report_of(const std::string& problem, Reading reading, const fs::path& cach
   }
   Result<Analysis> analysis = analyse(*capture, SelectOptions{});
   EXPECT_TRUE(analysis.ok());
-  Json report = build_report(*capture, *analysis, *set);
+  Json report = build_report(*capture, *analysis, *set, run_metadata);
   if (reading != Reading::deep) {
     return report;
   }
@@ -303,6 +304,65 @@ TEST(PlantedSuite, NamesThePlantedDefectFirstWithItsLineAndSparesTheCleanTwins) 
   EXPECT_GE(10 * total.first, 9 * total.kernels);
   EXPECT_GE(10 * total.lines, 8 * total.lines_scored);
   EXPECT_LE(10 * (total.twins - total.twins_clean), total.twins);
+}
+
+TEST(PlantedSuite, GivesEveryCauseAFixInItsKernelsLanguage) {
+  const Json suite = manifest();
+  const TempDir cache = make_cache();
+  std::map<std::string, Json> reports;
+  for (const std::string& problem : problems(suite)) {
+    reports[problem] = report_of(problem, Reading::deep, cache.path());
+  }
+  for (const Json& kernel : suite["kernels"]) {
+    const std::string id = kernel["id"];
+    const Json* entry = entry_of(reports[id.substr(0, id.find('/'))], kernel["kernel"]);
+    ASSERT_NE(entry, nullptr) << id;
+    const bool triton = kernel["language"] == "triton";
+    // Words only the other language's fixes use.
+    const std::vector<std::string> foreign =
+        triton ? std::vector<std::string>{"In CUDA C++", "threadIdx", "__shared__", "__launch"}
+               : std::vector<std::string>{"In Triton", "tl.", "num_warps", "BLOCK"};
+    for (const Json& cause : (*entry)["diagnosis"]) {
+      const std::string fix = cause["fix"];
+      EXPECT_FALSE(fix.empty()) << id << " " << cause["category"];
+      for (const std::string& word : foreign) {
+        EXPECT_EQ(fix.find(word), std::string::npos) << id << ": " << fix;
+      }
+    }
+  }
+}
+
+TEST(PlantedSuite, PointsTheTritonCausesFixedAtTheLaunchAtTheLaunchInTheirKernelFiles) {
+  // A profiled round names its kernel file; each Triton kernel of the suite is launched in its
+  // own (the CUDA C++ ones in cuda/planted.cu, through the extension, so their files say so).
+  const Json suite = manifest();
+  const TempDir cache = make_cache();
+  int launches = 0;
+  for (const Json& kernel : suite["kernels"]) {
+    if (kernel["language"] != "triton") {
+      continue;
+    }
+    const std::string id = kernel["id"];
+    const fs::path file = k_source_root / kernel["kernel_file"].get<std::string>();
+    const Json report = report_of(id.substr(0, id.find('/')), Reading::deep, cache.path(),
+                                  Json{{"kernel_file", file.string()}});
+    const Json* entry = entry_of(report, kernel["kernel"]);
+    ASSERT_NE(entry, nullptr) << id;
+    for (const Json& cause : (*entry)["diagnosis"]) {
+      const std::string category = cause["category"];
+      const bool at_launch = category == "too_few_blocks" || category == "tail_effect" ||
+                             category == "low_occupancy" || category == "load_imbalance" ||
+                             category == "register_spills" || category == "launch_bound";
+      EXPECT_EQ(cause["launch"].is_object(), at_launch) << id << " " << category;
+      if (at_launch && cause["launch"].is_object()) {
+        ++launches;
+        EXPECT_TRUE(cause["launch"]["source"].get<std::string>().starts_with(
+            kernel["kernel"].get<std::string>() + "["))
+            << id << ": " << cause["launch"].dump();
+      }
+    }
+  }
+  EXPECT_GT(launches, 0);
 }
 
 TEST(PlantedSuite, ADetailsPageWithoutSourcePageSaysWhatTheSourcePageWouldAdd) {
