@@ -154,7 +154,7 @@ TEST(RoundDocument, KeepsTheCandidatesOrderAndRanksThemByTotalDurationWithFailur
   EXPECT_EQ(doc["batch"], true);
   EXPECT_EQ(doc["metadata"]["ncu_version"], "2025.3.1.0");
   ASSERT_EQ(doc["candidates"].size(), 4U);
-  for (int i = 0; i < 4; ++i) {
+  for (std::size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(doc["candidates"][i]["candidate"], i);
   }
   EXPECT_EQ(doc["candidates"][0]["rank"], 1);
