@@ -284,9 +284,10 @@ struct DiffOptions {
 };
 
 /// Compares report `a` (before) with report `b` (after), both validated with validate_report,
-/// and with no negative duration (summary.total_duration_ns, summary.kernels[].duration_ns, a
-/// launch's duration metric): malformed_input naming the side (and its source) and the key
-/// otherwise. The result (docs/history.md "Diff"):
+/// and with no impossible value by the rule that refuses a capture (check_not_negative,
+/// kprof/analysis.hpp: a negative summary.total_duration_ns, summary.kernels[].duration_ns,
+/// roofline SOL percentage, or launch metric that quantity_of() names): malformed_input naming
+/// the side (and its source) and the key otherwise. The result (docs/history.md "Diff"):
 ///   {schema_version, kind: "diff", a: {label, round, candidate}, b: {...},
 ///    total: {duration_ns: {a, b}, speedup, dominant_kernel: {a, b}},
 ///    kernels: [{name, duration_ns: {a, b}, speedup, bottleneck: {a, b, shifted},
