@@ -278,6 +278,7 @@ private:
     while (true) {
       ++attempt;
       session = m_runner.run(request);
+      session.gpu = request.gpu;
       verdicts.assign(pending.size(), CandidateVerdict{});
       for (std::size_t p = 0; p < pending.size(); ++p) {
         verdicts[p] = judge_candidate(session, request.plan, p);
