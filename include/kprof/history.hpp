@@ -305,10 +305,14 @@ Result<Json> diff_reports(const Json& a, const Json& b, const DiffOptions& optio
 /// line per compared value. Never fails on a diff_reports() result.
 std::string render_diff(const Json& diff, Format format);
 
+/// The shortest convergence window converged() accepts: one round.
+inline constexpr int k_min_convergence_window = 1;
+
 /// When to stop optimising: the thresholds of converged().
 struct ConvergenceOptions {
   double sol_threshold_pct = 95; ///< the best row is at the roofline at this max SOL
-  int window = 5;                ///< rounds without improvement before stopping (>= 1)
+  /// Rounds without improvement before stopping (k_min_convergence_window or more).
+  int window = 5;
   double min_improvement = 0.01; ///< relative; improvements up to this count as none
 };
 
