@@ -191,10 +191,13 @@ RunRequest call_options(const py::dict& values, const std::map<std::string, std:
   return unwrap(parse_run_options(parsed, context));
 }
 
-/// A Python int as the native parameter type T: usage error naming `name` and T's range when T
-/// cannot hold it (pybind11's own conversion would answer with its signatures instead).
+/// A Python int as the native parameter type T: usage error naming `name` and the range when T
+/// cannot hold it (pybind11's own conversion would answer with its signatures instead). The range
+/// is T's, from `least` (the library's smallest accepted value, when it has one) on; a value T
+/// holds is left to the library's own check.
 template <class T>
-T native_int(const py::int_& value, std::string_view name) {
+T native_int(const py::int_& value, std::string_view name,
+             T least = std::numeric_limits<T>::min()) {
   int overflow = 0;
   const long long number = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
   if (overflow == 0 && std::in_range<T>(number)) {
@@ -207,10 +210,10 @@ T native_int(const py::int_& value, std::string_view name) {
     }
     PyErr_Clear();
   }
-  throw Failure(make_error(ErrorCategory::usage,
-                           fmt::format("{} must be a whole number from {} to {}, got '{}'", name,
-                                       std::numeric_limits<T>::min(), std::numeric_limits<T>::max(),
-                                       py::repr(value).cast<std::string>())));
+  throw Failure(
+      make_error(ErrorCategory::usage,
+                 fmt::format("{} must be a whole number from {} to {}, got '{}'", name, least,
+                             std::numeric_limits<T>::max(), py::repr(value).cast<std::string>())));
 }
 
 /// A Python number as a double; an int too large for one is an infinity, which the library
@@ -470,7 +473,7 @@ public:
                                       const py::object& min_improvement) const {
     ConvergenceOptions options;
     options.sol_threshold_pct = native_number(sol_threshold);
-    options.window = native_int<int>(window, "window");
+    options.window = native_int<int>(window, "window", k_min_convergence_window);
     options.min_improvement = native_number(min_improvement);
     return json_text(to_json(unwrap(kprof::converged(unwrap(m_store.rows()), options))), -1);
   }

@@ -268,6 +268,8 @@ def new_status(plan):
         "torch_version": None,
         "triton_version": None,
         "gpu_name": None,
+        "cuda_devices": None,
+        "machine_gpus": None,
     }
 
 
@@ -565,8 +567,52 @@ def seed_everything(torch, seed):
     numpy.random.seed(seed % (2 ** 32))
 
 
-def load_problem(plan, status, problem_class=Problem):
+class NoGpu(Exception):
+    """CUDA shows the harness no GPU: the index kprof was asked for is not on this machine (or
+    no GPU is); status "cuda_devices" is 0 and "machine_gpus" says how many there are."""
+
+
+def machine_gpu_count():
+    """How many GPUs this machine has, whatever CUDA_VISIBLE_DEVICES says: NVML's count
+    (libnvidia-ml, the driver's own library), else the driver's /proc/driver/nvidia/gpus entries;
+    None when neither can tell."""
+    try:
+        nvml = ctypes.CDLL("libnvidia-ml.so.1")
+        count = ctypes.c_uint(0)
+        if nvml.nvmlInit_v2() == 0:
+            try:
+                if nvml.nvmlDeviceGetCount_v2(ctypes.byref(count)) == 0:
+                    return int(count.value)
+            finally:
+                nvml.nvmlShutdown()
+    except (OSError, AttributeError):
+        pass
+    try:
+        return len(os.listdir("/proc/driver/nvidia/gpus"))
+    except OSError:
+        return None
+
+
+def count_gpus(torch, status):
+    """Records the GPUs CUDA shows this process (status "cuda_devices") and, when it shows none,
+    how many the machine has ("machine_gpus"); raises NoGpu then. Without a GPU nothing can be
+    profiled: kprof names the index it was asked for and the machine's count."""
+    status["cuda_devices"] = int(torch.cuda.device_count())
+    if status["cuda_devices"] > 0:
+        return
+    status["machine_gpus"] = machine_gpu_count()
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    raise NoGpu("CUDA shows no GPU%s; this machine has %s" % (
+        "" if visible is None else " under CUDA_VISIBLE_DEVICES=%s" % clean_text(visible),
+        "an unknown number of GPUs" if status["machine_gpus"] is None else "%d GPU(s)" % status["machine_gpus"]))
+
+
+def load_problem(plan, status, problem_class=Problem, needs_gpu=True):
+    """torch and problem.py, imported; NoGpu first when CUDA shows no GPU and one is needed (a
+    compile worker needs none: it runs with CUDA_VISIBLE_DEVICES empty)."""
     torch = import_torch(status)
+    if needs_gpu:
+        count_gpus(torch, status)
     path = plan["problem"]
     add_import_dir(os.path.dirname(os.path.abspath(path)))
     module = load_module("_kprof_problem", path)
@@ -1091,7 +1137,7 @@ def prepare_compile_worker(plan):
     """The worker's set-up before the target: torch, problem.py and its inputs as meta tensors
     (made under torch.device("meta"): shapes and dtypes, no memory; MetaProblem). Returns
     compile_one(index)."""
-    problem = load_problem(plan, {}, MetaProblem)
+    problem = load_problem(plan, {}, MetaProblem, needs_gpu=False)
     with problem.torch.device("meta"):
         problem.set_inputs(list(problem.module.get_inputs()))
         get_init_inputs = getattr(problem.module, "get_init_inputs", None)
@@ -1362,6 +1408,16 @@ def fail_problem(status_file, error):
     return EXIT_PROBLEM_INVALID
 
 
+def fail_no_gpu(status_file, exc):
+    """No GPU to profile on (NoGpu): the problem is not looked at. The status's cuda_devices (0)
+    and machine_gpus make kprof's usage error; problem_error says it for any other reader."""
+    status_file.status["problem_ok"] = False
+    status_file.status["problem_error"] = describe_exception(exc)
+    status_file.write()
+    log("no GPU: %s" % clean_text(exc))
+    return EXIT_PROBLEM_INVALID
+
+
 def run(plan, status_file):
     status = status_file.status
     # A standby with defer_inputs waits before touching the GPU (kprof starts it beside a
@@ -1371,6 +1427,8 @@ def run(plan, status_file):
     status_file.set_phase("import_problem")
     try:
         problem = load_problem(plan, status)
+    except NoGpu as exc:
+        return fail_no_gpu(status_file, exc)
     except (Exception, SystemExit) as exc:
         return fail_problem(status_file, describe_exception(exc))
     if primer is not None:

@@ -209,6 +209,13 @@ struct HarnessStatus {
   std::string torch_version;
   std::string triton_version; ///< empty when triton is absent
   std::string gpu_name;
+  /// The GPUs CUDA showed the harness once torch was imported (torch.cuda.device_count()); 0
+  /// when the GPU kprof chose is not on this machine (CUDA_VISIBLE_DEVICES names none), and then
+  /// the harness stopped before the problem. nullopt before torch's import.
+  std::optional<int> cuda_devices;
+  /// With cuda_devices 0: the machine's GPUs, whatever CUDA_VISIBLE_DEVICES says (NVML, else
+  /// /proc/driver/nvidia/gpus); nullopt when neither could tell.
+  std::optional<int> machine_gpus;
 };
 
 /// Parses the status JSON the harness wrote; malformed_input when it is not one. A problem error

@@ -40,6 +40,7 @@ struct SessionRequest {
 
 /// Everything one session produced.
 struct SessionOutcome {
+  int gpu = 0;                   ///< the GPU index the session ran on (its request's)
   std::vector<std::string> argv; ///< ncu's argv
   bool started = false;          ///< ncu could be spawned
   std::optional<Error> spawn_error;

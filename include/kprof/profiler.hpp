@@ -70,6 +70,12 @@ struct ProfileOptions {
   std::filesystem::path lock_dir; ///< empty: GpuLock::default_dir()
   /// Called with a progress line ("[3/8] cand2 ok (1.2 s)"); may be empty.
   std::function<void(const std::string&)> on_progress;
+  /// A round that kprof's interruption (Ctrl-C, SIGTERM: cancellation_requested()) cut short is
+  /// written as failed, as it ended (a kept attempt beside a good round). Off for kprof serve,
+  /// whose rounds are its clients': its candidates did not fail, the server stopped, and the
+  /// client profiles them itself; the round then writes nothing (RoundResult::recorded).
+  /// Not an option of the table: no command or keyword sets it.
+  bool record_interrupted_rounds = true;
 };
 
 /// Records `report`, the report of a capture profiled elsewhere (`kprof report FILE --round N`),
@@ -123,7 +129,9 @@ public:
   /// (KernelAgent layout; also into logs_dir when set). A failed or interrupted re-run of a round
   /// with a good result goes to out_dir/roundNNN.attempt-K/ instead and leaves the round alone. The
   /// RoundResult is returned even when the candidate failed; a Result error means the round could
-  /// not be attempted (inputs missing, unknown metrics, GPU busy, output not writable).
+  /// not be attempted (inputs missing, unknown metrics, GPU busy, output not writable). A round
+  /// cut short by kprof's interruption writes nothing when the options' record_interrupted_rounds
+  /// is off (RoundResult::recorded false).
   Result<RoundResult> profile(const std::filesystem::path& kernel,
                               const std::filesystem::path& problem, int round);
 

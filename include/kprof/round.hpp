@@ -57,6 +57,11 @@ struct RoundResult {
   double wall_seconds = 0;
   Json metadata; ///< run facts (argv, ncu version, GPU, clock control, ...)
   ServedBy served_by;
+  /// false for a round that kprof's interruption cut short under a profiler whose
+  /// ProfileOptions::record_interrupted_rounds is off: nothing of it was written (no directory,
+  /// no KernelAgent file, no history row), `dir` is empty and the candidates say how far they
+  /// came. round_document() leaves it out (kprof serve sends only recorded rounds).
+  bool recorded = true;
 };
 
 /// How much of its report a candidate's JSON carries.

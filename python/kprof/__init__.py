@@ -144,13 +144,13 @@ def _is_report(value: Any) -> bool:
     return isinstance(value, Mapping) and all(key in value for key in ("schema_version", "metadata", "kernels"))
 
 
-def _report_of(value: Any) -> Report:
-    """The report document of a ProfilerResults or a report dict."""
+def _report_of(value: Any, what: str) -> Report:
+    """The report document of a ProfilerResults or a report dict (the parameter ``what``)."""
     if isinstance(value, ProfilerResults):
         return value.report
     if _is_report(value):
         return dict(value)
-    raise TypeError(f"expected a kprof report dict or ProfilerResults, not {type(value).__name__}")
+    raise TypeError(f"{what} must be a kprof report dict or ProfilerResults, not {type(value).__name__}")
 
 
 def _dumps(doc: Any, what: str = "the document") -> str:
@@ -161,12 +161,13 @@ def _dumps(doc: Any, what: str = "the document") -> str:
         raise MalformedOutput(f"{what} cannot be written as JSON: {error}") from None
 
 
-def _round_ref(ref: Any) -> str:
-    """3 -> "3", "3:1" -> "3:1", (3, 1) -> "3:1"; parse_round_ref validates the text."""
+def _round_ref(ref: Any, what: str) -> str:
+    """3 -> "3", "3:1" -> "3:1", (3, 1) -> "3:1" (the parameter ``what``); parse_round_ref
+    validates the text."""
     if isinstance(ref, tuple) and len(ref) == 2:
-        return f"{_int(ref[0], 'round')}:{_int(ref[1], 'candidate')}"
+        return f"{_int(ref[0], f'{what}[0]')}:{_int(ref[1], f'{what}[1]')}"
     if isinstance(ref, bool) or not isinstance(ref, (int, str)):
-        raise TypeError(f"a round is an int, 'N', 'N:C' or (N, C), not {type(ref).__name__}")
+        raise TypeError(f"{what} must be a round: an int, 'N', 'N:C' or (N, C), not {type(ref).__name__}")
     return str(ref)
 
 
@@ -269,6 +270,10 @@ def _plain_rows(value: Any) -> List[Dict[str, Any]]:
     iterable of mappings; NaN and infinities (pandas' missing values) become None."""
     if hasattr(value, "to_dict") and hasattr(value, "columns"):  # a pandas DataFrame
         value = value.to_dict(orient="records")
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise TypeError(
+            "rows_or_report must be rows (a list of dicts, a DataFrame), a kprof report dict or "
+            f"ProfilerResults, not {type(value).__name__}")
     rows = []
     for row in value:
         if not isinstance(row, Mapping):
@@ -293,7 +298,7 @@ def metrics_to_prompt(
     "metrics" block as text)."""
     del title  # KernelAgent documents it as "not included in output"
     is_report = isinstance(rows_or_report, ProfilerResults) or _is_report(rows_or_report)
-    data = _report_of(rows_or_report) if is_report else _plain_rows(rows_or_report)
+    data = _report_of(rows_or_report, "rows_or_report") if is_report else _plain_rows(rows_or_report)
     keep = None if keep_cols is None else _names(keep_cols, "keep_cols")
     digits = None if round_digits is None else _int(round_digits, "round_digits")
     return str(_kprof.metrics_text(_dumps(data), is_report, digits, bool(compact), keep, str(key_by)))
@@ -327,7 +332,7 @@ def render(
     for a dict that is not a kprof report."""
     if isinstance(report_or_results, Diff):
         return report_or_results.render(format)
-    doc = _report_of(report_or_results)
+    doc = _report_of(report_or_results, "report_or_results")
     return str(_kprof.render(_dumps(doc), _word(format, "format"), _int(round_digits, "round_digits"), bool(compact), _int(max_rules, "max_rules")))
 
 
@@ -774,7 +779,7 @@ def diff(a: Any, b: Any, top_metrics: int = 8) -> Diff:
     def document(side: Any, what: str) -> str:
         if isinstance(side, (str, os.PathLike)):
             return str(_kprof.load_report(_native_path(side, what)))
-        return _dumps(_report_of(side), "the report")
+        return _dumps(_report_of(side, what), "the report")
 
     return Diff(json.loads(_kprof.diff_reports(document(a, "a"), document(b, "b"), _int(top_metrics, "top_metrics"))))
 
@@ -834,7 +839,7 @@ class History:
     def document(self, ref: Any) -> Report:
         """The report recorded for round ``ref`` (3, "3", "3:1" or (3, 1)); a round with
         several candidates gives its best. InputNotFound when absent or failed."""
-        doc: Report = json.loads(self._native.document(_round_ref(ref)))
+        doc: Report = json.loads(self._native.document(_round_ref(ref, "ref")))
         return doc
 
     def results(self, ref: Any) -> ProfilerResults:
@@ -843,7 +848,7 @@ class History:
 
     def diff(self, a: Any, b: Any, top_metrics: int = 8) -> Diff:
         """Compares round a (before) with round b (after), as ``kprof diff DIR A B``."""
-        return Diff(json.loads(self._native.diff(_round_ref(a), _round_ref(b), _int(top_metrics, "top_metrics"))))
+        return Diff(json.loads(self._native.diff(_round_ref(a, "a"), _round_ref(b, "b"), _int(top_metrics, "top_metrics"))))
 
     def converged(
         self, sol_threshold: float = 95, window: int = 5, min_improvement: float = 0.01

@@ -196,6 +196,19 @@ public:
     return value->get<int>();
   }
 
+  /// A count that may be absent or null (nullopt), else a non-negative integer.
+  std::optional<int> count(const char* key) {
+    const Json* value = member(key, false);
+    if (value == nullptr || value->is_null()) {
+      return std::nullopt;
+    }
+    if (!value->is_number_integer() || *value < 0 || *value > std::numeric_limits<int>::max()) {
+      fail(key, "a non-negative integer or null");
+      return std::nullopt;
+    }
+    return value->get<int>();
+  }
+
   double seconds(const char* key) {
     const Json* value = member(key, false);
     if (value == nullptr) {
@@ -414,6 +427,8 @@ Result<HarnessStatus> parse_harness_status(std::string_view json_text) {
   status.torch_version = object.text("torch_version");
   status.triton_version = object.text("triton_version");
   status.gpu_name = object.text("gpu_name");
+  status.cuda_devices = object.count("cuda_devices");
+  status.machine_gpus = object.count("machine_gpus");
   const Json* problem_error = object.member("problem_error", false);
   const Json* candidates = object.member("candidates", true);
   if (candidates != nullptr && !candidates->is_array()) {

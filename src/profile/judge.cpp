@@ -64,6 +64,32 @@ CandidateVerdict decided(CandidateStatus status, std::optional<Error> error) {
   return verdict;
 }
 
+/// The session's GPU showed the harness no GPU (HarnessStatus::cuda_devices 0): a usage error
+/// naming the index and how many GPUs the machine has, with the harness's words (its
+/// CUDA_VISIBLE_DEVICES) as the detail.
+Error no_gpu_error(const SessionOutcome& session) {
+  const std::optional<int> machine = session.harness->machine_gpus;
+  const int gpu = session.gpu;
+  std::string message;
+  if (!machine) {
+    message = fmt::format("GPU {}: CUDA shows the profiled program no GPU, and how many GPUs this "
+                          "machine has is unknown (no NVML, no /proc/driver/nvidia/gpus)",
+                          gpu);
+  } else if (*machine == 0) {
+    message = fmt::format("GPU {} is not on this machine: it has no GPU", gpu);
+  } else if (gpu >= *machine) {
+    message = fmt::format("GPU {} is not on this machine: it has {} GPU{} (valid: 0 to {})", gpu,
+                          *machine, *machine == 1 ? "" : "s", *machine - 1);
+  } else {
+    message = fmt::format("GPU {}: CUDA shows the profiled program no GPU, though this machine "
+                          "has {} (check CUDA_VISIBLE_DEVICES)",
+                          gpu, *machine);
+  }
+  const std::optional<Error>& harness = session.harness->problem_error;
+  return make_error(ErrorCategory::usage, std::move(message),
+                    harness ? "kprof's harness: " + harness->message : std::string());
+}
+
 const HarnessCandidateStatus* harness_status_of(const SessionOutcome& session,
                                                 const std::string& range) {
   if (!session.harness) {
@@ -277,6 +303,9 @@ CandidateVerdict judge_candidate(const SessionOutcome& session, const HarnessPla
   if (session.verdict.error &&
       session.verdict.error->category == ErrorCategory::permission_denied) {
     return decided(CandidateStatus::failed, session.verdict.error);
+  }
+  if (session.harness && session.harness->cuda_devices == 0) {
+    return decided(CandidateStatus::failed, no_gpu_error(session));
   }
   if (session.harness && session.harness->problem_error) {
     return decided(CandidateStatus::failed, session.harness->problem_error);

@@ -278,6 +278,7 @@ private:
     while (true) {
       ++attempt;
       session = m_runner.run(request);
+      session.gpu = request.gpu;
       verdicts.assign(pending.size(), CandidateVerdict{});
       for (std::size_t p = 0; p < pending.size(); ++p) {
         verdicts[p] = judge_candidate(session, request.plan, p);
@@ -756,6 +757,18 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
   // The analyses first: they settle each candidate's status, and the statuses where the round
   // goes (a failed re-run never replaces a good round).
   const auto analyses = analyse_candidates(*work, kernels, m_options.select);
+  if (cancellation_requested() && !m_options.record_interrupted_rounds) {
+    // The staging directory goes with the writer: nothing of the round is written.
+    RoundResult dropped;
+    dropped.round = round;
+    dropped.recorded = false;
+    for (CandidateWork& slot : *work) {
+      dropped.candidates.push_back(std::move(slot.result));
+    }
+    dropped.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return dropped;
+  }
   const bool good = !cancellation_requested() &&
                     std::any_of(work->begin(), work->end(), [](const CandidateWork& w) {
                       return w.result.status != CandidateStatus::failed;

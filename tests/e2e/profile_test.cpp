@@ -404,6 +404,23 @@ TEST_F(KprofProfile, LeavesNoStagingDirectoryBehind) {
   }
 }
 
+TEST_F(KprofProfile, AGpuTheMachineLacksIsAUsageErrorNamingItNeverASilentSuccess) {
+  // This machine shows kprof no GPU count (no CUDA_VISIBLE_DEVICES, no /proc/driver/nvidia), so
+  // --gpu 99 is not refused up front; the harness finds CUDA showing it no GPU under
+  // CUDA_VISIBLE_DEVICES=99 (the fake torch's machine has one).
+  KprofRun run =
+      profile({example("twostage/kernel.py"), example("twostage/problem.py"), "--gpu", "99"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  const bool named =
+      run.err.find("kprof: error: GPU 99 is not on this machine: it has 1 GPU "
+                   "(valid: 0 to 0)") != std::string::npos ||
+      run.err.find("kprof: error: GPU 99: CUDA shows the profiled program no GPU, "
+                   "and how many GPUs this machine has is unknown") != std::string::npos;
+  EXPECT_TRUE(named) << run.err;
+  EXPECT_NE(run.err.find("CUDA_VISIBLE_DEVICES=99"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("inputs on the GPU failed"), std::string::npos) << run.err;
+}
+
 TEST_F(KprofProfile, AKernelThatDoesNotImportIsClassified) {
   KprofRun run = profile({case_file("syntax_error/kernel.py"), case_file("vector/problem.py")});
   EXPECT_EQ(run.exit_code, 8) << run.err;

@@ -792,6 +792,14 @@ def test_a_gpu_beyond_the_visible_gpus_is_refused(tmp_path, monkeypatch):
         (lambda d: kprof.metrics_to_prompt([{"Kernel Name": "k"}], keep_cols=[3]), "keep_cols"),
         (lambda d: kprof.KernelProfiler(d).profile(VADD_KERNEL, VADD_PROBLEM, "1"), "round_num"),
         (lambda d: kprof.KernelProfiler(d).profile(VADD_KERNEL, VADD_PROBLEM, 1, max_retries="2"), "max_retries"),
+        (lambda d: kprof.render(5), "^report_or_results must be"),
+        (lambda d: kprof.diff(kprof.report(TWOSTAGE), 5), "^b must be"),
+        (lambda d: kprof.diff([], kprof.report(TWOSTAGE)), "^a must be"),
+        (lambda d: kprof.metrics_to_prompt(5), "^rows_or_report must be"),
+        (lambda d: rounds_for(d).document(1.5), "^ref must be"),
+        (lambda d: rounds_for(d).results(None), "^ref must be"),
+        (lambda d: rounds_for(d).diff(1, [1]), "^b must be"),
+        (lambda d: rounds_for(d).diff((1, "x"), 1), r"^a\[1\] must be"),
     ],
 )
 def test_a_wrong_python_type_is_a_type_error_naming_the_parameter(tmp_path, call, parameter):
@@ -874,7 +882,9 @@ BAD_VALUES = [
     ("diff a NUL", lambda d: kprof.diff(str(d / "a\0.json"), kprof.report(TWOSTAGE)), kprof.UsageError, f"a {NUL}"),
     ("History dir NUL", lambda d: kprof.History(str(d / "h\0")), kprof.UsageError, f"dir {NUL}"),
     ("History.diff top_metrics 2**70", lambda d: rounds_for(d).diff(1, 1, top_metrics=2**70), kprof.UsageError, f"top_metrics must be a whole number from 0 to {U64}"),
-    ("History.converged window 2**70", lambda d: rounds_for(d).converged(window=2**70), kprof.UsageError, f"window must be a whole number {INT}, got '{2**70}'"),
+    ("History.converged window 2**70", lambda d: rounds_for(d).converged(window=2**70), kprof.UsageError, f"window must be a whole number from 1 to 2147483647, got '{2**70}'"),
+    ("History.converged window -2**70", lambda d: rounds_for(d).converged(window=-(2**70)), kprof.UsageError, f"window must be a whole number from 1 to 2147483647, got '-{2**70}'"),
+    ("History.converged window 0", lambda d: rounds_for(d).converged(window=0), kprof.UsageError, "the convergence window must be at least 1 round, not 0"),
     ("History.converged min_improvement 10**400", lambda d: rounds_for(d).converged(min_improvement=10**400), kprof.UsageError, "the minimum improvement must be a fraction >= 0, not inf"),
 ]
 

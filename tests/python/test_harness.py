@@ -1076,12 +1076,14 @@ PRIMER_EVENTS = ["cuda cuInit", "cuda cuDeviceGet", "cuda cuDevicePrimaryCtxReta
 
 @pytest.fixture(scope="module")
 def fake_cuda(tmp_path_factory):
-    """A folder with the fake libcuda.so.1 and libnvtx3interop.so.1 (tests/standins/fake_cuda)."""
+    """A folder with the fake libcuda.so.1, libnvtx3interop.so.1 and libnvidia-ml.so.1
+    (tests/standins/fake_cuda)."""
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         pytest.skip("needs a C compiler to build the fake CUDA driver")
     folder = tmp_path_factory.mktemp("fake_cuda")
-    for name, flags in (("libcuda.so.1", []), ("libnvtx3interop.so.1", ["-DKPROF_FAKE_NVTX"])):
+    for name, flags in (("libcuda.so.1", []), ("libnvtx3interop.so.1", ["-DKPROF_FAKE_NVTX"]),
+                        ("libnvidia-ml.so.1", ["-DKPROF_FAKE_NVML"])):
         subprocess.run([compiler, "-shared", "-fPIC", "-O1", *flags, "-o", str(folder / name), str(FAKE_CUDA_SOURCE)],
                        check=True)
     return folder
@@ -1178,6 +1180,39 @@ def test_a_failing_driver_call_is_recorded_and_changes_nothing_else(tmp_path, fa
     assert run.status["primer"] == "failed: cuLaunchKernel returned CUDA error 999"
     # The range is closed even so, and the candidate runs as without a primer.
     assert run.events.count("push kprof:primer") == run.events.count("pop") - 1
+    assert run.candidate(0)["ok"] is True
+
+
+def test_a_gpu_the_machine_lacks_stops_the_harness_before_the_problem_naming_the_machines_gpus(tmp_path, fake_cuda):
+    # `kprof profile --gpu 99` sets CUDA_VISIBLE_DEVICES=99; CUDA then shows no GPU, and NVML
+    # (here the fake libnvidia-ml) counts the machine's.
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                      env=with_library_path(fake_cuda, CUDA_VISIBLE_DEVICES="99", KPROF_FAKE_GPU_COUNT="2"))
+    assert run.code == 2, run.stderr
+    assert run.status["cuda_devices"] == 0 and run.status["machine_gpus"] == 2, run.status
+    assert run.status["phase"] == "import_problem" and run.status["problem_ok"] is False
+    assert run.status["problem_error"]["type"] == "NoGpu"
+    assert run.status["problem_error"]["message"] == (
+        "CUDA shows no GPU under CUDA_VISIBLE_DEVICES=99; this machine has 2 GPU(s)")
+    assert run.candidate(0)["phase"] == "not_started"
+    assert "sync" not in run.events, "no inputs made on the CPU instead, no kernel run"
+
+
+def test_a_machine_whose_gpus_nothing_can_count_is_said_to_have_an_unknown_number(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                      env={"CUDA_VISIBLE_DEVICES": "99", "LD_LIBRARY_PATH": str(tmp_path)})
+    assert run.code == 2, run.stderr
+    assert run.status["cuda_devices"] == 0
+    if shutil.which("nvidia-smi") is None and not os.path.isdir("/proc/driver/nvidia/gpus"):
+        assert run.status["machine_gpus"] is None
+        assert run.status["problem_error"]["message"].endswith("this machine has an unknown number of GPUs")
+
+
+def test_a_visible_gpu_is_counted_and_changes_nothing_else(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                      env={"KPROF_FAKE_GPU_COUNT": "2"})
+    assert run.code == 0, run.stderr
+    assert run.status["cuda_devices"] == 2 and run.status["machine_gpus"] is None
     assert run.candidate(0)["ok"] is True
 
 

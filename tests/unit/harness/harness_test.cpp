@@ -397,6 +397,25 @@ TEST(ParseHarnessStatus, MapsAProblemErrorToProblemInvalid) {
   EXPECT_EQ(status->problem_error->detail, "Traceback ...");
 }
 
+TEST(ParseHarnessStatus, ReadsTheGpusCudaShowedAndTheMachinesCount) {
+  Json json = healthy_status();
+  EXPECT_EQ(parse(json)->cuda_devices, std::nullopt) << "a status before torch's import";
+  json["cuda_devices"] = 0;
+  json["machine_gpus"] = 2;
+  auto none = parse(json);
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_EQ(none->cuda_devices, 0);
+  EXPECT_EQ(none->machine_gpus, 2);
+  json["machine_gpus"] = nullptr; // neither NVML nor /proc could tell
+  EXPECT_EQ(parse(json)->machine_gpus, std::nullopt);
+  json["cuda_devices"] = -1;
+  auto bad = parse(json);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("status.cuda_devices must be a non-negative integer or null"),
+            std::string::npos)
+      << bad.error().message;
+}
+
 TEST(ParseHarnessStatus, ReportsAPoisonedCudaContext) {
   Json json = healthy_status();
   json["candidates"][1]["cuda_context_poisoned"] = true;
