@@ -8,7 +8,7 @@
 #     build-device/planted/torch-extensions, so the profiled processes only load it;
 #  2. one `kprof batch PROBLEM KERNEL... --metrics deep` per problem (a defect and its clean twin
 #     share a problem, so each batch is one process), with `--clock-control none`; the deep set
-#     implies --source, so each session keeps ncu's details page (ncu.log), the source page and
+#     implies --source, so each session keeps ncu's details page (rows.csv), the source page and
 #     the .ncu-rep; the raw page is exported from the .ncu-rep after the batch;
 #  3. packs per problem the details page, raw page, source page, batch.json, each candidate's
 #     report.json and Triton's PTX (what the hot lines fold with) into ONE $OUT/planted.tar.gz
