@@ -250,9 +250,12 @@ std::string load_metrics(const std::string& path, const std::string& columns,
   return json_text(kernelagent_capture_rows(capture, set, options), -1);
 }
 
-/// `kprof report FILE --select S --metrics M [--kernel K]...` as a document (read_report_file).
-std::string build_report_from_file(const std::string& path, const std::string& select,
-                                   const std::string& metrics,
+/// `kprof report FILE --select S --metrics M [--kernel K]...` as a document (read_report_file,
+/// report_file_document): a capture, or a report.json analysed again (`select` and `metrics`
+/// None: its own).
+std::string build_report_from_file(const std::string& path,
+                                   const std::optional<std::string>& select,
+                                   const std::optional<std::string>& metrics,
                                    const std::vector<std::string>& kernels) {
   ReportFileRequest request;
   request.file = path;
@@ -260,7 +263,7 @@ std::string build_report_from_file(const std::string& path, const std::string& s
   request.kernels = kernels;
   request.metrics = metrics;
   const ReportFileParts parts = unwrap(read_report_file(request));
-  return json_text(build_report(parts.capture, parts.analysis, parts.metrics, parts.run), -1);
+  return json_text(unwrap(report_file_document(parts)), -1);
 }
 
 std::string render_report(const std::string& doc, const std::string& format,

@@ -45,8 +45,11 @@ struct SessionOutcome {
   bool started = false;          ///< ncu could be spawned
   std::optional<Error> spawn_error;
   ProcessResult process;
-  std::string log_text;                 ///< ncu's --log-file
-  std::optional<Capture> capture;       ///< the rows: the log's CSV, or the report's (source)
+  std::string log_text;           ///< ncu's --log-file
+  std::optional<Capture> capture; ///< the rows: the log's CSV, or the report's (source)
+  /// The file of the session's directory that holds the rows as CSV: the log (ncu.log), or,
+  /// with source counters, the rows imported from the report (RoundLayout::k_rows_page).
+  std::string rows_file = "ncu.log";
   std::optional<Error> capture_error;   ///< why the rows could not be read
   std::optional<HarnessStatus> harness; ///< status.json, when the harness wrote it
   NcuVerdict verdict;                   ///< classify_ncu_run() on the process, log and rows

@@ -306,15 +306,23 @@ def metrics_to_prompt(
 
 def report(
     csv_path: PathLike,
-    select: Any = "all",
-    metrics: str = "default",
+    select: Any = None,
+    metrics: Optional[str] = None,
     kernels: Optional[Sequence[str]] = None,
 ) -> Report:
     """The report document of an ncu output, exactly as ``kprof report FILE --select S --metrics
-    M [--kernel K]...`` builds it (schema in docs/json-schema.md). Raises like
-    load_ncu_metrics(); NoKernelsProfiled when the filters leave nothing."""
+    M [--kernel K]...`` builds it (schema in docs/json-schema.md); ``csv_path`` may also be a
+    report.json kprof wrote (or its round directory), analysed again from what it was built
+    from. ``select`` and ``metrics`` left None are kprof's defaults ("all", "default"), or a
+    report.json's own. Raises like load_ncu_metrics(); NoKernelsProfiled when the filters leave
+    nothing."""
     filters = _names(kernels, "kernels")
-    text = _kprof.build_report(_native_path(csv_path, "csv_path"), _word(select, "select"), _word(metrics, "metrics"), filters)
+    text = _kprof.build_report(
+        _native_path(csv_path, "csv_path"),
+        None if select is None else _word(select, "select"),
+        None if metrics is None else _word(metrics, "metrics"),
+        filters,
+    )
     result: Report = json.loads(text)
     return result
 

@@ -101,6 +101,7 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
   facts.source_export_seconds = session.source_export_seconds;
   std::error_code ec;
   facts.session_dir = fs::relative(session_dir, round_dir, ec).string();
+  facts.rows_file = session.rows_file;
   if (session.harness) {
     const HarnessStatus& status = *session.harness;
     facts.has_harness = true;
@@ -404,10 +405,31 @@ CandidateMetadata candidate_metadata(const RunMetadata& run, const CandidateWork
   metadata.session = work.facts;
   if (work.facts) {
     metadata.source =
-        (final_dir / work.facts->session_dir / RoundLayout::k_ncu_log).lexically_normal().string();
+        (final_dir / work.facts->session_dir / work.facts->rows_file).lexically_normal().string();
   }
   metadata.error = candidate.error;
   return metadata;
+}
+
+/// What candidate `candidate` (nullopt: a plain round's) was analysed from, where the round goes
+/// (`final_dir`): its session's rows and source page, relative to the report's directory, so
+/// that the round can be moved whole (an attempt, another kernel file's entry) and analysed again.
+ReportInputs built_from(const CandidateWork& work, std::optional<int> candidate,
+                        const fs::path& final_dir, const std::vector<std::string>& kernels) {
+  const fs::path report_dir = RoundLayout::candidate_dir(final_dir, candidate).lexically_normal();
+  const fs::path session = final_dir / work.facts->session_dir;
+  const auto relative = [&](std::string_view file) {
+    return (session / file).lexically_normal().lexically_relative(report_dir);
+  };
+  ReportInputs inputs;
+  inputs.rows = relative(work.facts->rows_file);
+  if (work.source_page) {
+    inputs.source_page = relative(RoundLayout::k_source_page);
+  }
+  inputs.nvtx_range = candidate_range(candidate.value_or(0));
+  inputs.kernels = kernels;
+  inputs.all_columns = true;
+  return inputs;
 }
 
 /// The report of a captured candidate, with its hot lines when the profiler asks for them.
@@ -432,6 +454,10 @@ Json candidate_report(const KernelProfiler& profiler, const CandidateWork& work,
                        .lexically_normal()
                        .string())
             : Json(nullptr);
+  }
+  if (work.facts) {
+    metadata.built_from =
+        built_from(work, metadata.candidate, final_dir, profiler.options().select.kernel_filters);
   }
   Json report = build_report(*work.capture, analysis, profiler.metric_set(), metadata.to_json());
   if (!source) {

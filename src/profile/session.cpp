@@ -438,16 +438,12 @@ private:
     }
     // The log holds the source page; the rows are in the report (NcuCommand::source_counters).
     const auto started = std::chrono::steady_clock::now();
-    const fs::path report = dir / (std::string(RoundLayout::k_ncu_report_base) + ".ncu-rep");
-    std::error_code ec;
-    Result<Capture> rows =
-        fs::is_regular_file(report, ec)
-            ? import_rows(m_settings.ncu, report, rows_page(m_settings.metrics))
-            : Result<Capture>(make_error(ErrorCategory::no_kernels,
-                                         fmt::format("ncu wrote no report {}", report.string())));
+    const fs::path report = dir / RoundLayout::k_ncu_report;
+    Result<Capture> rows = kept_rows(dir, report);
     SessionOutcome outcome =
         assess_source_session(std::move(argv), std::move(process), std::move(log_text),
                               std::move(harness), std::move(rows), RoundLayout::k_ncu_log);
+    outcome.rows_file = RoundLayout::k_rows_page;
     if (outcome.source_page) {
       // The round keeps the page where `kprof report --source` and the report's metadata say.
       if (auto written = write_file_atomic(dir / RoundLayout::k_source_page, outcome.log_text);
@@ -459,6 +455,26 @@ private:
     outcome.source_export_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return outcome;
+  }
+
+  /// The rows of a session with source counters, imported from its `report` and kept in `dir`
+  /// (RoundLayout::k_rows_page), so that its reports can be analysed again without ncu.
+  /// no_kernels when ncu wrote no report; a page that cannot be kept fails the rows, since a
+  /// round must hold what its reports were built from.
+  Result<Capture> kept_rows(const fs::path& dir, const fs::path& report) const {
+    std::error_code ec;
+    if (!fs::is_regular_file(report, ec)) {
+      return make_error(ErrorCategory::no_kernels,
+                        fmt::format("ncu wrote no report {}", report.string()));
+    }
+    auto text = export_rows(m_settings.ncu, report, rows_page(m_settings.metrics));
+    if (!text) {
+      return std::move(text).error();
+    }
+    if (auto written = write_file_atomic(dir / RoundLayout::k_rows_page, *text); !written) {
+      return written.error();
+    }
+    return parse_ncu_csv(*text, {}, report.string());
   }
 
   /// Hands the request's candidates to `standby` and waits for its session; its files move into

@@ -243,6 +243,19 @@ def test_prompt_with_select_and_kernel_filter_matches_the_cli(tmp_path):
     assert kprof.render(doc, "prompt") == expected
 
 
+def test_report_of_a_report_json_analyses_it_again_with_its_own_selection(tmp_path):
+    capture = write_repeated_capture(tmp_path)
+    first = kprof.report(capture, select="first", kernels=["partial"])
+    path = tmp_path / "round" / "report.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(first))
+    again = kprof.report(path.parent)
+    assert again["metadata"]["select"] == "first"
+    assert again["metadata"]["reanalysis"]["report"] == str(path)
+    assert again["kernels"] == first["kernels"]
+    assert kprof.render(again, "prompt") == run_cli("report", str(path), "--format", "prompt")
+
+
 def test_render_json_parses_back_to_the_document():
     doc = kprof.report(TWOSTAGE)
     assert json.loads(kprof.render(doc, "json")) == doc
