@@ -1506,6 +1506,73 @@ def die_with_parent():
         os._exit(EXIT_INTERNAL)
 
 
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper():
+    """Make this process the reaper of the candidate's orphans: a child the candidate starts and
+    leaves running, and a daemon it detaches (fork, setsid, fork), are re-parented here rather
+    than to init, so that end_descendants finds them. Best effort outside Linux."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def children_of(pid):
+    """The pids whose parent is `pid`, from /proc (empty where /proc cannot be read)."""
+    children = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return children
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 1 and fields[1] == str(pid).encode():
+            children.append(int(entry))
+    return children
+
+
+def end_descendants(limit_s=2.0):
+    """Kill (SIGKILL) and reap every process the candidate left behind: the real ncu waits for
+    every process of the tree it profiles before it writes its rows and exits, so one `sleep` a
+    kernel_function started held a round until kprof's --timeout (H100, 2026-12-06,
+    docs/device-runs/2026-12-06-shared-host.md). Orphans come here through become_subreaper;
+    each killed child's own children do too, hence the rounds, bounded by `limit_s`."""
+    if not sys.platform.startswith("linux"):
+        return
+    import signal  # noqa: E402
+
+    me = os.getpid()
+    give_up = time.monotonic() + limit_s
+    while time.monotonic() < give_up:
+        children = children_of(me)
+        if not children:
+            return
+        for child in children:
+            try:
+                os.kill(child, signal.SIGKILL)
+            except OSError:
+                pass
+        while time.monotonic() < give_up:
+            try:
+                reaped, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if reaped == 0:
+                if not set(children).intersection(children_of(me)):
+                    break
+                time.sleep(0.01)
+
+
 def owner_alive(pid):
     """False once process `pid` is gone or a zombie (its parent has not reaped it yet)."""
     try:
@@ -1560,6 +1627,7 @@ def report_crashes():
 
 def main(argv):
     die_with_parent()
+    become_subreaper()
     die_with_owner()
     report_crashes()
     sys.dont_write_bytecode = True  # never leave __pycache__ in the user's kernel directories
@@ -1586,7 +1654,9 @@ def exit_now(code):
     Triton's atexit work, freeing the CUDA context): the status file is already written, and ncu
     writes its rows once the process is gone. Measured on the H200 (ncu 2025.3.1): a session ended
     0.27 s after the program's last line with os._exit against 0.78 s with sys.exit, with the same
-    rows (docs/device-runs/2026-12-01-speed.md). Python's own streams are flushed first."""
+    rows (docs/device-runs/2026-12-01-speed.md). Python's own streams are flushed first, and what
+    the candidate left running is ended (end_descendants)."""
+    end_descendants()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
