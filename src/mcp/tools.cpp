@@ -537,6 +537,21 @@ Json hot_lines_document(const Json& doc, std::string_view filter) {
   return copy;
 }
 
+/// no_kernels, in the words of `kprof report --kernel`, when `filter` names no kernel of the
+/// round: "no kernel name contains 'X' (kernels in round 1: a, b)".
+Result<void> check_kernel_filter(const RoundDocument& round, const std::string& filter) {
+  if (filter.empty()) {
+    return {};
+  }
+  const std::vector<std::string> names = ReportView(round.doc).kernel_names();
+  if (std::any_of(names.begin(), names.end(), [&](const std::string& name) {
+        return name.find(filter) != std::string::npos;
+      })) {
+    return {};
+  }
+  return no_kernel_named({filter}, names, round.label);
+}
+
 ToolResult no_such_facts(const RoundDocument& round, std::string_view what, std::string_view how) {
   ToolResult result;
   result.text = fmt::format("{} has no {}: {}\n", round.label, what, how);
@@ -555,6 +570,9 @@ ToolResult run_hot_lines(const Json& arguments, ToolContext& context) {
     return error_result(round.error());
   }
   const std::string filter = text_argument(arguments, "kernel");
+  if (auto named = check_kernel_filter(*round, filter); !named) {
+    return error_result(named.error());
+  }
   const auto found = kernels_with(round->doc, "hot_lines", filter);
   if (found.empty()) {
     return no_such_facts(
@@ -585,6 +603,9 @@ ToolResult run_diagnosis(const Json& arguments, ToolContext& context) {
     return error_result(round.error());
   }
   const std::string filter = text_argument(arguments, "kernel");
+  if (auto named = check_kernel_filter(*round, filter); !named) {
+    return error_result(named.error());
+  }
   std::string text;
   Json kernels = Json::array();
   for (const auto& [name, kernel] : kernels_with(round->doc, "diagnosis", filter)) {
@@ -599,9 +620,10 @@ ToolResult run_diagnosis(const Json& arguments, ToolContext& context) {
                            {"diagnosis_notes", notes != nullptr ? *notes : Json::array()}});
   }
   if (kernels.empty()) {
-    return no_such_facts(*round, "diagnosis",
-                         "its report carries no kernels[].diagnosis (what to fix first); the "
-                         "report tool gives its verdict, hot lines and NCU findings");
+    return no_such_facts(
+        *round, filter.empty() ? "diagnosis" : "diagnosis of a kernel named *" + filter + "*",
+        "its report carries no kernels[].diagnosis (what to fix first); the "
+        "report tool gives its verdict, hot lines and NCU findings");
   }
   ToolResult result;
   result.text = cut_to_budget(text, *budget);
@@ -651,28 +673,36 @@ std::vector<std::string> option_keys_of(const Json& schema) {
 std::vector<ToolSpec> make_tools() {
   std::vector<ToolSpec> tools;
   tools.push_back(ToolSpec{
-      "profile", "Profile one kernel",
+      "profile",
+      "Profile one kernel",
       "Profile kernel_function of kernel_file on problem_file's inputs under Nsight Compute (one "
       "round: out_dir/roundNNN/). Returns the prompt text within token_budget: per kernel the "
       "roofline verdict, what to fix first when known, the hot lines (source: true), metric "
       "groups and NCU findings; the whole report.json is a resource. Uses a kprof serve of the "
       "same out_dir and options when one runs, and keeps a standby so the next profile of the "
       "same problem starts sooner.",
-      false, round_input_schema(false), round_output_schema(),
+      false,
+      round_input_schema(false),
+      round_output_schema(),
       [](const Json& arguments, ToolContext& context) {
         return run_round_tool(arguments, context, false);
       },
-      option_keys_of(round_input_schema(false))});
+      option_keys_of(round_input_schema(false)),
+      {"kernel_file", "problem_file"}});
   tools.push_back(ToolSpec{
-      "batch", "Profile candidate kernels, ranked",
+      "batch",
+      "Profile candidate kernels, ranked",
       "Profile several candidate kernel files of one problem in one round (across gpus), ranked "
       "by GPU time. Returns the ranking and each candidate's prompt text within token_budget per "
       "candidate; failed candidates say why (category, exit code, traceback tail).",
-      false, round_input_schema(true), round_output_schema(),
+      false,
+      round_input_schema(true),
+      round_output_schema(),
       [](const Json& arguments, ToolContext& context) {
         return run_round_tool(arguments, context, true);
       },
-      option_keys_of(round_input_schema(true))});
+      option_keys_of(round_input_schema(true)),
+      {"problem_file", "kernel_files"}});
   {
     Json properties{
         {"path", property("string", "an ncu CSV (raw or details page), an .ncu-rep report, or a "
@@ -699,7 +729,8 @@ std::vector<ToolSpec> make_tools() {
                                  {"summary", summary_schema()},
                                  {"error", error_schema()}}}},
         run_report,
-        {"select", "kernels", "metrics", "source"}});
+        {"select", "kernels", "metrics", "source"},
+        {"path", "source_page"}});
   }
   {
     Json properties{
@@ -722,7 +753,8 @@ std::vector<ToolSpec> make_tools() {
                                  {"convergence", Json{{"type", "object"}}},
                                  {"error", error_schema()}}}},
         run_diff,
-        {}});
+        {},
+        {"dir", "a", "b"}});
   }
   {
     Json properties{{"dir", property("string", "a run directory with kprof.db")}};
@@ -742,7 +774,8 @@ std::vector<ToolSpec> make_tools() {
                    {"convergence", Json{{"type", "object"}}},
                    {"error", error_schema()}}}},
         run_history,
-        {}});
+        {},
+        {"dir"}});
   }
   tools.push_back(ToolSpec{
       "hot_lines",
@@ -754,7 +787,8 @@ std::vector<ToolSpec> make_tools() {
       object_schema(round_source_properties()),
       facts_output_schema("hot_lines", Json{{"type", "object"}}),
       run_hot_lines,
-      {}});
+      {},
+      {"report", "dir"}});
   tools.push_back(
       ToolSpec{"diagnosis",
                "What to fix first",
@@ -765,7 +799,8 @@ std::vector<ToolSpec> make_tools() {
                facts_output_schema("diagnosis",
                                    Json{{"type", "array"}, {"items", Json{{"type", "object"}}}}),
                run_diagnosis,
-               {}});
+               {},
+               {"report", "dir"}});
   return tools;
 }
 
@@ -824,6 +859,24 @@ Result<void> check_arguments(const ToolSpec& tool, const Json& arguments) {
   }
   if (auto typed = check_option_types(options, OptionContext{}); !typed) {
     return typed;
+  }
+  // Paths: a NUL byte would end the name early, at another file (check_path_text).
+  for (const auto& [key, value] : arguments.items()) {
+    const OptionSpec* spec = find_option_spec(key);
+    const bool option_path =
+        spec != nullptr && is_path_option(*spec) &&
+        std::find(tool.option_keys.begin(), tool.option_keys.end(), key) != tool.option_keys.end();
+    if (!option_path &&
+        std::find(tool.path_keys.begin(), tool.path_keys.end(), key) == tool.path_keys.end()) {
+      continue;
+    }
+    const std::vector<std::string> paths = names_argument(arguments, key);
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      const std::string name = value.is_array() ? fmt::format("{}[{}]", key, i) : key;
+      if (auto checked = check_path_text(paths[i], name); !checked) {
+        return checked;
+      }
+    }
   }
   if (tool.input_schema.contains("required")) {
     for (const Json& key : tool.input_schema["required"]) {

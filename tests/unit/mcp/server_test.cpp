@@ -300,6 +300,58 @@ TEST(McpServer, RefusesAValueTheCliRefusesAsAToolErrorWithItsExitCode) {
       << text_of(word);
 }
 
+TEST(McpServer, RefusesANulByteInAnyPathUpFrontAsInvalidParams) {
+  TestServer server;
+  server.initialize();
+  const std::string nul("kernel\0.py", 10);
+  const std::vector<std::pair<std::string, Json>> calls{
+      {"profile", Json{{"kernel_file", nul}, {"problem_file", "p.py"}}},
+      {"profile", Json{{"kernel_file", "k.py"}, {"problem_file", nul}}},
+      {"profile", Json{{"kernel_file", "k.py"}, {"problem_file", "p.py"}, {"out_dir", nul}}},
+      {"batch", Json{{"problem_file", "p.py"}, {"kernel_files", Json::array({"k.py", nul})}}},
+      {"report", Json{{"path", nul}}},
+      {"report", Json{{"path", "capture.csv"}, {"source_page", nul}}},
+      {"diff", Json{{"a", nul}, {"b", "b.json"}}},
+      {"history", Json{{"dir", nul}}},
+      {"hot_lines", Json{{"report", nul}}},
+      {"diagnosis", Json{{"dir", nul}, {"round", 1}}},
+  };
+  for (const auto& [tool, arguments] : calls) {
+    const Json answer = server.call(tool, arguments);
+    ASSERT_TRUE(answer.contains("error")) << tool << ": " << answer.dump();
+    EXPECT_EQ(answer["error"]["code"], -32602) << tool;
+    const std::string message = answer["error"]["message"].get<std::string>();
+    EXPECT_NE(message.find("holds a NUL byte after '"), std::string::npos)
+        << tool << ": " << message;
+    EXPECT_EQ(answer["error"]["data"]["category"], "usage") << tool;
+  }
+  const Json batch = server.call(
+      "batch", Json{{"problem_file", "p.py"}, {"kernel_files", Json::array({"k.py", nul})}});
+  EXPECT_NE(batch["error"]["message"].get<std::string>().find("kernel_files[1] holds a NUL byte"),
+            std::string::npos)
+      << batch.dump();
+}
+
+TEST(McpServer, RefusesAnEmptyOutDirAsAUsageErrorSayingItMayNotBeEmpty) {
+  TestServer server;
+  server.initialize();
+  for (const std::string tool : {"profile", "batch"}) {
+    const Json arguments =
+        tool == "profile" ? Json{{"kernel_file", "k.py"}, {"problem_file", "p.py"}, {"out_dir", ""}}
+                          : Json{{"problem_file", "p.py"},
+                                 {"kernel_files", Json::array({"k.py"})},
+                                 {"out_dir", ""}};
+    const Json answer = server.call(tool, arguments);
+    ASSERT_TRUE(answer.contains("result")) << answer.dump();
+    EXPECT_TRUE(answer["result"]["isError"].get<bool>());
+    const Json& error = answer["result"]["structuredContent"]["error"];
+    EXPECT_EQ(error["category"], "usage") << tool;
+    EXPECT_EQ(error["message"], "out_dir may not be empty: give the output directory (by default "
+                                "kprof-out)")
+        << tool;
+  }
+}
+
 TEST(McpServer, SaysInputNotFoundForAMissingFile) {
   TestServer server;
   server.initialize();
@@ -450,7 +502,34 @@ TEST(McpServer, GivesTheHotLinesOfARoundWithTheVerdictAndWithoutTheMetricGroups)
   EXPECT_EQ(kernel["hot_lines"]["lines"][0]["line"], 11);
   EXPECT_FALSE(kernel["hot_lines"].contains("heat"));
   const Json none = server.call("hot_lines", Json{{"report", file.string()}, {"kernel", "gemm"}});
-  EXPECT_FALSE(none["result"]["structuredContent"]["available"].get<bool>());
+  EXPECT_TRUE(none["result"]["isError"].get<bool>()) << "the round has no kernel named so";
+}
+
+TEST(McpServer, SaysWhichKernelsARoundHasWhenTheKernelFilterMatchesNone) {
+  auto dir = TempDir::create("kprof-mcp-test");
+  ASSERT_TRUE(dir.ok());
+  const fs::path file = dir->path() / "report.json";
+  ASSERT_TRUE(write_json_atomic(file, cli_report(k_fixtures / "curated_nvtx_twostage.csv")).ok());
+  TestServer server;
+  server.initialize();
+  for (const std::string tool : {"diagnosis", "hot_lines"}) {
+    const Json answer = server.call(tool, Json{{"report", file.string()}, {"kernel", "gemm"}});
+    ASSERT_TRUE(answer.contains("result")) << answer.dump();
+    EXPECT_TRUE(answer["result"]["isError"].get<bool>()) << tool;
+    const Json& error = answer["result"]["structuredContent"]["error"];
+    EXPECT_EQ(error["category"], "no_kernels") << tool;
+    EXPECT_EQ(error["exit_code"], 5) << tool;
+    // The words of `kprof report --kernel gemm`, with the round in place of the capture.
+    EXPECT_EQ(error["message"], "no kernel name contains 'gemm' (kernels in " + file.string() +
+                                    ": partial_sum_kernel, scale_kernel)")
+        << tool;
+    EXPECT_EQ(text_of(answer).find("source: true"), std::string::npos) << text_of(answer);
+    EXPECT_EQ(text_of(answer).find("carries no kernels[].diagnosis"), std::string::npos);
+  }
+  // A kernel that is there: its diagnosis.
+  const Json found = server.call("diagnosis", Json{{"report", file.string()}, {"kernel", "scale"}});
+  EXPECT_FALSE(found["result"]["isError"].get<bool>()) << text_of(found);
+  EXPECT_EQ(found["result"]["structuredContent"]["kernels"][0]["name"], "scale_kernel");
 }
 
 TEST(McpServer, GivesTheDiagnosisOfARoundAndSaysSoWhenItHasNone) {
