@@ -137,7 +137,7 @@ private:
       };
       break;
     case Format::csv:
-      outcome.text = report_csv_text(*report);
+      outcome.stream = [parts, report](const TextOut& out) { write_report_csv(*report, out); };
       break;
     case Format::prompt:
     case Format::table:
