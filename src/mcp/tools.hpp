@@ -103,6 +103,9 @@ struct ToolSpec {
   /// The other arguments that name files or directories (a string, or a list of strings):
   /// refused up front, by the library's check_path_text(), when they hold a NUL byte.
   std::vector<std::string> path_keys;
+  /// Reads captures, reports or histories (McpSettings::read_slots): the server runs it in one
+  /// of its read slots.
+  bool reads_files = false;
 };
 
 /// Every tool, in the order tools/list shows them.

@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <random>
 #include <string>
 #include <thread>
@@ -25,6 +27,7 @@
 #include "kprof/round_layout.hpp"
 #include "kprof/source_page.hpp"
 #include "mcp/resources.hpp"
+#include "unit/many_launches.hpp"
 
 namespace kprof {
 namespace {
@@ -402,6 +405,122 @@ TEST(McpServer, ReportTextIsThePromptOfTheCliWhenItFits) {
   const Json read = server.request("resources/read", Json{{"uri", uri}});
   const Json document = Json::parse(read["result"]["contents"][0]["text"].get<std::string>());
   EXPECT_EQ(document["summary"], cli_report(file)["summary"]);
+}
+
+TEST(McpServer, ReportsABigCaptureFromItsOutlineAndKeepsNoDocumentResourcesReadCouldNotReturn) {
+  auto dir = TempDir::create("kprof-mcp-test");
+  ASSERT_TRUE(dir.ok());
+  const fs::path file = dir->path() / "many.csv";
+  testing::write_many_launches(file, 2000); // its report.json is longer than 8 MiB
+  TestServer server;
+  server.initialize();
+  const Json answer =
+      server.call("report", Json{{"path", file.string()}, {"token_budget", 100000}});
+  ASSERT_FALSE(answer["result"]["isError"].get<bool>()) << answer.dump().substr(0, 2000);
+  const Json& structured = answer["result"]["structuredContent"];
+  EXPECT_EQ(structured["summary"]["launches"], 2000);
+  EXPECT_EQ(structured["summary"]["kernels"][0]["launches"], 2000);
+  EXPECT_TRUE(structured["report_uri"].is_null()) << structured["report_uri"];
+  for (const Json& item : answer["result"]["content"]) {
+    EXPECT_NE(item["type"], "resource_link") << item.dump();
+  }
+  const std::string text = text_of(answer);
+  // The CLI's prompt of the same file (one launch per kernel name), then where the whole is.
+  Result<Capture> capture = read_ncu_csv_file(file);
+  ASSERT_TRUE(capture.ok());
+  Result<Analysis> analysis = analyse(*capture, SelectOptions{});
+  ASSERT_TRUE(analysis.ok());
+  const std::string prompt =
+      render(Format::prompt,
+             build_report_of_representatives(*capture, *analysis, *find_metric_set("default")));
+  EXPECT_EQ(text.substr(0, prompt.size()), prompt);
+  EXPECT_NE(text.find("Whole report: not kept, its JSON being longer than 8 MiB, the most "
+                      "resources/read returns; `kprof report " +
+                      file.string() + " --format json --out FILE` writes it"),
+            std::string::npos)
+      << text;
+  const Json listed = server.request("resources/list");
+  EXPECT_TRUE(listed["result"]["resources"].empty()) << listed.dump();
+}
+
+/// Sets an environment variable for a scope (the stand-in ncu reads it in its children).
+class ScopedEnv {
+public:
+  ScopedEnv(const char* name, const char* value) : m_name(name) { ::setenv(name, value, 1); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  ScopedEnv(ScopedEnv&&) = delete;
+  ScopedEnv& operator=(ScopedEnv&&) = delete;
+  ~ScopedEnv() { ::unsetenv(m_name); }
+
+private:
+  const char* m_name;
+};
+
+/// The next message that `match` accepts; the others are kept in `seen`. Null after 60 s.
+Json next_message(TestServer& server, const std::function<bool(const Json&)>& match,
+                  std::vector<Json>& seen) {
+  for (int i = 0; i < 200; ++i) {
+    Json message = server.receive(std::chrono::seconds(60));
+    if (message.is_null() || match(message)) {
+      return message;
+    }
+    seen.push_back(std::move(message));
+  }
+  return Json();
+}
+
+TEST(McpServer, RunsNoMoreReadsThanItsSlotsAndAQueuedCallCanBeCancelled) {
+  const ScopedEnv hang("KPROF_FAKE_NCU_SCENARIO", "hang"); // its --import never ends
+  auto dir = TempDir::create("kprof-mcp-test");
+  ASSERT_TRUE(dir.ok());
+  const fs::path stuck = dir->path() / "stuck.ncu-rep";
+  ASSERT_TRUE(write_file_atomic(stuck, "NVR").ok());
+  McpSettings settings;
+  settings.read_slots = 1;
+  settings.heartbeat_seconds = 1;
+  settings.run_options = Json{{"ncu", std::string(KPROF_STANDINS_DIR) + "/ncu"}};
+  TestServer server(settings);
+  server.initialize();
+  const auto call = [&](int id, const fs::path& path, const std::string& token) {
+    Json params{{"name", "report"}, {"arguments", {{"path", path.string()}}}};
+    if (!token.empty()) {
+      params["_meta"] = Json{{"progressToken", token}};
+    }
+    server.send(Json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"}, {"params", params}});
+  };
+  const auto progress_of = [](const std::string& token) {
+    return [token](const Json& message) {
+      return message.value("method", "") == "notifications/progress" &&
+             message["params"]["progressToken"] == token;
+    };
+  };
+  std::vector<Json> seen;
+  // 1 takes the only slot and stays in it (its ncu's heartbeat says it runs).
+  call(1, stuck, "one");
+  ASSERT_FALSE(next_message(server, progress_of("one"), seen).is_null());
+  // 2 waits for the slot, and says so; cancelled, it is never answered.
+  const fs::path small = k_fixtures / "curated_nvtx_twostage.csv";
+  call(2, small, "two");
+  const Json waiting = next_message(server, progress_of("two"), seen);
+  ASSERT_FALSE(waiting.is_null());
+  EXPECT_NE(waiting["params"]["message"].get<std::string>().find("waiting"), std::string::npos)
+      << waiting.dump();
+  server.send(Json{
+      {"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 2}}}});
+  // 3 waits too, and runs once 1 is cancelled (its ncu stopped) and leaves the slot.
+  call(3, small, "");
+  server.send(Json{
+      {"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 1}}}});
+  const Json third = next_message(
+      server, [](const Json& message) { return message.value("id", 0) == 3; }, seen);
+  ASSERT_FALSE(third.is_null()) << "3 was never answered";
+  EXPECT_FALSE(third["result"]["isError"].get<bool>()) << third.dump();
+  EXPECT_EQ(third["result"]["structuredContent"]["summary"]["dominant_kernel"], "scale_kernel");
+  for (const Json& message : seen) {
+    EXPECT_FALSE(message.contains("id")) << "a cancelled call was answered: " << message.dump();
+  }
+  EXPECT_FALSE(server.request("ping").is_null());
 }
 
 TEST(McpServer, SpeaksWithoutStructuredContentTo20241105Clients) {
