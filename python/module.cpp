@@ -50,6 +50,7 @@
 #include "kprof/report.hpp"
 #include "kprof/report_file.hpp"
 #include "kprof/report_view.hpp"
+#include "kprof/run.hpp"
 #include "kprof/slurm.hpp"
 #include "kprof/version.hpp"
 
@@ -190,10 +191,13 @@ RunRequest call_options(const py::dict& values, const std::map<std::string, std:
   return unwrap(parse_run_options(parsed, context));
 }
 
-/// A Python int as the native parameter type T: usage error naming `name` and T's range when T
-/// cannot hold it (pybind11's own conversion would answer with its signatures instead).
+/// A Python int as the native parameter type T: usage error naming `name` and the range when T
+/// cannot hold it (pybind11's own conversion would answer with its signatures instead). The range
+/// is T's, from `least` (the library's smallest accepted value, when it has one) on; a value T
+/// holds is left to the library's own check.
 template <class T>
-T native_int(const py::int_& value, std::string_view name) {
+T native_int(const py::int_& value, std::string_view name,
+             T least = std::numeric_limits<T>::min()) {
   int overflow = 0;
   const long long number = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
   if (overflow == 0 && std::in_range<T>(number)) {
@@ -206,10 +210,10 @@ T native_int(const py::int_& value, std::string_view name) {
     }
     PyErr_Clear();
   }
-  throw Failure(make_error(ErrorCategory::usage,
-                           fmt::format("{} must be a whole number from {} to {}, got '{}'", name,
-                                       std::numeric_limits<T>::min(), std::numeric_limits<T>::max(),
-                                       py::repr(value).cast<std::string>())));
+  throw Failure(
+      make_error(ErrorCategory::usage,
+                 fmt::format("{} must be a whole number from {} to {}, got '{}'", name, least,
+                             std::numeric_limits<T>::max(), py::repr(value).cast<std::string>())));
 }
 
 /// A Python number as a double; an int too large for one is an infinity, which the library
@@ -243,37 +247,15 @@ std::string load_metrics(const std::string& path, const std::string& columns,
   options.select = unwrap(parse_select(select));
   options.kernel_filters = name_list;
   const Capture capture = read_capture(path, read_options_for(set));
-  std::vector<std::pair<std::string, std::size_t>> present;
-  for (const MetricSpec& spec : set.metrics) {
-    if (auto column = capture.column_index(spec.name)) {
-      present.emplace_back(spec.name, *column);
-    }
-  }
-  // None of the requested columns there (a details page names labels, not metrics): the rows
-  // keep only their kernel names, as KernelAgent's load_ncu_metrics returns them.
-  Json rows = Json::array();
-  for (const std::size_t index : select_kernels(capture, options)) {
-    const KernelRecord& kernel = capture.kernels[index];
-    Json row = Json::object();
-    row["Kernel Name"] = kernel.name;
-    for (const auto& [name, column] : present) {
-      const MetricValue value = capture.value(kernel, column);
-      if (value.kind == ValueKind::number) {
-        row[name] = kernelagent_value(value.number);
-      } else if (value.kind == ValueKind::text) {
-        row[name] = std::string(value.text);
-      } else {
-        row[name] = nullptr;
-      }
-    }
-    rows.push_back(std::move(row));
-  }
-  return json_text(rows, -1);
+  return json_text(kernelagent_capture_rows(capture, set, options), -1);
 }
 
-/// `kprof report FILE --select S --metrics M [--kernel K]...` as a document (read_report_file).
-std::string build_report_from_file(const std::string& path, const std::string& select,
-                                   const std::string& metrics,
+/// `kprof report FILE --select S --metrics M [--kernel K]...` as a document (read_report_file,
+/// report_file_document): a capture, or a report.json analysed again (`select` and `metrics`
+/// None: its own).
+std::string build_report_from_file(const std::string& path,
+                                   const std::optional<std::string>& select,
+                                   const std::optional<std::string>& metrics,
                                    const std::vector<std::string>& kernels) {
   ReportFileRequest request;
   request.file = path;
@@ -281,7 +263,7 @@ std::string build_report_from_file(const std::string& path, const std::string& s
   request.kernels = kernels;
   request.metrics = metrics;
   const ReportFileParts parts = unwrap(read_report_file(request));
-  return json_text(build_report(parts.capture, parts.analysis, parts.metrics, parts.run), -1);
+  return json_text(unwrap(report_file_document(parts)), -1);
 }
 
 std::string render_report(const std::string& doc, const std::string& format,
@@ -293,57 +275,41 @@ std::string render_report(const std::string& doc, const std::string& format,
   return render(unwrap(parse_format(format)), parse_report(doc), options);
 }
 
-/// A round as Python reads it (python/kprof/__init__.py, _candidate_outcome): its JSON.
+/// A round as Python reads it (python/kprof/__init__.py, _candidate_outcome): its one JSON shape
+/// (kprof/round.hpp), reports included.
 std::string round_json(const RoundResult& round) {
-  return json_text(to_json(round), -1);
+  return json_text(round_document(round, ReportDetail::full), -1);
 }
 
-/// A KernelProfiler shared by Python threads. Each call profiles with its own copy (the C++
-/// profiler is not meant for concurrent use), made under a mutex; the copy is made from a
-/// prototype created on first use, so ncu and python are located once per retry setting.
+/// A Python KernelProfiler: its rounds go through the library's one entry (run_round), which
+/// asks a matching `kprof serve` first and otherwise runs them on the profiler this object keeps
+/// (a ProfilerCache: one copy per call, so Python threads profile on several GPUs at once, all
+/// sharing its standbys). ncu and python are located at the first call.
 class Profiler {
 public:
-  explicit Profiler(ProfileOptions options) : m_options(std::move(options)) {
-    // Usage errors surface at construction; locating ncu and python waits for the first call.
-    unwrap(resolve_metric_set(m_options.metrics));
-  }
+  /// `options` come from the option table's parser (make_profile_options), which checked them;
+  /// locating ncu and python waits for the first call.
+  explicit Profiler(ProfileOptions options) : m_options(std::move(options)) {}
 
   /// `call` holds the round and the attempts (call_options).
   std::string profile(const std::string& kernel, const std::string& problem, const py::dict& call,
                       const std::map<std::string, std::string>& spelled) {
-    const RunRequest request = call_options(call, spelled);
-    Result<RoundResult> result = [&]() -> Result<RoundResult> {
-      const py::gil_scoped_release release;
-      Result<KernelProfiler> profiler = instance(request.options.retries);
-      if (!profiler.ok()) {
-        return std::move(profiler).error();
-      }
-      return profiler->profile(kernel, problem, request.round);
-    }();
-    return round_json(unwrap(std::move(result)));
+    return run(problem, {kernel}, false, call, spelled);
   }
 
   std::string profile_batch(const std::string& problem, const std::vector<std::string>& kernels,
                             const py::dict& call,
                             const std::map<std::string, std::string>& spelled) {
-    const RunRequest request = call_options(call, spelled);
-    const std::vector<fs::path> paths(kernels.begin(), kernels.end());
-    Result<RoundResult> result = [&]() -> Result<RoundResult> {
-      const py::gil_scoped_release release;
-      Result<KernelProfiler> profiler = instance(request.options.retries);
-      if (!profiler.ok()) {
-        return std::move(profiler).error();
-      }
-      return profiler->profile_batch(problem, paths, request.round);
-    }();
-    return round_json(unwrap(std::move(result)));
+    return run(problem, std::vector<fs::path>(kernels.begin(), kernels.end()), true, call, spelled);
   }
 
   /// [executable, version] of the ncu this profiler uses.
   std::pair<std::string, std::string> ncu(int retries) {
     Result<KernelProfiler> profiler = [&] {
       const py::gil_scoped_release release;
-      return instance(retries);
+      ProfileOptions options = m_options;
+      options.retries = retries;
+      return m_cache.get(options);
     }();
     const KernelProfiler found = unwrap(std::move(profiler));
     return {found.ncu().executable.string(), found.ncu().version};
@@ -352,31 +318,41 @@ public:
   /// Stops the standbys (standby=True): their harness processes exit and their directories go.
   void close() {
     const py::gil_scoped_release release;
-    const std::lock_guard<std::mutex> hold(m_mutex);
-    if (m_prototype) {
-      m_prototype->release_standbys();
-    }
+    m_cache.clear();
+  }
+
+  /// Every option's value as this profiler runs with it (option_values), as JSON text.
+  [[nodiscard]] std::string option_values() const {
+    return json_text(kprof::option_values(m_options), -1);
   }
 
 private:
-  /// A copy of the prototype with `retries`, creating the prototype first when needed; every
-  /// copy shares its standbys, whatever its retries. Called without the GIL: create() may run
-  /// `ncu --version`.
-  Result<KernelProfiler> instance(int retries) {
-    const std::lock_guard<std::mutex> hold(m_mutex);
-    if (!m_prototype) {
-      Result<KernelProfiler> created = KernelProfiler::create(m_options);
-      if (!created.ok()) {
-        return std::move(created).error();
-      }
-      m_prototype = std::move(created).value();
+  std::string run(const std::string& problem, std::vector<fs::path> kernels, bool batch,
+                  const py::dict& call, const std::map<std::string, std::string>& spelled) {
+    // The call gives the round and, when it names them, the attempts; all else is this
+    // profiler's.
+    const RunRequest per_call = call_options(call, spelled);
+    RoundRequest request{RunRequest{m_options, per_call.round}, problem, std::move(kernels), batch,
+                         "python"};
+    if (call.contains("attempts")) {
+      request.run.options.retries = per_call.options.retries;
     }
-    return m_prototype->with_retries(retries);
+    Result<RoundResult> result = [&] {
+      const py::gil_scoped_release release;
+      std::vector<std::string> notes;
+      auto round = run_round(request, &m_cache, notes);
+      for (const std::string& note : notes) {
+        if (m_options.on_progress) {
+          m_options.on_progress(note);
+        }
+      }
+      return round;
+    }();
+    return round_json(unwrap(std::move(result)));
   }
 
   ProfileOptions m_options;
-  std::mutex m_mutex;
-  std::optional<KernelProfiler> m_prototype;
+  ProfilerCache m_cache;
 };
 
 /// A progress callback for the library that calls `on_progress` (None: none) with the GIL.
@@ -406,7 +382,8 @@ std::function<void(const std::string&)> progress_callback(const py::object& on_p
 ProfileOptions make_profile_options(const py::dict& values,
                                     const std::map<std::string, std::string>& spelled,
                                     const py::object& on_progress) {
-  auto [parsed, context] = option_json(values, spelled);
+  auto [given, context] = option_json(values, spelled);
+  const Json parsed = with_kernelagent_defaults(std::move(given));
   context.visible_gpus = visible_gpu_count();
   ProfileOptions options = unwrap(parse_run_options(parsed, context)).options;
   options.on_progress = progress_callback(on_progress);
@@ -421,7 +398,8 @@ ProfileOptions make_profile_options(const py::dict& values,
 std::string slurm_batch(const py::dict& values, const std::map<std::string, std::string>& spelled,
                         const std::string& problem, const std::vector<std::string>& kernels,
                         const py::dict& slurm, const py::object& on_progress) {
-  auto [parsed, context] = option_json(values, spelled);
+  auto [given, context] = option_json(values, spelled);
+  const Json parsed = with_kernelagent_defaults(std::move(given));
   SlurmBatchRequest request;
   request.run = unwrap(parse_run_options(parsed, context));
   request.option_values = parsed;
@@ -440,6 +418,7 @@ std::string slurm_batch(const py::dict& values, const std::map<std::string, std:
     request.slurm.kprof = *on_path;
   }
   request.on_progress = progress_callback(on_progress);
+  request.cli_names = false;
   if (request.slurm.dry_run) {
     const SlurmPlan plan = unwrap(plan_slurm_batch(request));
     Json document = plan.to_json();
@@ -497,7 +476,7 @@ public:
                                       const py::object& min_improvement) const {
     ConvergenceOptions options;
     options.sol_threshold_pct = native_number(sol_threshold);
-    options.window = native_int<int>(window, "window");
+    options.window = native_int<int>(window, "window", k_min_convergence_window);
     options.min_improvement = native_number(min_improvement);
     return json_text(to_json(unwrap(kprof::converged(unwrap(m_store.rows()), options))), -1);
   }
@@ -529,7 +508,6 @@ py::str text_of(const std::string& text) {
 /// The KernelAgent plugin's native calls (python/kprof/kernelagent.py): each forwards to
 /// kprof/kernelagent.hpp or the option table, JSON as text.
 void define_kernelagent(py::module_& m) {
-  m.def("kernelagent_option_defaults", [] { return json_text(kernelagent_option_defaults(), -1); });
   m.def("kernelagent_kernel_metrics", [](const std::string& metrics) {
     return json_text(kernelagent_kernel_metrics(parse_json(metrics, "the metrics")), -1);
   });
@@ -659,6 +637,7 @@ PYBIND11_MODULE(_kprof, m) {
       .def("profile", &Profiler::profile)
       .def("profile_batch", &Profiler::profile_batch)
       .def("ncu", &Profiler::ncu)
+      .def("option_values", &Profiler::option_values)
       .def("close", &Profiler::close);
 
   define_kernelagent(m);

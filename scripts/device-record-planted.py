@@ -10,7 +10,7 @@
     device-record-planted.py pack RUN_DIR TRITON_CACHE DEST ROUND:PROBLEM...
         Gathers what one recorded `kprof batch` round per problem left in RUN_DIR into
         DEST/<problem>/ (the fixture layout of tests/fixtures/ncu/2025.3.1/planted/):
-          details.csv      ncu's details page (the session's ncu.log: sections and rule results)
+          details.csv      ncu's details page (the session's rows.csv: sections and rule results)
           raw.csv          the raw page (exported by the .sh from the .ncu-rep)
           source.csv       the source page (kprof's export: per-line counters)
           batch.json       kprof's batch document
@@ -65,6 +65,15 @@ def find_ptx(cache, kernel):
     """The newest <cache>/*/<kernel>.ptx, or None."""
     hits = glob.glob(os.path.join(cache, "*", kernel + ".ptx"))
     return max(hits, key=os.path.getmtime) if hits else None
+
+
+def rows_page(session):
+    """The session's rows (the details page of a deep session), or None."""
+    for name in ("rows.csv", "ncu.log"):
+        path = os.path.join(session, name)
+        if os.path.exists(path):
+            return path
+    return None
 
 
 def copy_numbered(sources, dest_dir, stem, ext):
@@ -126,8 +135,10 @@ def cmd_pack(args):
             print("- NO ROUND DIRECTORY %s" % round_dir)
             continue
         sessions = sorted(glob.glob(os.path.join(round_dir, "gpu*-part*")))
-        copy_numbered([os.path.join(s, "ncu.log") for s in sessions if os.path.exists(os.path.join(s, "ncu.log"))],
-                      out, "details", "csv")
+        # The details page: rows.csv (a session with source counters keeps the rows it imported
+        # from its report there; its ncu.log holds the source page), else ncu.log (kprof before
+        # rows.csv, whose deep sessions logged the details page).
+        copy_numbered([rows_page(s) for s in sessions if rows_page(s)], out, "details", "csv")
         copy_numbered([os.path.join(s, "source.csv") for s in sessions if os.path.exists(os.path.join(s, "source.csv"))],
                       out, "source", "csv")
         copy_numbered([os.path.join(s, "raw.csv") for s in sessions if os.path.exists(os.path.join(s, "raw.csv"))],

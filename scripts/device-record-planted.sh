@@ -8,14 +8,19 @@
 #     build-device/planted/torch-extensions, so the profiled processes only load it;
 #  2. one `kprof batch PROBLEM KERNEL... --metrics deep` per problem (a defect and its clean twin
 #     share a problem, so each batch is one process), with `--clock-control none`; the deep set
-#     implies --source, so each session keeps ncu's details page (ncu.log), the source page and
+#     implies --source, so each session keeps ncu's details page (rows.csv), the source page and
 #     the .ncu-rep; the raw page is exported from the .ncu-rep after the batch;
 #  3. packs per problem the details page, raw page, source page, batch.json, each candidate's
 #     report.json and Triton's PTX (what the hot lines fold with) into ONE $OUT/planted.tar.gz
 #     (planted/<problem>/..., the layout of tests/fixtures/ncu/2025.3.1/planted/), and the .ncu-rep
 #     files into $OUT/planted-ncu-rep.tar.gz when that stays under 15 MiB; summary.md has the
 #     environment, the times and per kernel its top hot lines and ncu's largest rules.
-# Batches stop being started once PLANTED_BUDGET_S seconds (default 470) have passed since the
+#  4. scores the reports kprof wrote on the GPU against the manifest (scripts/score-planted.py:
+#     per kernel and per class, the kernels without a report listed as skipped) into summary.md.
+# All 66 kernels of the 9 problems in one device call of about 6 minutes on an H100 (build about
+# 1 min, CUDA extension about 1 min, batches about 4 min; docs/device-e2e.md). $OUT gets 6 files:
+# summary.md, cmake.log, build.log, cuda-build.log, planted.tar.gz, planted-ncu-rep.tar.gz.
+# Batches stop being started once PLANTED_BUDGET_S seconds (default 420) have passed since the
 # start, so the packing still happens inside a 10-minute device call; skipped problems are named.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,7 +28,7 @@ cd "$root" || exit 1
 # shellcheck source=scripts/device-common.sh
 . "$root/scripts/device-common.sh"
 started=$(now)
-budget=${PLANTED_BUDGET_S:-470}
+budget=${PLANTED_BUDGET_S:-420}
 state="$build/planted"              # kept between calls on a warm machine: caches and runs
 run="$state/run-$(date +%Y%m%d-%H%M%S)-$$"
 pack="$state/pack-$$"
@@ -90,6 +95,11 @@ if [ ${#packed[@]} -gt 0 ]; then
   python3 scripts/device-record-planted.py pack "$run" "$TRITON_CACHE_DIR" "$pack/planted" "${packed[@]}" \
     2>&1 | tee -a "$summary"
 fi
+note ""
+note "## score (the reports kprof wrote on this GPU; scripts/score-planted.py)"
+note ""
+python3 scripts/score-planted.py "$pack/planted" 2>&1 | tee -a "$summary"
+note "- score-planted.py: rc ${PIPESTATUS[0]} (0: every recorded class meets the targets)"
 cp tests/planted/manifest.json "$pack/planted/manifest.json"
 cp "$summary" "$pack/planted/summary.md"
 tar -C "$pack" -czf "$out/planted.tar.gz" planted

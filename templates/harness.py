@@ -59,8 +59,9 @@ kernel.py under a name of its own, calls kernel_function once as the harness wil
 on a MetaProblem) while Triton's launches are compiles (JITFunction.run's warmup; an autotuner
 compiles every config and keeps no choice), and writes the outcome to D. The kernels land in
 Triton's cache, where the candidate's own warm-up finds them. Before a candidate's warm-up the
-harness waits for the worker that claimed it (at most COMPILE_MAX_WAIT_SECONDS, and not once
-that worker is gone), or claims it itself when none did. Nothing else changes: a kernel that
+harness waits for the worker that claimed it (at most compile_ahead.max_wait_seconds, a quarter
+of a candidate's timeout and at most 30 s, and not once that worker is gone), or claims it itself
+when none did. Nothing else changes: a kernel that
 cannot be compiled this way (`.item()`, a question to the device), or that crashes, exits or
 hangs there, is compiled by its own warm-up as before, and each candidate's status says which
 ("compiled_ahead").
@@ -231,6 +232,10 @@ def check_compile_ahead(plan):
     ok = ahead is None or (isinstance(ahead, dict) and isinstance(ahead.get("dir"), str)
                            and ahead["dir"] != "")
     require(ok, "compile_ahead", "null or an object with a non-empty string dir")
+    if ahead is not None:
+        wait = ahead.setdefault("max_wait_seconds", COMPILE_MAX_WAIT_SECONDS)
+        ok = isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait >= 0
+        require(ok, "compile_ahead.max_wait_seconds", "a non-negative number")
 
 
 def check_candidates(plan):
@@ -263,6 +268,8 @@ def new_status(plan):
         "torch_version": None,
         "triton_version": None,
         "gpu_name": None,
+        "cuda_devices": None,
+        "machine_gpus": None,
     }
 
 
@@ -560,8 +567,52 @@ def seed_everything(torch, seed):
     numpy.random.seed(seed % (2 ** 32))
 
 
-def load_problem(plan, status, problem_class=Problem):
+class NoGpu(Exception):
+    """CUDA shows the harness no GPU: the index kprof was asked for is not on this machine (or
+    no GPU is); status "cuda_devices" is 0 and "machine_gpus" says how many there are."""
+
+
+def machine_gpu_count():
+    """How many GPUs this machine has, whatever CUDA_VISIBLE_DEVICES says: NVML's count
+    (libnvidia-ml, the driver's own library), else the driver's /proc/driver/nvidia/gpus entries;
+    None when neither can tell."""
+    try:
+        nvml = ctypes.CDLL("libnvidia-ml.so.1")
+        count = ctypes.c_uint(0)
+        if nvml.nvmlInit_v2() == 0:
+            try:
+                if nvml.nvmlDeviceGetCount_v2(ctypes.byref(count)) == 0:
+                    return int(count.value)
+            finally:
+                nvml.nvmlShutdown()
+    except (OSError, AttributeError):
+        pass
+    try:
+        return len(os.listdir("/proc/driver/nvidia/gpus"))
+    except OSError:
+        return None
+
+
+def count_gpus(torch, status):
+    """Records the GPUs CUDA shows this process (status "cuda_devices") and, when it shows none,
+    how many the machine has ("machine_gpus"); raises NoGpu then. Without a GPU nothing can be
+    profiled: kprof names the index it was asked for and the machine's count."""
+    status["cuda_devices"] = int(torch.cuda.device_count())
+    if status["cuda_devices"] > 0:
+        return
+    status["machine_gpus"] = machine_gpu_count()
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    raise NoGpu("CUDA shows no GPU%s; this machine has %s" % (
+        "" if visible is None else " under CUDA_VISIBLE_DEVICES=%s" % clean_text(visible),
+        "an unknown number of GPUs" if status["machine_gpus"] is None else "%d GPU(s)" % status["machine_gpus"]))
+
+
+def load_problem(plan, status, problem_class=Problem, needs_gpu=True):
+    """torch and problem.py, imported; NoGpu first when CUDA shows no GPU and one is needed (a
+    compile worker needs none: it runs with CUDA_VISIBLE_DEVICES empty)."""
     torch = import_torch(status)
+    if needs_gpu:
+        count_gpus(torch, status)
     path = plan["problem"]
     add_import_dir(os.path.dirname(os.path.abspath(path)))
     module = load_module("_kprof_problem", path)
@@ -927,7 +978,7 @@ def as_meta(torch, value):
 COMPILE_TARGET_FILE = "target.json"  # the harness's Triton target, or why there is none
 COMPILE_CLAIM = "%d.claim"  # who compiles candidate i: the pid of a worker or of the harness
 COMPILE_DONE = "%d.done"  # a worker's outcome for candidate i: {"outcome", "seconds"}
-COMPILE_MAX_WAIT_SECONDS = 30.0
+COMPILE_MAX_WAIT_SECONDS = 30.0  # the plan's compile_ahead.max_wait_seconds when it gives none
 # The outcome of the candidate the harness claims when it publishes its target: it runs it next.
 FIRST_RUN_AT_ONCE = "not compiled ahead: the harness's first candidate, run at once"
 
@@ -963,15 +1014,19 @@ class CompiledAhead:
     candidate's warm-up, waits for the worker that compiles it, if one does (see the module's
     docstring)."""
 
-    def __init__(self, directory, first, target):
+    def __init__(self, directory, first, target, max_wait):
         self.directory = directory
+        self.max_wait = max_wait
         self.own = {first} if claim_candidate(directory, first) else set()
         write_json_atomic(os.path.join(directory, COMPILE_TARGET_FILE), target)
 
     def wait(self, entry):
         """Returns (outcome, the worker's compile seconds) for the candidate of `entry`, once
-        its worker is done, ended, or after COMPILE_MAX_WAIT_SECONDS; claims the candidate for
-        the harness when no worker did. Never raises: compiling ahead decides no answer."""
+        its worker is done, ended, or after max_wait seconds (the plan's
+        compile_ahead.max_wait_seconds: kprof makes it a quarter of a candidate's timeout, so
+        that a worker that hangs costs the candidate that much, never its timeout); claims the
+        candidate for the harness when no worker did. Never raises: compiling ahead decides no
+        answer."""
         try:
             return self.wait_for_worker(entry["index"])
         except OSError as exc:
@@ -984,7 +1039,7 @@ class CompiledAhead:
             return "not compiled ahead: no worker had started it", 0.0
         done_path = os.path.join(self.directory, COMPILE_DONE % index)
         owner = self.claimer(index)
-        deadline = time.monotonic() + COMPILE_MAX_WAIT_SECONDS
+        deadline = time.monotonic() + self.max_wait
         while True:
             done = read_json(done_path)
             if isinstance(done, dict) and isinstance(done.get("outcome"), str):
@@ -995,7 +1050,7 @@ class CompiledAhead:
                     return "not compiled ahead: its worker ended while compiling it", 0.0
                 continue
             if time.monotonic() > deadline:
-                return "not compiled ahead: still compiling after %d s" % COMPILE_MAX_WAIT_SECONDS, 0.0
+                return "not compiled ahead: still compiling after %g s" % self.max_wait, 0.0
             time.sleep(0.002)
 
     def claimer(self, index):
@@ -1032,7 +1087,7 @@ def publish_target(settings, first):
     except Exception as exc:
         target = {"none": "no Triton target: %s" % clean_text(describe_exception(exc)["type"])}
     try:
-        ahead = CompiledAhead(settings["dir"], first, target)
+        ahead = CompiledAhead(settings["dir"], first, target, settings["max_wait_seconds"])
     except OSError as exc:  # compiling ahead only saves time; the workers stop with the session
         log("no compile ahead: %s" % clean_text(exc))
         return None
@@ -1082,7 +1137,7 @@ def prepare_compile_worker(plan):
     """The worker's set-up before the target: torch, problem.py and its inputs as meta tensors
     (made under torch.device("meta"): shapes and dtypes, no memory; MetaProblem). Returns
     compile_one(index)."""
-    problem = load_problem(plan, {}, MetaProblem)
+    problem = load_problem(plan, {}, MetaProblem, needs_gpu=False)
     with problem.torch.device("meta"):
         problem.set_inputs(list(problem.module.get_inputs()))
         get_init_inputs = getattr(problem.module, "get_init_inputs", None)
@@ -1353,6 +1408,16 @@ def fail_problem(status_file, error):
     return EXIT_PROBLEM_INVALID
 
 
+def fail_no_gpu(status_file, exc):
+    """No GPU to profile on (NoGpu): the problem is not looked at. The status's cuda_devices (0)
+    and machine_gpus make kprof's usage error; problem_error says it for any other reader."""
+    status_file.status["problem_ok"] = False
+    status_file.status["problem_error"] = describe_exception(exc)
+    status_file.write()
+    log("no GPU: %s" % clean_text(exc))
+    return EXIT_PROBLEM_INVALID
+
+
 def run(plan, status_file):
     status = status_file.status
     # A standby with defer_inputs waits before touching the GPU (kprof starts it beside a
@@ -1362,6 +1427,8 @@ def run(plan, status_file):
     status_file.set_phase("import_problem")
     try:
         problem = load_problem(plan, status)
+    except NoGpu as exc:
+        return fail_no_gpu(status_file, exc)
     except (Exception, SystemExit) as exc:
         return fail_problem(status_file, describe_exception(exc))
     if primer is not None:

@@ -220,8 +220,31 @@ private:
   std::unique_ptr<Impl> m_impl;
 };
 
+/// The one rule for impossible values (docs/diagnosis.md, "Impossible values"): what the
+/// analysis reads of a launch is a quantity that cannot be negative (a duration, a percentage, a
+/// count, a byte count, a throughput, a rate, a frequency); a negative one was not measured by
+/// ncu (the file was edited or damaged), so whatever reads it refuses the input instead of
+/// drawing a conclusion from it. A capture (analyse()) and a report document (diff_reports())
+/// are refused by these functions alike.
+///
+/// What `column` holds when a fact of the analysis or the diagnosis is read from it ("a
+/// duration", "a percentage", ...), matched by name (a raw metric, or a details-page label as
+/// "Label" or "Section/Label") and unit; nullopt for a column no fact is read from (a metric of
+/// its own may be negative: a NUMA node of -1).
+std::optional<std::string_view> quantity_of(const Column& column);
+/// malformed_input "'WHERE' is VALUE UNIT: QUANTITY cannot be negative (...)" when `value` is
+/// negative; nothing otherwise (NaN and the infinities are not negative numbers: readers take
+/// them as absent).
+Result<void> check_not_negative(std::string_view where, double value, std::string_view unit,
+                                std::string_view quantity);
+/// check_not_negative() of every value that quantity_of() names in the launches `launches`
+/// (indices into capture.kernels): malformed_input naming the first negative one's launch (its
+/// ID and kernel name) and column.
+Result<void> check_capture_values(const Capture& capture, const std::vector<std::size_t>& launches);
+
 /// Runs selection and analysis. Fails with no_kernels when nothing is selected (the message says
-/// which filter removed everything).
+/// which filter removed everything), and with malformed_input when a selected launch holds an
+/// impossible value (check_capture_values()).
 Result<Analysis> analyse(const Capture& capture, const SelectOptions& options,
                          const RooflineThresholds& thresholds = {});
 

@@ -59,6 +59,17 @@ std::optional<DiagnosisCategory> parse_diagnosis_category(std::string_view word)
 /// Every category, in enum order.
 const std::vector<DiagnosisCategory>& diagnosis_categories();
 
+/// How far a cause's estimate can be trusted (docs/diagnosis.md, "Estimates"). The ranking breaks
+/// ties of estimates by it, never by category.
+enum class EstimateConfidence {
+  low,    ///< a model's, on a kernel whose stalls no single reason dominates (it rebalances time)
+  medium, ///< a model's: ncu's occupancy, launch and stall rules; kprof's idle-SM share
+  high,   ///< measured: wasted sectors, wavefronts or lanes, samples spent on the defect, a roof
+};
+
+/// "low", "medium", "high".
+std::string_view to_string(EstimateConfidence confidence);
+
 /// One number a cause rests on: the column, rule or counter it was read from, its value, and
 /// what it says in this cause.
 struct DiagnosisEvidence {
@@ -73,14 +84,33 @@ struct DiagnosisLine {
   int line = 0;
 };
 
+/// Where the kernel is launched: a line of the candidate's kernel file (`kernel[grid](...)`,
+/// `kernel<<<grid, block>>>(...)`) and its text.
+struct DiagnosisLaunch {
+  std::string file; ///< the kernel file as the report's metadata names it
+  int line = 0;
+  std::string source; ///< the line's text, without its indentation
+};
+
 struct DiagnosisCause {
   DiagnosisCategory category = DiagnosisCategory::other;
   std::string title; ///< one sentence with the numbers and the line
+  /// What to change and where, in the kernel's language (Triton: BLOCK, num_warps, num_stages,
+  /// masks, tl.dot's input_precision; CUDA C++: a padded shared tile, __launch_bounds__,
+  /// coalesced indexing, vector loads), phrased for an LLM to act on.
+  std::string fix;
+  /// The line to fix; for a cause of the launch's parallelism (too few blocks, a partial wave,
+  /// occupancy), the line whose result the warps wait on most.
   std::optional<DiagnosisLine> line;
+  /// Where the kernel is launched, for the causes whose fix is there (the grid, the block,
+  /// num_warps, batching): too few blocks, a partial last wave, occupancy, spills, launch-bound.
+  std::optional<DiagnosisLaunch> launch;
   std::vector<DiagnosisEvidence> evidence;
   /// At most how much of the launch's time fixing it saves (percent); empty when nothing the
   /// capture holds gives an estimate of the launch's time (ncu's local estimates do not).
   std::optional<double> estimated_speedup_pct;
+  /// How far `estimated_speedup_pct` can be trusted; empty without an estimate.
+  std::optional<EstimateConfidence> estimate_confidence;
   /// Where the cause and its estimate come from: "ncu:<Rule>" (ncu's rule and its global
   /// estimate), "kprof:launch", "kprof:roofline", "kprof:metrics", "kprof:source" (the source
   /// page's counters and samples).
@@ -93,6 +123,14 @@ struct Diagnosis {
   std::vector<std::string> notes;
 };
 
+/// The candidate's kernel file, as the report's metadata names it (`metadata.kernel_file`, a
+/// profiled round's), for the line that launches the kernel.
+struct KernelSource {
+  std::string path;
+  std::optional<std::string> text; ///< empty when the file could not be read
+  std::string error;               ///< why it could not, then
+};
+
 /// What one launch's diagnosis is made from.
 struct DiagnosisInput {
   const KernelRecord* launch = nullptr; ///< rules, grid, block, name (required)
@@ -102,17 +140,22 @@ struct DiagnosisInput {
   /// The launch's source-page blocks and hot lines; both nullptr without a source page.
   const std::vector<SourceBlock>* blocks = nullptr;
   const KernelHotLines* hot_lines = nullptr;
+  /// The candidate's kernel file; nullptr for a capture read on its own, which does not say
+  /// which file launched the kernel (the notes then say so).
+  const KernelSource* kernel_source = nullptr;
 };
 
 /// The causes of the launch's time, ranked by estimated speedup (causes without one after those
-/// with one, in category order). Never fails; a launch without facts gets an empty diagnosis with
-/// notes.
+/// with one), ties broken by evidence: the estimate's confidence, then the samples the cause
+/// rests on (docs/diagnosis.md, "Ranking"). Never fails; a launch without facts gets an empty
+/// diagnosis with notes.
 Diagnosis diagnose(const DiagnosisInput& input);
 
 /// {metric, value, meaning}.
 void to_json(Json& out, const DiagnosisEvidence& evidence);
-/// {category, title, line: {file, line} | null, evidence: [...], estimated_speedup_pct | null,
-///  source}: an entry of kernels[].diagnosis (docs/json-schema.md).
+/// {category, title, fix, line: {file, line} | null, launch: {file, line, source} | null,
+///  evidence: [...], estimated_speedup_pct | null, estimate_confidence ("low" | "medium" |
+///  "high") | null, source}: an entry of kernels[].diagnosis (docs/json-schema.md).
 void to_json(Json& out, const DiagnosisCause& cause);
 
 } // namespace kprof

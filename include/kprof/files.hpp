@@ -1,6 +1,7 @@
 // kprof: file helpers (nothing about ncu here).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -102,5 +103,18 @@ std::string utc_timestamp_micros();
 
 /// Value of an environment variable, nullopt when unset or empty.
 std::optional<std::string> env_var(const char* name);
+
+/// The words a boolean environment variable accepts, in any case: "1", "true", "yes", "on" and
+/// "0", "false", "no", "off".
+inline constexpr std::array<std::string_view, 8> k_flag_words = {"1", "true",  "yes", "on",
+                                                                 "0", "false", "no",  "off"};
+
+/// `value` of boolean environment variable `name` read as one of k_flag_words (any case); an
+/// empty value is unset (nullopt). Any other value is a usage error that names the variable,
+/// the value and the valid words.
+Result<std::optional<bool>> parse_env_flag(std::string_view name, std::string_view value);
+
+/// parse_env_flag() on the environment's value of `name` (nullopt when unset or empty).
+Result<std::optional<bool>> env_flag(const char* name);
 
 } // namespace kprof

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -81,10 +82,20 @@ struct HarnessPlan {
   /// ncu, seeing no GPU) claim the candidates, publish the harness's Triton target and the
   /// workers' outcomes. Empty: nothing is compiled ahead.
   std::optional<std::filesystem::path> compile_ahead_dir;
+  /// How long the harness waits for the worker that claimed a candidate before the candidate's
+  /// warm-up (compile_ahead_max_wait_seconds()); past it the warm-up compiles the kernel itself.
+  double compile_ahead_max_wait_seconds = 30;
 };
 
+/// The longest the harness waits for a compile worker before a candidate's warm-up, for
+/// candidates that may take `timeout` each: a quarter of it, at most 30 s. A worker that hangs
+/// on a candidate (a kernel that hangs on meta tensors) costs that candidate this much, and its
+/// warm-up compiles the kernel as it would without compile workers, within its timeout.
+double compile_ahead_max_wait_seconds(std::chrono::seconds timeout);
+
 /// The line kprof writes into a standby's FIFO: {"candidates": [...], "first_candidate": K} of
-/// `plan`, with "compile_ahead": {"dir": D} when it names one, newline-terminated.
+/// `plan`, with "compile_ahead": {"dir": D, "max_wait_seconds": W} when it names one,
+/// newline-terminated.
 std::string standby_message(const HarnessPlan& plan);
 
 /// NVTX range name of candidate `index`: "kprof:cand<index>".
@@ -198,6 +209,13 @@ struct HarnessStatus {
   std::string torch_version;
   std::string triton_version; ///< empty when triton is absent
   std::string gpu_name;
+  /// The GPUs CUDA showed the harness once torch was imported (torch.cuda.device_count()); 0
+  /// when the GPU kprof chose is not on this machine (CUDA_VISIBLE_DEVICES names none), and then
+  /// the harness stopped before the problem. nullopt before torch's import.
+  std::optional<int> cuda_devices;
+  /// With cuda_devices 0: the machine's GPUs, whatever CUDA_VISIBLE_DEVICES says (NVML, else
+  /// /proc/driver/nvidia/gpus); nullopt when neither could tell.
+  std::optional<int> machine_gpus;
 };
 
 /// Parses the status JSON the harness wrote; malformed_input when it is not one. A problem error

@@ -31,11 +31,6 @@ namespace kprof {
 /// (`documents`, written in pieces; docs/history.md).
 inline constexpr int k_history_schema_version = 3;
 
-/// A status as JSON: its word ("ok", "partial", "failed"), found by nlohmann through ADL.
-inline void to_json(Json& json, CandidateStatus status) {
-  json = std::string(to_string(status));
-}
-
 /// A round and, optionally, one candidate of it: "3" or "3:1" on the command line.
 struct RoundRef {
   int round = 0;
@@ -295,9 +290,10 @@ struct DiffOptions {
 };
 
 /// Compares report `a` (before) with report `b` (after), both validated with validate_report,
-/// and with no negative duration (summary.total_duration_ns, summary.kernels[].duration_ns, a
-/// launch's duration metric): malformed_input naming the side (and its source) and the key
-/// otherwise. The result (docs/history.md "Diff"):
+/// and with no impossible value by the rule that refuses a capture (check_not_negative,
+/// kprof/analysis.hpp: a negative summary.total_duration_ns, summary.kernels[].duration_ns,
+/// roofline SOL percentage, or launch metric that quantity_of() names): malformed_input naming
+/// the side (and its source) and the key otherwise. The result (docs/history.md "Diff"):
 ///   {schema_version, kind: "diff", a: {label, round, candidate}, b: {...},
 ///    total: {duration_ns: {a, b}, speedup, dominant_kernel: {a, b}},
 ///    kernels: [{name, duration_ns: {a, b}, speedup, bottleneck: {a, b, shifted},
@@ -315,10 +311,14 @@ Result<Json> diff_reports(const Json& a, const Json& b, const DiffOptions& optio
 /// line per compared value. Never fails on a diff_reports() result.
 std::string render_diff(const Json& diff, Format format);
 
+/// The shortest convergence window converged() accepts: one round.
+inline constexpr int k_min_convergence_window = 1;
+
 /// When to stop optimising: the thresholds of converged().
 struct ConvergenceOptions {
   double sol_threshold_pct = 95; ///< the best row is at the roofline at this max SOL
-  int window = 5;                ///< rounds without improvement before stopping (>= 1)
+  /// Rounds without improvement before stopping (k_min_convergence_window or more).
+  int window = 5;
   double min_improvement = 0.01; ///< relative; improvements up to this count as none
 };
 

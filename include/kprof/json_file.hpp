@@ -24,11 +24,19 @@ using Json = nlohmann::ordered_json;
 /// replaced by U+FFFD, with a trailing newline when `indent` >= 0. Never throws.
 std::string json_text(const Json& doc, int indent = 2);
 
-/// An Error as JSON, the one shape of every document's "error": {"category", "message",
-/// "detail"}.
+/// A number as every kprof document writes it: null when NaN or infinite, an integer when integral
+/// and below 2^53 in magnitude (16781824, not 16781824.0), a double otherwise.
+Json number_json(double value);
+/// number_json(*value), or null without one.
+Json number_json(std::optional<double> value);
+
+/// An Error as JSON, the one shape of every document's "error": {"category", "exit_code",
+/// "message", "detail"} (exit_code: the category's, as the command would exit with it).
 Json to_json(const Error& error);
 /// to_json(*error), or null without one.
 Json to_json(const std::optional<Error>& error);
+/// The JSON Schema of to_json(Error) (for the MCP tools' output schemas).
+Json error_json_schema();
 /// The Error of a to_json() object: an unknown category reads as internal, a missing or
 /// non-string message or detail as empty. nullopt for anything but an object. Never throws.
 std::optional<Error> error_from_json(const Json& json);

@@ -22,11 +22,15 @@ struct CandidateVerdict {
 
 /// Decides candidate `position` (an index into plan.candidates, >= plan.first_candidate) from the
 /// outcome of a session that ran `plan`. Rules, first match wins:
-///  - ncu did not start, or may not read the counters, or problem.py is invalid: failed, for every
-///    candidate alike;
+///  - ncu did not start, or may not read the counters, or CUDA showed the harness no GPU (usage:
+///    the session's GPU index is not on this machine, named with the machine's count), or
+///    problem.py is invalid: failed, for every candidate alike;
 ///  - the harness finished the candidate: ok with rows in its range; without rows it is failed
-///    with malformed_input when the log's CSV could not be read (truncated output), else
-///    no_kernels; a candidate that raised is partial with rows, failed without;
+///    with malformed_input when the log's CSV could not be read (truncated output); when ncu did
+///    not end on its own (timed out, interrupted, killed by a signal: its rows went with it) it
+///    is undecided if a later candidate is charged with the session's end (it runs again), else
+///    failed with the session's error; else no_kernels; a candidate that raised is partial with
+///    rows, failed without;
 ///  - the harness finished it, its range has rows, but ncu was killed by a signal: partial,
 ///    ncu_failed naming the signal (never a silent ok);
 ///  - the candidate was in flight (or first unfinished) when the session ended: partial with rows,

@@ -34,6 +34,13 @@ struct KernelAgentTextOptions {
 /// when NaN or infinite, the double otherwise.
 Json kernelagent_value(double value);
 
+/// KernelAgent's load_ncu_metrics of a capture: per launch that `select` keeps, {"Kernel Name":
+/// name, metric: value} with `set`'s metrics that the capture has, in the set's order (text as
+/// text, a missing value as null). A capture without any of them (a details page names labels,
+/// not metrics) gives rows with only their kernel names, as KernelAgent's reader does.
+Json kernelagent_capture_rows(const Capture& capture, const MetricSet& set,
+                              const SelectOptions& select);
+
 /// The rows of a report document: per kept launch {"Kernel Name": name, metric: value}, with
 /// the metric set's metrics the launch has, in the set's order. malformed_input when `report`
 /// is not a kprof report document.

@@ -26,6 +26,11 @@ struct MetricSet {
   /// Reading only (the set "all"): a report keeps every column of the capture, not only those
   /// of `metrics`. Never true for a set ncu is asked to collect.
   bool keep_all_columns = false;
+  /// Collecting it implies hot lines (`--source`): "deep", everything ncu can say, per line too.
+  bool with_source = false;
+  /// What it was resolved from, as the user wrote it ("deep", "a__x.sum,b__y.pct"): the value
+  /// of the `metrics` option (option_values, fingerprints). A built-in set's own name.
+  std::string words{};
 };
 
 /// What a metric set is resolved for: collecting (`kprof profile`, `batch`: ncu is asked for its
@@ -38,6 +43,9 @@ const std::vector<MetricSet>& builtin_metric_sets();
 
 /// The built-in set called `name`; usage error listing the valid names otherwise.
 Result<MetricSet> find_metric_set(std::string_view name);
+
+/// The set "default", what a profile collects unless told otherwise.
+const MetricSet& default_metric_set();
 
 /// A set name or a comma-separated list of metric names ("a.sum,b.pct"): the list becomes an
 /// ad-hoc set called "custom" with labels equal to the names, group "Custom", duplicates

@@ -145,9 +145,15 @@ inline constexpr std::string_view k_stdin_path = "-";
 Result<Capture> load_capture(const std::filesystem::path& path, const NcuInstall* ncu,
                              const ReadOptions& options = {});
 
-/// The rows of a session's report: `ncu --import R --csv --page PAGE` (PAGE from rows_page()),
-/// read with `options`. ncu_not_found when ncu cannot be run, ncu_failed when it fails or runs
-/// past `timeout`, and as parse_ncu_csv() for what it printed.
+/// What `ncu --import R --csv --page PAGE` prints (PAGE from rows_page()): the rows of a
+/// session's report as CSV text, which a round keeps (RoundLayout::k_rows_page) so that its
+/// report can be analysed again without ncu. ncu_not_found when ncu cannot be run, ncu_failed
+/// when it fails or runs past `timeout`, malformed_input when it printed more than kprof keeps.
+Result<std::string> export_rows(const NcuInstall& ncu, const std::filesystem::path& report,
+                                std::string_view page,
+                                std::chrono::milliseconds timeout = std::chrono::minutes(2));
+
+/// export_rows() read with `options` (as parse_ncu_csv() for what it printed).
 Result<Capture> import_rows(const NcuInstall& ncu, const std::filesystem::path& report,
                             std::string_view page, const ReadOptions& options = {},
                             std::chrono::milliseconds timeout = std::chrono::minutes(2));

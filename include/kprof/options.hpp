@@ -159,6 +159,11 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
 /// (a request's, not an option set's). Paths are as given; unset ones are null.
 Json option_values(const ProfileOptions& options);
 
+/// The option table's checks on options made in code rather than parsed (a library user, a test):
+/// parse_run_options(option_values(options)), so that every way into a profiler is checked by
+/// the same ranges, words and messages. usage error as parse_run_options() gives it.
+Result<void> check_run_options(const ProfileOptions& options);
+
 /// The command-line words that give `values` (option key -> value, as parse_run_options()
 /// takes them: JSON-typed or the CLI's strings) to `kprof profile`/`batch`, in table order:
 /// "--timeout 60", a flag's word when it is on ("--no-history" when record_history is false),
@@ -172,8 +177,13 @@ Result<std::vector<std::string>> option_words(const Json& values);
 /// profiler gives (docs/kernelagent.md): select "longest" (one launch per kernel name, the one the
 /// roofline is of), cast "auto" (the dtype kernel_function's source names, as KernelAgent's
 /// wrapper does), kernelagent_logs_only true (roundNNN_ncu_metrics.json in logs_dir only). A
-/// caller's own value for a key replaces the default.
+/// caller's own value for a key replaces the default. And attempts 2: KernelAgent's max_retries=2.
 Json kernelagent_option_defaults();
+
+/// `values` (option key -> value) with kernelagent_option_defaults() for every key it does not
+/// give (or gives as null); no default attempts where it gives retries. What a profiler for
+/// KernelAgent is made from (Python's KernelProfiler and profile_batch).
+Json with_kernelagent_defaults(Json values);
 
 /// The visible GPU count without CUDA: the entries of `cuda_visible_devices` when set (an empty
 /// value means none), else the entries of `driver_gpus_dir` (/proc/driver/nvidia/gpus);

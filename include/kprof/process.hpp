@@ -1,8 +1,9 @@
 // kprof: running child programs (ncu, python) safely.
 //
-// Children get an argv vector through posix_spawn (never a shell), their own process group, and
-// stdout/stderr drained while we wait. On timeout the whole group gets SIGTERM, then SIGKILL after
-// a grace period, so nothing the child started is left running.
+// Children get an argv vector (never a shell), their own process group, and stdout/stderr
+// drained while we wait. Each runs under kprof's process keeper, a child subreaper that kills all
+// the child started once it exits, on timeout (SIGTERM, then SIGKILL after a grace period) and
+// when kprof dies, so nothing the child started is left running (process.cpp's design note).
 #pragma once
 
 #include <atomic>
@@ -92,6 +93,12 @@ bool cancellation_requested() noexcept;
 /// same (a standby started beside the cancelled call), even when its runner looks only after
 /// this call.
 void clear_cancellation() noexcept;
+
+/// Why children run without kprof's process keeper (the process between kprof and each program
+/// that kills all the program leaves behind, process.cpp), nullopt while they run under it: a
+/// kernel or security module that runs no program from a memfd. Without it only the program's
+/// process group is killed when it ends.
+std::optional<std::string> process_keeper_unavailable();
 
 /// Looks `program` up on PATH (or returns it when it contains '/'), nullopt when not executable.
 std::optional<std::filesystem::path> find_executable(std::string_view program);

@@ -40,12 +40,16 @@ struct SessionRequest {
 
 /// Everything one session produced.
 struct SessionOutcome {
+  int gpu = 0;                   ///< the GPU index the session ran on (its request's)
   std::vector<std::string> argv; ///< ncu's argv
   bool started = false;          ///< ncu could be spawned
   std::optional<Error> spawn_error;
   ProcessResult process;
-  std::string log_text;                 ///< ncu's --log-file
-  std::optional<Capture> capture;       ///< the rows: the log's CSV, or the report's (source)
+  std::string log_text;           ///< ncu's --log-file
+  std::optional<Capture> capture; ///< the rows: the log's CSV, or the report's (source)
+  /// The file of the session's directory that holds the rows as CSV: the log (ncu.log), or,
+  /// with source counters, the rows imported from the report (RoundLayout::k_rows_page).
+  std::string rows_file = "ncu.log";
   std::optional<Error> capture_error;   ///< why the rows could not be read
   std::optional<HarnessStatus> harness; ///< status.json, when the harness wrote it
   NcuVerdict verdict;                   ///< classify_ncu_run() on the process, log and rows
@@ -147,6 +151,9 @@ struct NcuSessionSettings {
   /// implies the report file.
   bool source_counters = false;
   bool use_sudo = false;
+  /// Compile the later candidates of a session ahead, in compile workers (docs/harness.md,
+  /// "Compiling ahead"); KPROF_COMPILE_AHEAD, read by read_profile_environment().
+  bool compile_ahead = true;
   /// Where standbys live (empty: none at all): harnesses started under ncu ahead of time that
   /// wait for their candidates. See docs/standby.md.
   std::filesystem::path standby_root;

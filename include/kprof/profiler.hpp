@@ -24,14 +24,18 @@
 #include "kprof/ncu.hpp"
 #include "kprof/profile_session.hpp"
 #include "kprof/report.hpp"
+#include "kprof/round.hpp"
 #include "kprof/status.hpp"
 
 namespace kprof {
 
 struct ProfileOptions {
   std::filesystem::path out_dir = "kprof-out"; ///< rounds land in out_dir/roundNNN/
-  std::string metrics = "default";             ///< a set name or a comma-separated metric list
-  /// Hot lines (docs/hot-lines.md): per-line counters and the source page; on for `deep`.
+  /// What ncu collects: a set (`--metrics default|lean|deep`) or a list of metric names, resolved
+  /// once, by the option table's parser (parse_run_options); its `words` are the option's value.
+  MetricSet metrics = default_metric_set();
+  /// Hot lines (docs/hot-lines.md): per-line counters and the source page; on for a set that
+  /// implies them (MetricSet::with_source: `deep`).
   bool source = false;
   /// Keep the next harness started under ncu and waiting (docs/standby.md): the next profile of
   /// the same problem with the same settings on the same GPU skips Python's start, torch's
@@ -43,7 +47,7 @@ struct ProfileOptions {
   bool prestart = true;
   std::optional<std::filesystem::path> ncu;      ///< else $KPROF_NCU, PATH, CUDA dirs
   std::optional<std::filesystem::path> python;   ///< else $KPROF_PYTHON, python3 on PATH
-  bool use_sudo = false;                         ///< also on when KPROF_NCU_USE_SUDO=1
+  bool use_sudo = false;                         ///< also on with KPROF_NCU_USE_SUDO on
   std::chrono::seconds timeout{300};             ///< per candidate
   int retries = 2;                               ///< extra attempts for retryable failures
   std::chrono::milliseconds retry_backoff{1000}; ///< doubled after each failed attempt
@@ -66,40 +70,13 @@ struct ProfileOptions {
   std::filesystem::path lock_dir; ///< empty: GpuLock::default_dir()
   /// Called with a progress line ("[3/8] cand2 ok (1.2 s)"); may be empty.
   std::function<void(const std::string&)> on_progress;
+  /// A round that kprof's interruption (Ctrl-C, SIGTERM: cancellation_requested()) cut short is
+  /// written as failed, as it ended (a kept attempt beside a good round). Off for kprof serve,
+  /// whose rounds are its clients': its candidates did not fail, the server stopped, and the
+  /// client profiles them itself; the round then writes nothing (RoundResult::recorded).
+  /// Not an option of the table: no command or keyword sets it.
+  bool record_interrupted_rounds = true;
 };
-
-/// The outcome of one candidate in a round.
-struct CandidateResult {
-  int index = 0;
-  std::filesystem::path kernel;
-  CandidateStatus status = CandidateStatus::failed;
-  std::optional<Error> error; ///< set unless status == ok
-  std::optional<Json> report; ///< the report document (ok and partial)
-  /// Instead of `report`: a report read launch by launch, never held as a tree (`kprof report
-  /// FILE --round N`, record_report_round); the round's files and history row are the ones
-  /// `report` would give. to_json() leaves it out.
-  std::shared_ptr<const ReportSource> streamed_report;
-  std::filesystem::path dir; ///< where its files are
-  int gpu = 0;
-  int attempts = 0;
-};
-
-struct RoundResult {
-  int round = 0;
-  /// out_dir/roundNNN, or out_dir/roundNNN.attempt-K when this attempt failed (or was
-  /// interrupted) and roundNNN/ keeps its earlier good result (in_place false; docs/history.md).
-  std::filesystem::path dir;
-  bool in_place = true;
-  std::vector<CandidateResult> candidates;
-  double wall_seconds = 0;
-  Json metadata; ///< run facts (argv, ncu version, GPU, clock control, ...)
-};
-
-/// A RoundResult as JSON (the reports and errors of its candidates included): what `kprof serve`
-/// replies and the Python module reads; and back, malformed_input naming the key when `json` is
-/// not one.
-Json to_json(const RoundResult& round);
-Result<RoundResult> round_result_from_json(const Json& json);
 
 /// Records `report`, the report of a capture profiled elsewhere (`kprof report FILE --round N`),
 /// as round `round` of `out_dir` through the writer of profiled rounds (src/profile/
@@ -117,11 +94,28 @@ Result<RoundResult> record_report_round(const std::filesystem::path& out_dir, in
                                         Json report, const std::filesystem::path& file,
                                         bool record_history = true);
 
+/// What a profile takes from kprof's environment, each variable read by env_flag (1, true, yes,
+/// on / 0, false, no, off in any case; empty is unset).
+struct ProfileEnvironment {
+  /// KPROF_COMPILE_AHEAD: compile workers beside a session of several candidates
+  /// (docs/harness.md, "Compiling ahead"); on unless the variable says off.
+  bool compile_ahead = true;
+  /// KPROF_NCU_USE_SUDO: run ncu under sudo, as --sudo.
+  bool use_sudo = false;
+};
+
+/// Reads ProfileEnvironment. usage error, naming the variable and the valid words, when one holds
+/// another word. KernelProfiler::create() reads it; the CLI checks it before it asks a kprof serve
+/// or submits to Slurm, so a bad value is refused wherever the round would run.
+Result<ProfileEnvironment> read_profile_environment();
+
 class KernelProfiler {
 public:
-  /// Validates the options, resolves the metric set and finds ncu and python. Fails with usage
-  /// (a GPU index beyond visible_gpu_count(), checked before anything runs, as the CLI's and
-  /// Python's option parsing does), ncu_not_found or input_not_found (python).
+  /// Checks the options as the option table does (check_run_options) and the environment
+  /// (read_profile_environment), and finds ncu and python. Fails with usage (a value out of the
+  /// table's range; a GPU index beyond visible_gpu_count(), checked before anything runs, as the
+  /// CLI's and Python's option parsing does; a KPROF_* boolean that is not one), ncu_not_found or
+  /// input_not_found (python).
   static Result<KernelProfiler> create(ProfileOptions options);
 
   /// A profiler whose sessions are run by `runner` (tests pass a fake one) with the given ncu
@@ -135,7 +129,9 @@ public:
   /// (KernelAgent layout; also into logs_dir when set). A failed or interrupted re-run of a round
   /// with a good result goes to out_dir/roundNNN.attempt-K/ instead and leaves the round alone. The
   /// RoundResult is returned even when the candidate failed; a Result error means the round could
-  /// not be attempted (inputs missing, unknown metrics, GPU busy, output not writable).
+  /// not be attempted (inputs missing, unknown metrics, GPU busy, output not writable). A round
+  /// cut short by kprof's interruption writes nothing when the options' record_interrupted_rounds
+  /// is off (RoundResult::recorded false).
   Result<RoundResult> profile(const std::filesystem::path& kernel,
                               const std::filesystem::path& problem, int round);
 
@@ -163,16 +159,24 @@ public:
     return copy;
   }
 
+  /// with_retries(retries) that reports its progress to `on_progress` (a round's own caller).
+  [[nodiscard]] KernelProfiler for_call(int retries,
+                                        std::function<void(const std::string&)> on_progress) const {
+    KernelProfiler copy = with_retries(retries);
+    copy.m_options.on_progress = std::move(on_progress);
+    return copy;
+  }
+
   [[nodiscard]] const ProfileOptions& options() const { return m_options; }
   [[nodiscard]] const NcuInstall& ncu() const { return m_ncu; }
-  [[nodiscard]] const MetricSet& metric_set() const { return m_metric_set; }
+  [[nodiscard]] const MetricSet& metric_set() const { return m_options.metrics; }
   [[nodiscard]] const std::filesystem::path& python() const { return m_python; }
 
 private:
-  KernelProfiler(ProfileOptions options, NcuInstall ncu, MetricSet set,
-                 std::filesystem::path python, std::shared_ptr<SessionRunner> runner)
-      : m_options(std::move(options)), m_ncu(std::move(ncu)), m_metric_set(std::move(set)),
-        m_python(std::move(python)), m_runner(std::move(runner)) {}
+  KernelProfiler(ProfileOptions options, NcuInstall ncu, std::filesystem::path python,
+                 std::shared_ptr<SessionRunner> runner)
+      : m_options(std::move(options)), m_ncu(std::move(ncu)), m_python(std::move(python)),
+        m_runner(std::move(runner)) {}
   Result<RoundResult> run_round(const std::filesystem::path& problem,
                                 const std::vector<std::filesystem::path>& kernels, int round,
                                 bool batch_layout);
@@ -184,7 +188,6 @@ private:
 
   ProfileOptions m_options;
   NcuInstall m_ncu;
-  MetricSet m_metric_set;
   std::filesystem::path m_python;
   std::shared_ptr<SessionRunner> m_runner; ///< shared by copies; thread-safe
   bool m_metrics_checked = false;

@@ -120,11 +120,11 @@ enum class DocumentKind {
   diff,        ///< diff_reports(): what changed between two reports
   convergence, ///< convergence_document(): whether to stop optimising
   metric_set,  ///< metric_set_document(): a metric set (`kprof metrics`)
-  batch,       ///< batch_document(): the candidates of a batch round, ranked
+  round,       ///< round_document() (kprof/round.hpp): a round's candidates, ranked
   doctor,      ///< doctor_document(): the checks of `kprof doctor`
 };
 
-/// "report", "history", "diff", "convergence", "metric_set", "batch", "doctor".
+/// "report", "history", "diff", "convergence", "metric_set", "round", "doctor".
 std::string_view to_string(DocumentKind kind);
 
 /// The document's "kind" member; a document without one is a report (report documents predate
@@ -132,8 +132,9 @@ std::string_view to_string(DocumentKind kind);
 Result<DocumentKind> document_kind(const Json& doc);
 
 /// schema_version of the documents other than the report (history, diff, convergence,
-/// metric_set, batch, doctor); bumped on an incompatible change of any of them.
-inline constexpr int k_document_schema_version = 1;
+/// metric_set, round, doctor); bumped on an incompatible change of any of them (2: the batch
+/// document became the round document, kind "round", with the one shape of a candidate).
+inline constexpr int k_document_schema_version = 2;
 
 /// {schema_version, kind: "metric_set", name, description, metrics: [{name, label, group}],
 ///  sections, other_sets?: [names of the built-in sets]} (other_sets only when
@@ -153,27 +154,6 @@ struct DoctorLine {
 /// detail,
 ///  error: {category, message, detail} | null}]}. Never fails.
 Json doctor_document(const std::vector<DoctorLine>& checks);
-
-/// One candidate of a batch round, as the batch document shows it (profiler.hpp's
-/// CandidateResult carries the same facts).
-struct BatchCandidate {
-  int candidate = 0;
-  std::string kernel_file;
-  /// "ok", "partial" or "failed" (the words of to_string(CandidateStatus); text here because
-  /// harness.hpp still declares a struct of that name).
-  std::string status = "ok";
-  int gpu = 0;
-  std::string dir;            ///< where its files are
-  std::optional<Json> report; ///< its report document (ok and partial)
-  std::optional<Error> error; ///< set unless ok
-};
-
-/// {schema_version, kind: "batch", round, wall_seconds, metadata, candidates: [{rank, candidate,
-///  kernel_file, status, gpu, dir, report | null, error | null}]}, candidates ranked by their
-/// report's total duration (rank 1 fastest; a report without a duration after those with one;
-/// candidates without a report last, rank null). Never fails.
-Json batch_document(int round, double wall_seconds, const Json& metadata,
-                    const std::vector<BatchCandidate>& candidates);
 
 /// One output format. Sinks are stateless; render() renders a document of any DocumentKind
 /// and never fails: a document of a kind this kprof does not know renders as JSON text.

@@ -2,7 +2,9 @@
 //
 // A run directory (ProfileOptions::out_dir) holds, per round N:
 //   roundNNN/                      the round's result: harness.py, plan.json, status.json, ncu.log,
-//                                  report.ncu-rep, metrics.csv, report.json or error.json; a batch
+//                                  report.ncu-rep, metrics.csv, report.json or error.json (with
+//                                  --source also source.csv and rows.csv: ncu.log then holds the
+//                                  source page and rows.csv the rows); a batch
 //                                  round has cand<K>/ (report.json | error.json, metrics.csv),
 //                                  gpu<G>-part<P>/ (one ncu session each) and batch.json
 //   roundNNN.attempt-K/            a failed or interrupted re-run of round N, kept beside the good
@@ -38,6 +40,9 @@ public:
   static constexpr std::string_view k_ncu_report_base = "report"; ///< ncu -o adds ".ncu-rep"
   /// The source page of the session's report (`--source`): per-line counters.
   static constexpr std::string_view k_source_page = "source.csv";
+  /// The rows of a session whose log holds its source page (`--source`): the raw or details
+  /// page imported from its report, kept so that its reports can be analysed again without ncu.
+  static constexpr std::string_view k_rows_page = "rows.csv";
   static constexpr std::string_view k_ncu_report = "report.ncu-rep";
   /// An empty folder given to ncu as --section-folder by a session that collects only metrics
   /// (NcuCommand::empty_section_folder).

@@ -52,7 +52,7 @@ Result<ServeRequest> serve_request_from_json(const Json& json);
 Result<ServeRequest> parse_serve_request(std::string_view line);
 
 struct ServeSettings {
-  ProfileOptions options; ///< standby is turned on
+  ProfileOptions options; ///< standby is turned on, record_interrupted_rounds off
   std::filesystem::path problem;
   std::chrono::seconds idle_timeout{600}; ///< stop after this long without a request
   /// One line per event (requests, refusals, stopping); called from several threads, one call
@@ -75,7 +75,10 @@ Result<void> serve(const ServeSettings& settings);
 enum class ServerReply {
   answered, ///< it ran the round
   differs,  ///< it serves another problem or other options (reason: what differs)
-  refused,  ///< it did not take the request (reason: busy, a bad request, another uid, stopping)
+  refused,  ///< it did not take the request (reason: busy, a bad request, another uid)
+  /// it was stopped (SIGTERM, Ctrl-C) before or during the round, or went away without an
+  /// answer (killed, crashed): it recorded nothing of the round, which the client runs itself
+  stopped,
   not_used, ///< the socket or its server is not this uid's (reason: whose); nothing was sent
 };
 
@@ -89,15 +92,16 @@ struct ServerAnswer {
 /// Asks the server of options.out_dir to run a round (a batch when `batch`). nullopt when no
 /// server listens there; not_used when the socket is not a socket of this uid (a symlink,
 /// another uid's) or the server on it runs as another uid, and then nothing is sent; differs or
-/// refused when the server did not run it; an Error when the server failed the round (as
-/// profile() would have) or its answer cannot be read.
+/// refused when the server did not run it; stopped when the server was stopped before or
+/// during the round or closed the connection without an answer; an Error when the server failed
+/// the round (as profile() would have) or its answer cannot be read.
 Result<std::optional<ServerAnswer>> ask_server(const ProfileOptions& options,
                                                const std::filesystem::path& problem,
                                                const std::vector<std::filesystem::path>& kernels,
                                                int round, bool batch);
 
-/// The one line a client says of an answer it does not use (differs, refused, not_used): why
-/// it profiles without the server of out_dir. Empty for answered.
+/// The one line a client says of an answer it does not use (differs, refused, stopped,
+/// not_used): why it profiles without the server of out_dir. Empty for answered.
 std::string unused_answer_note(const ServerAnswer& answer, const std::filesystem::path& out_dir);
 
 } // namespace kprof

@@ -176,6 +176,9 @@ struct SlurmBatchRequest {
   SlurmSettings slurm;
   /// Progress lines ("slurm job 41: 1 pending, 2 running, 1 done, 0 failed; 2/8 candidates").
   std::function<void(const std::string&)> on_progress;
+  /// Messages name options as the command line does ("--gpus"), else by their keys ("gpus",
+  /// Python's keywords).
+  bool cli_names = true;
 };
 
 /// The plan without side effects (no file written, nothing submitted), but with the checks: the

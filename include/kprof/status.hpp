@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "kprof/error.hpp"
+#include "kprof/json_file.hpp"
 
 namespace kprof {
 
@@ -19,5 +20,10 @@ std::string_view to_string(CandidateStatus status);
 
 /// Parses the words of to_string(); usage error listing them otherwise.
 Result<CandidateStatus> parse_candidate_status(std::string_view word);
+
+/// A status as JSON: its word ("ok", "partial", "failed"), found by nlohmann through ADL.
+inline void to_json(Json& json, CandidateStatus status) {
+  json = std::string(to_string(status));
+}
 
 } // namespace kprof

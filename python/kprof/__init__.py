@@ -146,13 +146,13 @@ def _is_report(value: Any) -> bool:
     return isinstance(value, Mapping) and all(key in value for key in ("schema_version", "metadata", "kernels"))
 
 
-def _report_of(value: Any) -> Report:
-    """The report document of a ProfilerResults or a report dict."""
+def _report_of(value: Any, what: str) -> Report:
+    """The report document of a ProfilerResults or a report dict (the parameter ``what``)."""
     if isinstance(value, ProfilerResults):
         return value.report
     if _is_report(value):
         return dict(value)
-    raise TypeError(f"expected a kprof report dict or ProfilerResults, not {type(value).__name__}")
+    raise TypeError(f"{what} must be a kprof report dict or ProfilerResults, not {type(value).__name__}")
 
 
 def _dumps(doc: Any, what: str = "the document") -> str:
@@ -163,12 +163,13 @@ def _dumps(doc: Any, what: str = "the document") -> str:
         raise MalformedOutput(f"{what} cannot be written as JSON: {error}") from None
 
 
-def _round_ref(ref: Any) -> str:
-    """3 -> "3", "3:1" -> "3:1", (3, 1) -> "3:1"; parse_round_ref validates the text."""
+def _round_ref(ref: Any, what: str) -> str:
+    """3 -> "3", "3:1" -> "3:1", (3, 1) -> "3:1" (the parameter ``what``); parse_round_ref
+    validates the text."""
     if isinstance(ref, tuple) and len(ref) == 2:
-        return f"{_int(ref[0], 'round')}:{_int(ref[1], 'candidate')}"
+        return f"{_int(ref[0], f'{what}[0]')}:{_int(ref[1], f'{what}[1]')}"
     if isinstance(ref, bool) or not isinstance(ref, (int, str)):
-        raise TypeError(f"a round is an int, 'N', 'N:C' or (N, C), not {type(ref).__name__}")
+        raise TypeError(f"{what} must be a round: an int, 'N', 'N:C' or (N, C), not {type(ref).__name__}")
     return str(ref)
 
 
@@ -271,6 +272,10 @@ def _plain_rows(value: Any) -> List[Dict[str, Any]]:
     iterable of mappings; NaN and infinities (pandas' missing values) become None."""
     if hasattr(value, "to_dict") and hasattr(value, "columns"):  # a pandas DataFrame
         value = value.to_dict(orient="records")
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise TypeError(
+            "rows_or_report must be rows (a list of dicts, a DataFrame), a kprof report dict or "
+            f"ProfilerResults, not {type(value).__name__}")
     rows = []
     for row in value:
         if not isinstance(row, Mapping):
@@ -295,7 +300,7 @@ def metrics_to_prompt(
     "metrics" block as text)."""
     del title  # KernelAgent documents it as "not included in output"
     is_report = isinstance(rows_or_report, ProfilerResults) or _is_report(rows_or_report)
-    data = _report_of(rows_or_report) if is_report else _plain_rows(rows_or_report)
+    data = _report_of(rows_or_report, "rows_or_report") if is_report else _plain_rows(rows_or_report)
     keep = None if keep_cols is None else _names(keep_cols, "keep_cols")
     digits = None if round_digits is None else _int(round_digits, "round_digits")
     return str(_kprof.metrics_text(_dumps(data), is_report, digits, bool(compact), keep, str(key_by)))
@@ -303,15 +308,23 @@ def metrics_to_prompt(
 
 def report(
     csv_path: PathLike,
-    select: Any = "all",
-    metrics: str = "default",
+    select: Any = None,
+    metrics: Optional[str] = None,
     kernels: Optional[Sequence[str]] = None,
 ) -> Report:
     """The report document of an ncu output, exactly as ``kprof report FILE --select S --metrics
-    M [--kernel K]...`` builds it (schema in docs/json-schema.md). Raises like
-    load_ncu_metrics(); NoKernelsProfiled when the filters leave nothing."""
+    M [--kernel K]...`` builds it (schema in docs/json-schema.md); ``csv_path`` may also be a
+    report.json kprof wrote (or its round directory), analysed again from what it was built
+    from. ``select`` and ``metrics`` left None are kprof's defaults ("all", "default"), or a
+    report.json's own. Raises like load_ncu_metrics(); NoKernelsProfiled when the filters leave
+    nothing."""
     filters = _names(kernels, "kernels")
-    text = _kprof.build_report(_native_path(csv_path, "csv_path"), _word(select, "select"), _word(metrics, "metrics"), filters)
+    text = _kprof.build_report(
+        _native_path(csv_path, "csv_path"),
+        None if select is None else _word(select, "select"),
+        None if metrics is None else _word(metrics, "metrics"),
+        filters,
+    )
     result: Report = json.loads(text)
     return result
 
@@ -329,7 +342,7 @@ def render(
     for a dict that is not a kprof report."""
     if isinstance(report_or_results, Diff):
         return report_or_results.render(format)
-    doc = _report_of(report_or_results)
+    doc = _report_of(report_or_results, "report_or_results")
     return str(_kprof.render(_dumps(doc), _word(format, "format"), _int(round_digits, "round_digits"), bool(compact), _int(max_rules, "max_rules")))
 
 
@@ -346,16 +359,6 @@ _KERNELAGENT_OPTIONS = {
     "round_num": "round",
     "max_retries": "attempts",  # KernelAgent counts attempts, kprof's retries the extra ones
 }
-
-
-def _with_kernelagent_defaults(options: Mapping[str, Any]) -> Dict[str, Any]:
-    """``options`` with kprof's KernelAgent defaults (include/kprof/options.hpp,
-    kernelagent_option_defaults) for the keys not given (or given as None)."""
-    merged = dict(options)
-    for key, value in json.loads(_kprof.kernelagent_option_defaults()).items():
-        if merged.get(key) is None:
-            merged[key] = value
-    return merged
 
 
 def _option_value(value: Any) -> Any:
@@ -385,9 +388,9 @@ def _option_values(kernelagent: Mapping[str, Any], options: Mapping[str, Any]) -
 
 
 def _call_options(round_num: Any, max_retries: Any) -> "tuple[Dict[str, Any], Dict[str, str]]":
-    """One profiling call's round and attempts, checked by the option table like the others
-    (None included: it is not an int)."""
-    given = {"round_num": round_num, "max_retries": max_retries}
+    """One profiling call's round and attempts, checked by the option table like the others (a
+    round of None included: it is not an int). max_retries None: the profiler's own attempts."""
+    given = {"round_num": round_num} if max_retries is None else {"round_num": round_num, "max_retries": max_retries}
     return {_KERNELAGENT_OPTIONS[k]: v for k, v in given.items()}, {_KERNELAGENT_OPTIONS[k]: k for k in given}
 
 
@@ -406,6 +409,7 @@ class ProfilerResults:
         candidate: Optional[int] = None,
         gpu: Optional[int] = None,
         attempts: int = 0,
+        served_by: Optional[Dict[str, Any]] = None,
     ) -> None:
         self.report: Report = report
         self.status = status
@@ -414,6 +418,9 @@ class ProfilerResults:
         self.candidate = candidate
         self.gpu = gpu
         self.attempts = attempts
+        #: Who answered the round: {"who": "python"} for this process's own profiler, or
+        #: {"who": "kprof serve", "socket": PATH} for a running `kprof serve` (docs/standby.md).
+        self.served_by = served_by
         agent = json.loads(_kprof.kernelagent_json(_dumps(report)))
         self._metrics = KernelMetrics(agent["metrics"], report)
         self._metadata = ProfilerMetadata(**agent["metadata"])
@@ -496,9 +503,11 @@ class ProfilerResults:
 Outcome = Union[ProfilerResults, KprofError]
 
 
-def _candidate_outcome(round_num: int, candidate: Dict[str, Any], batch: bool) -> Outcome:
-    """One candidate of a round (the native round JSON): its ProfilerResults when ok, else its
-    KprofError carrying the partial results."""
+def _candidate_outcome(
+    round_num: int, candidate: Dict[str, Any], batch: bool, served_by: Optional[Dict[str, Any]] = None
+) -> Outcome:
+    """One candidate of a round (the round's one JSON shape, docs/json-schema.md "The round"): its
+    ProfilerResults when ok, else its KprofError carrying the partial results."""
     error = error_from_dict(candidate["error"])
     results = None
     if candidate["report"] is not None:
@@ -507,18 +516,19 @@ def _candidate_outcome(round_num: int, candidate: Dict[str, Any], batch: bool) -
             status=candidate["status"],
             error=error,
             directory=candidate["dir"],
-            candidate=candidate["index"] if batch else None,
+            candidate=candidate["candidate"] if batch else None,
             gpu=candidate["gpu"],
             attempts=candidate["attempts"],
+            served_by=served_by,
         )
     if candidate["status"] == "ok" and results is not None:
         return results
     if error is None:
-        error = InternalError(f"candidate {candidate['index']} has status {candidate['status']}")
+        error = InternalError(f"candidate {candidate['candidate']} has status {candidate['status']}")
     error.results = results
-    error.kernel_file = candidate["kernel"]
+    error.kernel_file = candidate["kernel_file"]
     error.round_num = round_num
-    error.candidate = candidate["index"] if batch else None
+    error.candidate = candidate["candidate"] if batch else None
     return error
 
 
@@ -549,8 +559,8 @@ class KernelProfiler:
         artifacts_dir: PathLike,
         logs_dir: Optional[PathLike] = None,
         ncu_bin_path: Optional[PathLike] = None,
-        ncu_timeout_seconds: int = 300,
-        metrics: str = "default",
+        ncu_timeout_seconds: Optional[int] = None,
+        metrics: Optional[str] = None,
         python_executable: Optional[PathLike] = None,
         use_sudo: bool = False,
         gpu: Union[None, int, Sequence[int]] = None,
@@ -572,7 +582,6 @@ class KernelProfiler:
         self.artifacts_dir = os.path.abspath(_path(artifacts_dir, "artifacts_dir"))
         self.logs_dir = None if logs_dir is None else os.path.abspath(_path(logs_dir, "logs_dir"))
         self.ncu_bin_path = None if ncu_bin_path is None else _path(ncu_bin_path, "ncu_bin_path")
-        self.ncu_timeout_seconds = ncu_timeout_seconds
         self.logger = logger if logger is not None else _LOGGER
         if python_executable is None:
             python: Optional[str] = os.environ.get("KPROF_PYTHON") or sys.executable or None
@@ -594,8 +603,10 @@ class KernelProfiler:
         ):
             raise TypeError(f"profiling_semaphore must have acquire() and release(), not {type(profiling_semaphore).__name__}")
         self.profiling_semaphore = profiling_semaphore
-        values, spelled = _option_values(kernelagent, _with_kernelagent_defaults(options))
+        values, spelled = _option_values(kernelagent, options)
         self._native = _kprof.Profiler(_kprof.profile_options(values, spelled, self._progress))
+        # None means kprof's default (KernelAgent's where they differ): the value it runs with.
+        self.ncu_timeout_seconds: int = json.loads(self._native.option_values())["timeout"]
         self._ncu_version: Optional[str] = None
 
     def _progress(self, line: str) -> None:
@@ -624,8 +635,8 @@ class KernelProfiler:
                 return None
         return self._ncu_version
 
-    def _outcome(self, round_num: int, candidate: Dict[str, Any], batch: bool) -> Outcome:
-        return _candidate_outcome(round_num, candidate, batch)
+    def _outcome(self, round_num: int, round_doc: Dict[str, Any], index: int, batch: bool) -> Outcome:
+        return _candidate_outcome(round_num, round_doc["candidates"][index], batch, round_doc["served_by"])
 
     @contextlib.contextmanager
     def _profiling_turn(self, round_num: int) -> Iterator[None]:
@@ -647,28 +658,29 @@ class KernelProfiler:
             semaphore.release()
 
     def profile(
-        self, kernel_file: PathLike, problem_file: PathLike, round_num: int, max_retries: int = 2
+        self, kernel_file: PathLike, problem_file: PathLike, round_num: int, max_retries: Optional[int] = None
     ) -> ProfilerResults:
         """Profiles ``kernel_function`` of kernel_file on problem_file's inputs as round
         ``round_num``. Returns the results; raises the KprofError subclass of the failure
         (e.g. PermissionDenied, KernelRuntimeError, Timeout). A run that failed after its
         kernels were profiled raises too, with the partial results in ``error.results``.
-        ``max_retries`` counts attempts, as in KernelAgent; only retryable failures (timeouts,
-        transient ncu failures) are attempted again."""
+        ``max_retries`` counts attempts, as in KernelAgent (None: this profiler's, 2 unless it
+        was made with ``retries`` or ``attempts``); only retryable failures (timeouts, transient
+        ncu failures) are attempted again."""
         with self._profiling_turn(round_num):
             text = self._native.profile(
                 _native_path(kernel_file, "kernel_file"),
                 _native_path(problem_file, "problem_file"),
                 *_call_options(round_num, max_retries),
             )
-        outcome = self._outcome(round_num, json.loads(text)["candidates"][0], batch=False)
+        outcome = self._outcome(round_num, json.loads(text), 0, batch=False)
         if isinstance(outcome, KprofError):
             raise outcome
         self.logger.info("kprof: round %d profiled (%s)", round_num, outcome.dir)
         return outcome
 
     def profile_kernel(
-        self, kernel_file: PathLike, problem_file: PathLike, round_num: int, max_retries: int = 2
+        self, kernel_file: PathLike, problem_file: PathLike, round_num: int, max_retries: Optional[int] = None
     ) -> Optional[ProfilerResults]:
         """profile(), KernelAgent style: returns None after logging the classified error (every
         profiling failure is a KprofError; a TypeError for a wrong argument type is raised)."""
@@ -687,7 +699,7 @@ class KernelProfiler:
         problem_file: PathLike,
         kernel_files: Sequence[PathLike],
         round_num: int,
-        max_retries: int = 2,
+        max_retries: Optional[int] = None,
     ) -> List[Outcome]:
         """Profiles several candidate kernels of one problem in one round (one harness process
         per GPU; a failing candidate costs the others nothing). Returns, per candidate in
@@ -701,11 +713,8 @@ class KernelProfiler:
                 [_native_path(kernel, f"kernel_files[{i}]") for i, kernel in enumerate(kernel_files)],
                 *_call_options(round_num, max_retries),
             )
-        outcomes = [
-            self._outcome(round_num, candidate, batch=True)
-            for candidate in json.loads(text)["candidates"]
-        ]
-        return outcomes
+        round_doc = json.loads(text)
+        return [self._outcome(round_num, round_doc, i, batch=True) for i in range(len(round_doc["candidates"]))]
 
 
 def profile_batch(
@@ -731,18 +740,16 @@ def profile_batch(
     max_retries = options.pop("max_retries", None)
     if slurm is None or slurm is False:
         profiler = KernelProfiler(out_dir, gpus=gpus, **options)  # messages name gpus
-        return profiler.profile_batch(problem_file, kernel_files, round_num, 2 if max_retries is None else max_retries)
-    if gpus is not None:
-        raise UsageError("gpus picks GPUs of this machine; with slurm, Slurm gives each task its GPUs (gpus_per_task)")
+        return profiler.profile_batch(problem_file, kernel_files, round_num, max_retries)
     if not isinstance(slurm, (bool, Mapping)):
         raise TypeError(f"slurm must be True or a mapping, not {type(slurm).__name__}")
     settings = {} if slurm is True else {str(key): _option_value(value) for key, value in dict(slurm).items()}
     if isinstance(kernel_files, (str, bytes, os.PathLike)):
         kernel_files = [kernel_files]  # one file, never its characters
-    if max_retries is None and "retries" not in options:
-        max_retries = 2  # two attempts, as without Slurm
-    run = {"out_dir": os.path.abspath(out_dir), "round_num": round_num, "max_retries": max_retries}
-    values, spelled = _option_values(run, _with_kernelagent_defaults(options))
+    # The library refuses gpus here (Slurm gives each task its GPUs) and gives KernelAgent's
+    # attempts when neither max_retries nor retries is given, as without Slurm.
+    run = {"out_dir": os.path.abspath(out_dir), "round_num": round_num, "max_retries": max_retries, "gpus": gpus}
+    values, spelled = _option_values(run, options)
     text = _kprof.slurm_batch(
         values,
         spelled,
@@ -754,7 +761,7 @@ def profile_batch(
     result = json.loads(text)
     if settings.get("dry_run"):
         return result
-    return [_candidate_outcome(round_num, candidate, batch=True) for candidate in result["candidates"]]
+    return [_candidate_outcome(round_num, candidate, True, result["served_by"]) for candidate in result["candidates"]]
 
 
 # ---- history -----------------------------------------------------------------------------------
@@ -782,7 +789,7 @@ def diff(a: Any, b: Any, top_metrics: int = 8) -> Diff:
     def document(side: Any, what: str) -> str:
         if isinstance(side, (str, os.PathLike)):
             return str(_kprof.load_report(_native_path(side, what)))
-        return _dumps(_report_of(side), "the report")
+        return _dumps(_report_of(side, what), "the report")
 
     return Diff(json.loads(_kprof.diff_reports(document(a, "a"), document(b, "b"), _int(top_metrics, "top_metrics"))))
 
@@ -842,7 +849,7 @@ class History:
     def document(self, ref: Any) -> Report:
         """The report recorded for round ``ref`` (3, "3", "3:1" or (3, 1)); a round with
         several candidates gives its best. InputNotFound when absent or failed."""
-        doc: Report = json.loads(self._native.document(_round_ref(ref)))
+        doc: Report = json.loads(self._native.document(_round_ref(ref, "ref")))
         return doc
 
     def results(self, ref: Any) -> ProfilerResults:
@@ -851,7 +858,7 @@ class History:
 
     def diff(self, a: Any, b: Any, top_metrics: int = 8) -> Diff:
         """Compares round a (before) with round b (after), as ``kprof diff DIR A B``."""
-        return Diff(json.loads(self._native.diff(_round_ref(a), _round_ref(b), _int(top_metrics, "top_metrics"))))
+        return Diff(json.loads(self._native.diff(_round_ref(a, "a"), _round_ref(b, "b"), _int(top_metrics, "top_metrics"))))
 
     def converged(
         self, sol_threshold: float = 95, window: int = 5, min_improvement: float = 0.01

@@ -120,6 +120,9 @@ Result<Analysis> analyse(const Capture& capture, const SelectOptions& options,
   result.gpu = gpu_spec_of(capture);
   result.selected = analysis::select_kernels(facts, options);
   KPROF_ASSERT(!result.selected.empty());
+  if (auto valid = check_capture_values(capture, result.selected); !valid) {
+    return valid.error();
+  }
 
   std::unordered_map<std::string_view, std::size_t> summary_of;
   for (std::size_t index : result.selected) {

@@ -154,6 +154,15 @@ bool is_label_column(const Column& column, std::string_view label) {
          name[name.size() - label.size() - 1] == '/';
 }
 
+std::optional<Unit> fact_unit(const Column& column) {
+  for (const Candidate& candidate : k_candidates) {
+    if (matches(column, candidate) && unit_scale(candidate.unit, column.unit)) {
+      return candidate.unit;
+    }
+  }
+  return std::nullopt;
+}
+
 FactLookup::FactLookup(const Capture& capture) : m_capture(&capture) {
   for (const Candidate& candidate : k_candidates) {
     const bool wanted =

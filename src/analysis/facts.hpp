@@ -60,6 +60,12 @@ std::optional<double> unit_scale(Unit family, std::string_view unit);
 /// True when `column` is the details-page label `label`, named "Label" or "Section/Label".
 bool is_label_column(const Column& column, std::string_view label);
 
+/// The unit family FactLookup reads `column` in, when one of its facts is read from it (a raw
+/// metric or a details-page label, on either page); nullopt otherwise.
+std::optional<Unit> fact_unit(const Column& column);
+/// The same for LaunchFactReader's facts (launch_facts.cpp).
+std::optional<Unit> launch_fact_unit(const Column& column);
+
 /// Column lookup for one Capture. Holds a reference: the Capture must outlive it.
 class FactLookup {
 public:

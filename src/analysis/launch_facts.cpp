@@ -108,6 +108,17 @@ struct Source {
 
 } // namespace
 
+std::optional<analysis::Unit> analysis::launch_fact_unit(const Column& column) {
+  for (const Candidate& candidate : k_candidates) {
+    const bool named = candidate.kind == Kind::label ? is_label_column(column, candidate.name)
+                                                     : column.name == candidate.name;
+    if (named && unit_scale(candidate.unit, column.unit)) {
+      return candidate.unit;
+    }
+  }
+  return std::nullopt;
+}
+
 struct LaunchFactReader::Impl {
   Impl(const Capture& captured, std::optional<GpuSpec> spec, const RooflineThresholds& limits)
       : capture(captured), facts(captured), gpu(std::move(spec)), thresholds(limits) {}

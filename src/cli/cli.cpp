@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <string_view>
 #include <unistd.h>
 
@@ -193,28 +195,80 @@ std::string option_words(const CLI::App* app) {
   return words;
 }
 
-/// A usage error for the first word `command` did not expect, naming the valid options.
-Error unexpected_word(const CLI::App* command, const std::string& word) {
-  const std::string path = fmt::format("kprof {}", command->get_name());
-  if (word.size() > 1 && word.front() == '-') {
-    return make_error(ErrorCategory::usage, fmt::format("unknown option '{}' for {} (valid: {})",
-                                                        word, path, option_words(command)));
+/// A word a command did not take, and whether it came after the `--` that ends the options.
+struct ExtraWord {
+  std::string word;
+  bool after_options_end = false;
+};
+
+/// The first word `command` did not take, if any. CLI11 keeps the `--` that ends the options (so
+/// that a file named `-x.py` can follow it) among them; it is no extra word, but the words after
+/// it are no options.
+std::optional<ExtraWord> first_extra_word(const CLI::App* command) {
+  const std::vector<std::string> words = command->remaining();
+  const bool marked = command->remaining_size() < words.size();
+  bool after_mark = false;
+  for (const std::string& word : words) {
+    if (marked && !after_mark && word == "--") {
+      after_mark = true;
+      continue;
+    }
+    return ExtraWord{word, after_mark};
   }
-  return make_error(
-      ErrorCategory::usage,
-      fmt::format("unexpected argument '{}' for {} (see {} --help)", word, path, path));
+  return std::nullopt;
 }
 
-/// The words `command` did not take. CLI11 keeps the `--` that ends the options (so that a file
-/// named `-x.py` can follow it) among them; it is no extra word.
-std::vector<std::string> extra_words(const CLI::App* command) {
-  std::vector<std::string> words = command->remaining();
-  if (command->remaining_size() < words.size()) {
-    if (auto mark = std::find(words.begin(), words.end(), "--"); mark != words.end()) {
-      words.erase(mark);
-    }
+/// A usage error for a word `command` did not expect: an option it does not know (with the
+/// valid ones, and how to name a file that looks like an option), an option after `--`, or an
+/// argument too many.
+Error unexpected_word(const CLI::App* command, const ExtraWord& extra) {
+  const std::string path = fmt::format("kprof {}", command->get_name());
+  const std::string& word = extra.word;
+  const bool dashed = word.size() > 1 && word.front() == '-';
+  if (dashed && extra.after_options_end &&
+      command->get_option_no_throw(word.substr(0, word.find('='))) != nullptr) {
+    return make_error(ErrorCategory::usage,
+                      fmt::format("'{}' comes after '--', which ends the options of {}: put {} "
+                                  "before '--' (every word after it is a file)",
+                                  word, path, word.substr(0, word.find('='))));
   }
-  return words;
+  if (dashed && !extra.after_options_end) {
+    std::error_code ec;
+    const bool names_a_file = std::filesystem::exists(word, ec);
+    return make_error(
+        ErrorCategory::usage,
+        fmt::format("unknown option '{}' for {} (valid: {}){}", word, path, option_words(command),
+                    names_a_file ? fmt::format("; to name the file {}, write ./{} or put it after "
+                                               "'--' ({} [options] -- {} ...)",
+                                               word, word, path, word)
+                                 : std::string()));
+  }
+  return make_error(ErrorCategory::usage,
+                    fmt::format("unexpected argument '{}' for {}{} (see {} --help)", word, path,
+                                extra.after_options_end ? " after '--'" : "", path));
+}
+
+/// `word` as an extra word of `command` when the command was parsed and `word` comes after the
+/// command's name in argv (CLI11 hands the words after `--` that a command has no argument for to
+/// the top level); nullopt otherwise (a word before the command is the top level's).
+std::optional<ExtraWord> passed_up_word(const CLI::App* command, int argc, char** argv,
+                                        const std::string& word) {
+  if (!command->parsed()) {
+    return std::nullopt;
+  }
+  const std::vector<std::string_view> words(argv + 1, argv + argc);
+  const auto name = std::find(words.begin(), words.end(), command->get_name());
+  if (name == words.end()) {
+    return std::nullopt;
+  }
+  if (const auto mark = std::find(name, words.end(), "--");
+      std::find(mark, words.end(), word) != words.end()) {
+    return ExtraWord{word, true};
+  }
+  if (std::find(name, words.end(), word) != words.end()) {
+    return ExtraWord{word, false};
+  }
+  return std::nullopt;
 }
 
 extern "C" void on_interrupt(int /*signal*/) {
@@ -293,14 +347,33 @@ int run_cli_command(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ExtrasError& e) {
-    // Only the top level refuses extras: an option before any command.
-    const std::vector<std::string> extras = app.remaining();
+    // Only the top level refuses extras: an option before any command, or the words a command
+    // with all its arguments passed up (those after its `--`).
+    std::vector<std::string> extras = app.remaining();
+    extras.erase(std::remove(extras.begin(), extras.end(), "--"), extras.end());
     const std::string word = extras.empty() ? std::string(e.what()) : extras.front();
+    for (const auto& command : commands) {
+      if (const auto extra = passed_up_word(command->app(), argc, argv, word);
+          !extras.empty() && extra) {
+        return fail(unexpected_word(command->app(), *extra));
+      }
+    }
     return fail(make_error(ErrorCategory::usage,
                            fmt::format("unknown option '{}' (valid: --help, --version, or a "
                                        "command: {})",
                                        word, joined_names(commands))));
   } catch (const CLI::ParseError& e) {
+    // A word the command did not take (an unknown option, a file named like one) is what went
+    // wrong, not what CLI11 concluded from its absence ("PROBLEM is required").
+    for (const auto& command : commands) {
+      if (!command->app()->parsed()) {
+        continue;
+      }
+      if (const auto extra = first_extra_word(command->app());
+          extra && (extra->after_options_end || extra->word.starts_with('-'))) {
+        return fail(unexpected_word(command->app(), *extra));
+      }
+    }
     print_message("kprof: error: ", e.what()); // it may quote a word of the command line
     print_message("", "Run with --help for more information.");
     return exit_code(ErrorCategory::usage);
@@ -310,8 +383,8 @@ int run_cli_command(int argc, char** argv) {
     if (!command->app()->parsed()) {
       continue;
     }
-    if (const std::vector<std::string> extras = extra_words(command->app()); !extras.empty()) {
-      return fail(unexpected_word(command->app(), extras.front()));
+    if (const auto extra = first_extra_word(command->app())) {
+      return fail(unexpected_word(command->app(), *extra));
     }
     try {
       return finish(command->run());

@@ -7,6 +7,7 @@
 #include "cli/text.hpp"
 #include "kprof/options.hpp"
 #include "kprof/profiler.hpp"
+#include "kprof/run.hpp"
 #include "kprof/serve.hpp"
 #include "kprof/slurm.hpp"
 #include "kprof/strings.hpp"
@@ -16,7 +17,12 @@ namespace fs = std::filesystem;
 namespace {
 
 /// The table's options of one subcommand as a RunRequest, with progress lines on a terminal.
+/// The environment is checked here too, before a kprof serve is asked or Slurm is given the
+/// round: a bad KPROF_COMPILE_AHEAD is refused wherever the round would run.
 Result<RunRequest> run_request(const TableOptions& words) {
+  if (auto environment = read_profile_environment(); !environment) {
+    return std::move(environment).error();
+  }
   OptionContext context;
   context.cli_names = true;
   context.visible_gpus = visible_gpu_count();
@@ -30,29 +36,17 @@ Result<RunRequest> run_request(const TableOptions& words) {
   return request;
 }
 
-/// The round from a `kprof serve` of the same output directory when one of this uid serves this
-/// problem with these options, else from a profiler of this process. Says which in `notes`.
+/// The round through the library's one entry (run_round): a matching `kprof serve` of the same
+/// output directory, else a profiler of this process. Says which in `notes`.
 Result<RoundResult> run_round(const RunRequest& request, const fs::path& problem,
                               const std::vector<fs::path>& kernels, bool batch,
                               std::vector<std::string>& notes) {
-  auto served = ask_server(request.options, problem, kernels, request.round, batch);
-  if (!served) {
-    return std::move(served).error();
+  auto round =
+      kprof::run_round(RoundRequest{request, problem, kernels, batch, "kprof"}, nullptr, notes);
+  if (round && round->served_by.who == "kprof serve") {
+    notes.push_back(fmt::format("answered by kprof serve ({})", round->served_by.socket.string()));
   }
-  if (*served) {
-    if ((*served)->reply == ServerReply::answered) {
-      notes.push_back(fmt::format("answered by kprof serve ({})",
-                                  serve_socket_path(request.options.out_dir).string()));
-      return std::move(*(*served)->round);
-    }
-    notes.push_back(unused_answer_note(**served, request.options.out_dir));
-  }
-  auto profiler = KernelProfiler::create(request.options);
-  if (!profiler) {
-    return std::move(profiler).error();
-  }
-  return batch ? profiler->profile_batch(problem, kernels, request.round)
-               : profiler->profile(kernels.front(), problem, request.round);
+  return round;
 }
 
 class ProfileCommand final : public Command {
@@ -216,23 +210,9 @@ private:
   }
 
   static Result<Outcome> batch_outcome(const RoundResult& round, Format format, Outcome outcome) {
-    std::vector<BatchCandidate> candidates;
-    for (const CandidateResult& candidate : round.candidates) {
-      candidates.push_back(BatchCandidate{
-          candidate.index, candidate.kernel.string(), std::string(to_string(candidate.status)),
-          candidate.gpu, candidate.dir.string(), candidate.report, candidate.error});
-    }
-    outcome.text =
-        render(format, batch_document(round.round, round.wall_seconds, round.metadata, candidates),
-               render_options());
+    outcome.text = render(format, round_document(round, ReportDetail::full), render_options());
     // A batch succeeds when it ran; per-candidate failures are results, reported above.
-    std::size_t failed = 0;
-    for (const auto& candidate : round.candidates) {
-      failed += candidate.status == CandidateStatus::failed ? 1U : 0U;
-    }
-    if (failed == round.candidates.size()) {
-      outcome.error = round.candidates.front().error;
-    }
+    outcome.error = round_error(round);
     return outcome;
   }
 

@@ -24,9 +24,13 @@ class ReportCommand final : public Command {
 public:
   explicit ReportCommand(CLI::App& parent)
       : Command(parent.add_subcommand(
-            "report", "Analyse an existing ncu output (CSV raw/details page, or .ncu-rep)")) {
+            "report", "Analyse an existing ncu output (CSV raw/details page, or .ncu-rep), or "
+                      "analyse a kprof report.json (or a round directory) again")) {
     CLI::App* app = this->app();
-    app->add_option("FILE", m_file, "ncu --csv output, or an .ncu-rep report")->required();
+    app->add_option("FILE", m_file,
+                    "ncu --csv output, an .ncu-rep report, or a report.json kprof wrote (or "
+                    "its round directory), analysed again from what it was built from")
+        ->required();
     app->add_option("--format", m_format,
                     "table|json|csv|prompt|html (table on a terminal, else json)");
     m_out_option = app->add_option(
@@ -80,22 +84,21 @@ public:
     if (round) {
       parts->run["round"] = *round;
     }
-    if (!m_source && m_source_page.empty()) {
+    if (!parts->source_page) {
       return without_hot_lines(parts, *format, round);
     }
     // Hot lines are attached to the tree (attach_hot_lines).
-    Json doc = build_report(parts->capture, parts->analysis, parts->metrics, parts->run);
-    if (auto added = add_hot_lines(doc, parts->capture, parts->ncu ? &*parts->ncu : nullptr);
-        !added) {
-      return std::move(added).error();
+    auto doc = report_file_document(*parts);
+    if (!doc) {
+      return std::move(doc).error();
     }
     Outcome outcome;
-    outcome.text = render(*format, doc, render_options());
+    outcome.text = render(*format, *doc, render_options());
     if (!round) {
       outcome.out_file = m_out;
       return outcome;
     }
-    if (auto recorded = record_round(std::move(doc), *round); !recorded) {
+    if (auto recorded = record_round(std::move(doc).value(), *round); !recorded) {
       return std::move(recorded).error();
     }
     return outcome;
@@ -148,57 +151,31 @@ private:
     return outcome;
   }
 
-  /// The file and the table's options given for it (their defaults where not given).
+  /// The file and the table's options given for it (absent ones: the defaults of a capture,
+  /// a report.json's own).
   [[nodiscard]] ReportFileRequest report_file_request(const Json& values) const {
     ReportFileRequest request;
     request.file = m_file;
-    request.select = values.value("select", request.select);
+    if (values.contains("select")) {
+      request.select = values["select"].get<std::string>();
+    }
     request.kernels = values.value("kernels", request.kernels);
-    request.metrics = values.value("metrics", request.metrics);
+    if (values.contains("metrics")) {
+      request.metrics = values["metrics"].get<std::string>();
+    }
     if (values.contains("ncu")) {
       request.ncu = fs::path(values["ncu"].get<std::string>());
     }
+    if (!m_source_page.empty()) {
+      request.source_page = fs::path(m_source_page);
+    }
+    request.source = m_source;
     return request;
   }
 
   /// --out DIR of --round.
   [[nodiscard]] fs::path out_dir() const {
     return m_out.empty() ? fs::path("kprof-out") : fs::path(m_out);
-  }
-
-  /// --source / --source-page: the source page, read or exported from the .ncu-rep, folded into
-  /// kernels[].hot_lines. A page that cannot be matched to the launches is an error: the user
-  /// asked for hot lines.
-  Result<void> add_hot_lines(Json& doc, const Capture& capture, const NcuInstall* ncu) const {
-    if (!m_source && m_source_page.empty()) {
-      return {};
-    }
-    auto page = source_page(ncu);
-    if (!page) {
-      return std::move(page).error();
-    }
-    if (auto attached = attach_hot_lines(doc, capture, *page, triton_cache_dir()); !attached) {
-      return attached.error().with_context(
-          fmt::format("hot lines of {}", m_source_page.empty() ? m_file : m_source_page));
-    }
-    return {};
-  }
-
-  Result<SourcePage> source_page(const NcuInstall* ncu) const {
-    if (!m_source_page.empty()) {
-      return read_source_page(m_source_page);
-    }
-    if (ncu == nullptr) {
-      return make_error(ErrorCategory::usage,
-                        fmt::format("--source exports the source page of an .ncu-rep report; {} "
-                                    "is not one (give its source page with --source-page FILE)",
-                                    m_file));
-    }
-    auto text = export_source_page(*ncu, m_file);
-    if (!text) {
-      return std::move(text).error();
-    }
-    return parse_source_page(*text, m_file);
   }
 
   /// Records the document as round `round` of --out DIR (kprof/profiler.hpp).

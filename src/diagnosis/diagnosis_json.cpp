@@ -11,19 +11,6 @@ namespace {
 
 using Category = DiagnosisCategory;
 
-constexpr double k_exact_integer_limit = 9007199254740992.0; // 2^53
-
-/// The report's rule for numbers: null when not finite, an integer when integral.
-Json number_json_of(double value) {
-  if (!std::isfinite(value)) {
-    return Json(nullptr);
-  }
-  if (std::fabs(value) < k_exact_integer_limit && std::trunc(value) == value) {
-    return Json(static_cast<std::int64_t>(value));
-  }
-  return Json(value);
-}
-
 constexpr std::array<std::pair<Category, std::string_view>, 20> k_words{{
     {Category::uncoalesced_access, "uncoalesced_access"},
     {Category::bank_conflicts, "bank_conflicts"},
@@ -79,11 +66,23 @@ const std::vector<DiagnosisCategory>& diagnosis_categories() {
   return k_all;
 }
 
+std::string_view to_string(EstimateConfidence confidence) {
+  switch (confidence) {
+  case EstimateConfidence::low:
+    return "low";
+  case EstimateConfidence::medium:
+    return "medium";
+  case EstimateConfidence::high:
+    return "high";
+  }
+  return "low";
+}
+
 void to_json(Json& out, const DiagnosisEvidence& evidence) {
   out = Json::object();
   out["metric"] = evidence.metric;
   if (const double* number = std::get_if<double>(&evidence.value)) {
-    out["value"] = number_json_of(*number);
+    out["value"] = number_json(*number);
   } else {
     out["value"] = std::get<std::string>(evidence.value);
   }
@@ -94,10 +93,18 @@ void to_json(Json& out, const DiagnosisCause& cause) {
   out = Json::object();
   out["category"] = std::string(to_string(cause.category));
   out["title"] = cause.title;
+  out["fix"] = cause.fix;
   if (cause.line) {
     out["line"] = Json{{"file", cause.line->file}, {"line", cause.line->line}};
   } else {
     out["line"] = nullptr;
+  }
+  if (cause.launch) {
+    out["launch"] = Json{{"file", cause.launch->file},
+                         {"line", cause.launch->line},
+                         {"source", cause.launch->source}};
+  } else {
+    out["launch"] = nullptr;
   }
   Json evidence = Json::array();
   for (const DiagnosisEvidence& entry : cause.evidence) {
@@ -105,7 +112,10 @@ void to_json(Json& out, const DiagnosisCause& cause) {
   }
   out["evidence"] = std::move(evidence);
   out["estimated_speedup_pct"] =
-      cause.estimated_speedup_pct ? number_json_of(*cause.estimated_speedup_pct) : Json(nullptr);
+      cause.estimated_speedup_pct ? number_json(*cause.estimated_speedup_pct) : Json(nullptr);
+  out["estimate_confidence"] = cause.estimated_speedup_pct && cause.estimate_confidence
+                                   ? Json(std::string(to_string(*cause.estimate_confidence)))
+                                   : Json(nullptr);
   out["source"] = cause.source;
 }
 

@@ -90,6 +90,13 @@ std::string valid_words(const std::array<std::pair<Enum, std::string_view>, N>& 
   return list;
 }
 
+/// The plan's "compile_ahead" object, in the plan and in a standby's message alike.
+OrderedJson compile_ahead_json(const HarnessPlan& plan) {
+  KPROF_ASSERT(plan.compile_ahead_dir.has_value());
+  return {{"dir", plan.compile_ahead_dir->string()},
+          {"max_wait_seconds", plan.compile_ahead_max_wait_seconds}};
+}
+
 OrderedJson plan_json(const HarnessPlan& plan) {
   OrderedJson candidates = OrderedJson::array();
   for (const auto& candidate : plan.candidates) {
@@ -119,7 +126,7 @@ OrderedJson plan_json(const HarnessPlan& plan) {
                                   {"max_wait_seconds", plan.profiled_call_lock_max_wait_seconds}};
   }
   if (plan.compile_ahead_dir) {
-    json["compile_ahead"] = {{"dir", plan.compile_ahead_dir->string()}};
+    json["compile_ahead"] = compile_ahead_json(plan);
   }
   return json;
 }
@@ -185,6 +192,19 @@ public:
     if (!value->is_number_integer() || *value < 0 || *value > std::numeric_limits<int>::max()) {
       fail(key, "a non-negative integer");
       return 0;
+    }
+    return value->get<int>();
+  }
+
+  /// A count that may be absent or null (nullopt), else a non-negative integer.
+  std::optional<int> count(const char* key) {
+    const Json* value = member(key, false);
+    if (value == nullptr || value->is_null()) {
+      return std::nullopt;
+    }
+    if (!value->is_number_integer() || *value < 0 || *value > std::numeric_limits<int>::max()) {
+      fail(key, "a non-negative integer or null");
+      return std::nullopt;
     }
     return value->get<int>();
   }
@@ -336,6 +356,11 @@ Result<HarnessPhase> parse_harness_phase(std::string_view word) {
       fmt::format("unknown harness phase '{}' (valid: {})", word, valid_words(k_phase_words)));
 }
 
+double compile_ahead_max_wait_seconds(std::chrono::seconds timeout) {
+  constexpr double k_most = 30;
+  return std::min(k_most, std::chrono::duration<double>(timeout).count() / 4);
+}
+
 std::string candidate_range(int index) {
   return fmt::format("kprof:cand{}", index);
 }
@@ -402,6 +427,8 @@ Result<HarnessStatus> parse_harness_status(std::string_view json_text) {
   status.torch_version = object.text("torch_version");
   status.triton_version = object.text("triton_version");
   status.gpu_name = object.text("gpu_name");
+  status.cuda_devices = object.count("cuda_devices");
+  status.machine_gpus = object.count("machine_gpus");
   const Json* problem_error = object.member("problem_error", false);
   const Json* candidates = object.member("candidates", true);
   if (candidates != nullptr && !candidates->is_array()) {
@@ -452,7 +479,7 @@ std::string standby_message(const HarnessPlan& plan) {
   message["candidates"] = std::move(candidates);
   message["first_candidate"] = plan.first_candidate;
   if (plan.compile_ahead_dir) {
-    message["compile_ahead"] = {{"dir", plan.compile_ahead_dir->string()}};
+    message["compile_ahead"] = compile_ahead_json(plan);
   }
   return message.dump(-1, ' ', false, OrderedJson::error_handler_t::replace) + "\n";
 }

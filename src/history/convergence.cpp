@@ -51,7 +51,7 @@ std::string_view to_string(ConvergenceReason reason) {
 
 Result<Convergence> converged(const std::vector<HistoryRow>& rows,
                               const ConvergenceOptions& options) {
-  if (options.window < 1) {
+  if (options.window < k_min_convergence_window) {
     return make_error(
         ErrorCategory::usage,
         fmt::format("the convergence window must be at least 1 round, not {}", options.window));

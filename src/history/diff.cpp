@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "kprof/analysis.hpp"
 #include "kprof/history.hpp"
 #include "kprof/hot_lines.hpp"
 #include "kprof/numbers.hpp"
@@ -178,25 +179,40 @@ Json kernel_diff(const ReportView& a, const ReportView& b, const std::string& na
   return out;
 }
 
-/// A negative duration where diff reads one (the total, a kernel's, a launch's): no time is
-/// negative, and the speedups and percentages made of it would be nonsense. malformed_input
-/// naming the key.
-Result<void> check_durations(const Json& doc) {
-  const auto negative = [](const std::string& key, double value) -> Result<void> {
-    return make_error(ErrorCategory::malformed_input,
-                      fmt::format("'{}' is {}: a duration cannot be negative (not a report kprof "
-                                  "wrote, or edited by hand)",
-                                  key, format_number(value)));
-  };
+/// The values diff reads that cannot be negative, by the one rule of impossible values
+/// (check_not_negative, kprof/analysis.hpp): the total and each kernel's duration, each kernel's
+/// SOL percentages, and every metric of a launch that a fact is read from (quantity_of: its
+/// duration, throughputs, counts). The speedups and percentages made of a negative one would be
+/// nonsense. malformed_input naming the key.
+Result<void> check_impossible_values(const Json& doc) {
   const Json* summary = member(doc, "summary");
   if (summary != nullptr) {
-    if (const auto total = number_at(*summary, "total_duration_ns"); total && *total < 0) {
-      return negative("summary.total_duration_ns", *total);
+    if (const auto total = number_at(*summary, "total_duration_ns")) {
+      if (auto valid = check_not_negative("summary.total_duration_ns", *total, "", "a duration");
+          !valid) {
+        return valid;
+      }
     }
     if (const Json* kernels = member(*summary, "kernels"); kernels != nullptr) {
       for (std::size_t i = 0; i < kernels->size(); ++i) {
-        if (const auto ns = number_at((*kernels)[i], "duration_ns"); ns && *ns < 0) {
-          return negative(fmt::format("summary.kernels[{}].duration_ns", i), *ns);
+        if (const auto ns = number_at((*kernels)[i], "duration_ns")) {
+          const std::string key = fmt::format("summary.kernels[{}].duration_ns", i);
+          if (auto valid = check_not_negative(key, *ns, "", "a duration"); !valid) {
+            return valid;
+          }
+        }
+      }
+    }
+  }
+  if (const Json* roofline = member(doc, "roofline");
+      roofline != nullptr && roofline->is_object()) {
+    for (const auto& [name, entry] : roofline->items()) {
+      for (const char* key : {"compute_sol_pct", "memory_sol_pct"}) {
+        if (const auto pct = number_at(entry, key)) {
+          const std::string where = fmt::format("roofline[\"{}\"].{}", name, key);
+          if (auto valid = check_not_negative(where, *pct, "", "a percentage"); !valid) {
+            return valid;
+          }
         }
       }
     }
@@ -204,21 +220,33 @@ Result<void> check_durations(const Json& doc) {
   if (const Json* launches = member(doc, "kernels"); launches != nullptr) {
     for (std::size_t i = 0; i < launches->size(); ++i) {
       const Json& launch = (*launches)[i];
-      const std::string_view metric = ReportView::launch_duration_metric(launch);
-      const auto value = metric.empty() ? std::nullopt : ReportView::metric_value(launch, metric);
-      if (value && *value < 0) {
-        return negative(fmt::format("kernels[{}].metrics.{}", i, metric), *value);
+      const Json* metrics = member(launch, "metrics");
+      if (metrics == nullptr || !metrics->is_object()) {
+        continue;
+      }
+      for (const auto& item : metrics->items()) {
+        const Column column{item.key(), ReportView::metric_unit(launch, item.key()), ""};
+        const auto quantity = quantity_of(column);
+        const auto value = quantity ? ReportView::metric_value(launch, item.key()) : std::nullopt;
+        if (!value) {
+          continue;
+        }
+        const std::string where = fmt::format("kernels[{}].metrics.{}", i, item.key());
+        if (auto valid = check_not_negative(where, *value, column.unit, *quantity); !valid) {
+          return valid;
+        }
       }
     }
   }
   return {};
 }
 
-/// validate_report() and check_durations() for one side of a diff, the error naming the side.
+/// validate_report() and check_impossible_values() for one side of a diff, the error naming the
+/// side.
 Result<void> check_side(const Json& doc, const char* side, const std::string& source) {
   Result<void> valid = validate_report(doc);
   if (valid) {
-    valid = check_durations(doc);
+    valid = check_impossible_values(doc);
   }
   if (!valid) {
     return valid.error().with_context(

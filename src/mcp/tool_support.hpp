@@ -26,26 +26,9 @@ Json object_schema(Json properties, const std::vector<std::string>& required = {
 Json option_property(std::string_view key);
 /// {"type": "integer", ...}: token_budget.
 Json budget_property();
-/// The output schema's error member: {category, exit_code, message, detail}.
-Json error_schema();
-/// The output schema of report_summary().
-Json summary_schema();
-/// The output schema of a round's candidate (candidate_json()).
-Json candidate_schema();
 
 // ---- facts ------------------------------------------------------------------------------------
 
-/// {category, exit_code, message, detail}.
-Json error_json(const Error& error);
-/// The facts of a report document: {gpu, page, total_duration_ns, launches, dominant_kernel,
-/// kernels: [{name, launches, duration_ns, share, bottleneck, compute_sol_pct, memory_sol_pct,
-/// hot_lines, diagnosis}]}, kernels longest first.
-Json report_summary(const Json& report);
-/// A candidate of a round: {candidate, rank, kernel_file, status, gpu, attempts, dir,
-/// report_uri, standby, summary, error}.
-Json candidate_json(const CandidateResult& candidate, std::optional<int> rank, bool batch);
-/// The report.json (else error.json) of a candidate directory, when there is one.
-std::optional<std::filesystem::path> candidate_document(const std::filesystem::path& dir);
 /// Links to a candidate's report.json / error.json.
 void add_candidate_links(const CandidateResult& candidate, std::vector<ResourceLink>& links);
 

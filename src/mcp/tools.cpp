@@ -275,9 +275,11 @@ Result<CaptureDocument> capture_report(const fs::path& file, const Json& argumen
                                        const McpSettings& settings) {
   ReportFileRequest request;
   request.file = file;
-  request.select = text_argument(arguments, "select", request.select);
+  request.select =
+      text_argument(arguments, "select", std::string(ReportFileRequest::k_default_select));
   request.kernels = names_argument(arguments, "kernels");
-  request.metrics = text_argument(arguments, "metrics", request.metrics);
+  request.metrics =
+      text_argument(arguments, "metrics", std::string(ReportFileRequest::k_default_metrics));
   if (const Json ncu = settings.run_options.value("ncu", Json(nullptr)); ncu.is_string()) {
     request.ncu = fs::path(ncu.get<std::string>());
   }
@@ -678,7 +680,7 @@ Json facts_output_schema(std::string_view member, Json member_schema) {
                                             {"properties", Json{{"name", Json{{"type", "string"}}},
                                                                 {std::string(member),
                                                                  std::move(member_schema)}}}}}}},
-            {"error", error_schema()}}}};
+            {"error", error_json_schema()}}}};
 }
 
 /// The arguments of a schema that are options of the table.
@@ -748,8 +750,8 @@ std::vector<ToolSpec> make_tools() {
         Json{{"type", "object"},
              {"properties", Json{{"source", Json{{"type", "string"}}},
                                  {"report_uri", Json{{"type", Json::array({"string", "null"})}}},
-                                 {"summary", summary_schema()},
-                                 {"error", error_schema()}}}},
+                                 {"summary", report_summary_schema()},
+                                 {"error", error_json_schema()}}}},
         run_report,
         {"select", "kernels", "metrics", "source"},
         {"path", "source_page"},
@@ -774,7 +776,7 @@ std::vector<ToolSpec> make_tools() {
         Json{{"type", "object"},
              {"properties", Json{{"diff", Json{{"type", "object"}}},
                                  {"convergence", Json{{"type", "object"}}},
-                                 {"error", error_schema()}}}},
+                                 {"error", error_json_schema()}}}},
         run_diff,
         {},
         {"dir", "a", "b"},
@@ -796,7 +798,7 @@ std::vector<ToolSpec> make_tools() {
               Json{{"rows", Json{{"type", "array"}, {"items", Json{{"type", "object"}}}}},
                    {"rows_total", Json{{"type", "integer"}}},
                    {"convergence", Json{{"type", "object"}}},
-                   {"error", error_schema()}}}},
+                   {"error", error_json_schema()}}}},
         run_history,
         {},
         {"dir"},
@@ -837,7 +839,7 @@ ToolResult error_result(const Error& error) {
   ToolResult result;
   result.is_error = true;
   result.text = error_text(error, k_max_token_budget);
-  result.structured = Json{{"error", error_json(error)}};
+  result.structured = Json{{"error", to_json(error)}};
   return result;
 }
 
@@ -998,151 +1000,14 @@ Json budget_property() {
                               "one token per 3 bytes; the rest stays in the resources"}};
 }
 
-Json error_schema() {
-  return Json{{"type", "object"},
-              {"properties", Json{{"category", Json{{"type", "string"}}},
-                                  {"exit_code", Json{{"type", "integer"}}},
-                                  {"message", Json{{"type", "string"}}},
-                                  {"detail", Json{{"type", "string"}}}}},
-              {"required", Json::array({"category", "exit_code", "message"})}};
-}
-
-Json summary_schema() {
-  const Json number = Json{{"type", Json::array({"number", "null"})}};
-  const Json text = Json{{"type", Json::array({"string", "null"})}};
-  return Json{
-      {"type", Json::array({"object", "null"})},
-      {"properties",
-       Json{{"gpu", text},
-            {"page", Json{{"type", "string"}}},
-            {"total_duration_ns", number},
-            {"launches", Json{{"type", "integer"}}},
-            {"dominant_kernel", text},
-            {"kernels", Json{{"type", "array"},
-                             {"items", Json{{"type", "object"},
-                                            {"properties",
-                                             Json{{"name", Json{{"type", "string"}}},
-                                                  {"launches", Json{{"type", "integer"}}},
-                                                  {"duration_ns", number},
-                                                  {"share", number},
-                                                  {"bottleneck", text},
-                                                  {"compute_sol_pct", number},
-                                                  {"memory_sol_pct", number},
-                                                  {"hot_lines", Json{{"type", "integer"}}},
-                                                  {"diagnosis", Json{{"type", "boolean"}}}}}}}}}}}};
-}
-
-Json candidate_schema() {
-  Json error = error_schema();
-  error["type"] = Json::array({"object", "null"});
-  return Json{{"type", "object"},
-              {"properties",
-               Json{{"candidate", Json{{"type", Json::array({"integer", "null"})}}},
-                    {"rank", Json{{"type", Json::array({"integer", "null"})}}},
-                    {"kernel_file", Json{{"type", "string"}}},
-                    {"status",
-                     Json{{"type", "string"}, {"enum", Json::array({"ok", "partial", "failed"})}}},
-                    {"gpu", Json{{"type", "integer"}}},
-                    {"attempts", Json{{"type", "integer"}}},
-                    {"dir", Json{{"type", "string"}}},
-                    {"report_uri", Json{{"type", Json::array({"string", "null"})}}},
-                    {"standby", Json{{"type", "boolean"}}},
-                    {"summary", summary_schema()},
-                    {"error", std::move(error)}}}};
-}
-
-Json error_json(const Error& error) {
-  Json out{{"category", to_string(error.category)}, {"exit_code", exit_code(error.category)}};
-  out.update(to_json(error)); // category keeps its place; message and detail follow
-  return out;
-}
-
-Json report_summary(const Json& report) {
-  const ReportView view(report);
-  // As in the report: integral values below 2^53 as integers, unknown ones as null.
-  const auto number = [](std::optional<double> value) {
-    if (!value) {
-      return Json(nullptr);
-    }
-    if (std::abs(*value) < 9007199254740992.0 && std::floor(*value) == *value) {
-      return Json(static_cast<std::int64_t>(*value));
-    }
-    return Json(*value);
-  };
-  Json kernels = Json::array();
-  for (const ReportKernel& kernel : view.kernels_by_duration()) {
-    Json entry{{"name", kernel.name},
-               {"launches", kernel.launch_count},
-               {"duration_ns", number(kernel.duration_ns)},
-               {"share", number(kernel.share)}};
-    const Json* roofline = kernel.roofline;
-    entry["bottleneck"] = roofline != nullptr && roofline->contains("bottleneck") &&
-                                  (*roofline)["bottleneck"].is_string()
-                              ? (*roofline)["bottleneck"]
-                              : Json(nullptr);
-    entry["compute_sol_pct"] = number(
-        roofline != nullptr ? json_read::number_at(*roofline, "compute_sol_pct") : std::nullopt);
-    entry["memory_sol_pct"] = number(
-        roofline != nullptr ? json_read::number_at(*roofline, "memory_sol_pct") : std::nullopt);
-    std::size_t hot = 0;
-    bool diagnosis = false;
-    if (kernel.representative != nullptr) {
-      if (const Json* lines = json_read::member(*kernel.representative, "hot_lines")) {
-        if (const Json* list = json_read::member(*lines, "lines");
-            list != nullptr && list->is_array()) {
-          hot = list->size();
-        }
-      }
-      const Json* found = json_read::member(*kernel.representative, "diagnosis");
-      diagnosis = found != nullptr && !found->is_null();
-    }
-    entry["hot_lines"] = hot;
-    entry["diagnosis"] = diagnosis;
-    kernels.push_back(std::move(entry));
-  }
-  const std::string gpu = json_read::text_at(view.metadata(), "gpu");
-  const std::string dominant = view.dominant_kernel();
-  return Json{{"gpu", gpu.empty() ? Json(nullptr) : Json(gpu)},
-              {"page", view.details_page() ? "details" : "raw"},
-              {"total_duration_ns", number(view.total_duration_ns())},
-              {"launches", view.launch_count()},
-              {"dominant_kernel", dominant.empty() ? Json(nullptr) : Json(dominant)},
-              {"kernels", std::move(kernels)}};
-}
-
-std::optional<fs::path> candidate_document(const fs::path& dir) {
-  std::error_code ec;
-  for (const std::string_view name : {RoundLayout::k_report, RoundLayout::k_error}) {
-    if (fs::is_regular_file(dir / name, ec)) {
-      return fs::absolute(dir / name, ec);
-    }
-  }
-  return std::nullopt;
-}
-
-Json candidate_json(const CandidateResult& candidate, std::optional<int> rank, bool batch) {
-  const std::optional<fs::path> document = candidate_document(candidate.dir);
-  bool standby = false;
-  if (candidate.report) {
-    if (const Json* metadata = json_read::member(*candidate.report, "metadata")) {
-      standby = json_read::bool_at(*metadata, "standby").value_or(false);
-    }
-  }
-  return Json{{"candidate", batch ? Json(candidate.index) : Json(nullptr)},
-              {"rank", rank ? Json(*rank) : Json(nullptr)},
-              {"kernel_file", candidate.kernel.string()},
-              {"status", to_string(candidate.status)},
-              {"gpu", candidate.gpu},
-              {"attempts", candidate.attempts},
-              {"dir", candidate.dir.string()},
-              {"report_uri", document ? Json(file_uri(*document)) : Json(nullptr)},
-              {"standby", standby},
-              {"summary", candidate.report ? report_summary(*candidate.report) : Json(nullptr)},
-              {"error", candidate.error ? error_json(*candidate.error) : Json(nullptr)}};
-}
-
 void add_candidate_links(const CandidateResult& candidate, std::vector<ResourceLink>& links) {
-  if (const std::optional<fs::path> document = candidate_document(candidate.dir)) {
+  std::error_code ec;
+  const fs::path file =
+      candidate.dir /
+      (candidate.report_document() != nullptr ? RoundLayout::k_report : RoundLayout::k_error);
+  if (const std::optional<fs::path> document =
+          !candidate.dir.empty() && fs::is_regular_file(file, ec) ? std::optional<fs::path>(file)
+                                                                  : std::nullopt) {
     links.push_back(ResourceLink{
         file_uri(*document),
         fmt::format("{}/{}", candidate.dir.filename().string(), document->filename().string()),

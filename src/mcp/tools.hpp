@@ -16,6 +16,7 @@
 #include "kprof/json_file.hpp"
 #include "kprof/mcp.hpp"
 #include "kprof/profiler.hpp"
+#include "kprof/run.hpp"
 #include "mcp/resources.hpp"
 
 namespace kprof::mcp {
@@ -42,31 +43,6 @@ struct ToolResult {
 /// detail}}.
 ToolResult error_result(const Error& error);
 
-/// One profiler kept between calls, so that its standby (docs/standby.md) answers the next
-/// profile of the same problem with the same options. Used from one call at a time (the
-/// process lane).
-class ProfilerCache {
-public:
-  /// The profiler for `options` and `problem`: the kept one when it was made for the same
-  /// options (serve_fingerprint and what it leaves out), else a new one (the old one's standbys
-  /// stopped). Its progress lines go to what set_progress() gave last. Errors as
-  /// KernelProfiler::create().
-  Result<KernelProfiler*> get(const ProfileOptions& options, const std::filesystem::path& problem);
-  /// Where progress lines of the kept profiler go now (empty: nowhere).
-  void set_progress(std::function<void(const std::string&)> progress);
-  /// Stops the standbys and forgets the profiler.
-  void clear();
-
-private:
-  struct Slot {
-    std::mutex mutex;
-    std::function<void(const std::string&)> progress;
-  };
-  std::shared_ptr<Slot> m_slot = std::make_shared<Slot>();
-  std::optional<KernelProfiler> m_profiler;
-  Json m_key;
-};
-
 /// What a tool can use of the server.
 class ToolContext {
 public:
@@ -85,6 +61,7 @@ public:
   virtual bool in_process_lane(const std::function<void()>& work) = 0;
   [[nodiscard]] virtual bool cancelled() const = 0;
   virtual Resources& resources() = 0;
+  /// The profiler kept between calls (its standby answers the next round: kprof/run.hpp).
   virtual ProfilerCache& profilers() = 0;
   [[nodiscard]] virtual const McpSettings& settings() const = 0;
 };

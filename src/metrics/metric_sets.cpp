@@ -120,8 +120,13 @@ std::vector<MetricSet> make_builtin_sets() {
       std::move(deep_metrics),
       {"SpeedOfLight", "Occupancy", "LaunchStats", "MemoryWorkloadAnalysis",
        "ComputeWorkloadAnalysis", "SchedulerStats", "WarpStateStats"}};
+  deep.with_source = true;
 
-  return {std::move(default_set), std::move(lean), std::move(deep)};
+  std::vector<MetricSet> sets{std::move(default_set), std::move(lean), std::move(deep)};
+  for (MetricSet& set : sets) {
+    set.words = set.name;
+  }
+  return sets;
 }
 
 std::string set_names() {
@@ -181,6 +186,10 @@ const std::vector<MetricSet>& builtin_metric_sets() {
   return k_sets;
 }
 
+const MetricSet& default_metric_set() {
+  return builtin_metric_sets().front();
+}
+
 Result<MetricSet> find_metric_set(std::string_view name) {
   for (const MetricSet& set : builtin_metric_sets()) {
     if (set.name == name) {
@@ -206,6 +215,7 @@ Result<MetricSet> resolve_metric_set(std::string_view set_or_list, MetricSetUse 
     all->name = std::string(k_all_set_name);
     all->description = "Every column of the capture; the default set's metrics are listed";
     all->keep_all_columns = true;
+    all->words = all->name;
     return all;
   }
   if (text.find("__") == std::string_view::npos) {
@@ -234,6 +244,7 @@ Result<MetricSet> resolve_metric_set(std::string_view set_or_list, MetricSetUse 
     }
     rest.remove_prefix(comma + 1);
   }
+  custom.words = std::string(text);
   return custom;
 }
 

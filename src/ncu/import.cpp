@@ -81,8 +81,8 @@ Result<ProcessResult> run_import(const NcuInstall& ncu, std::vector<std::string>
 
 } // namespace
 
-Result<Capture> import_rows(const NcuInstall& ncu, const fs::path& report, std::string_view page,
-                            const ReadOptions& options, std::chrono::milliseconds timeout) {
+Result<std::string> export_rows(const NcuInstall& ncu, const fs::path& report,
+                                std::string_view page, std::chrono::milliseconds timeout) {
   auto result = run_import(
       ncu,
       {ncu.executable.string(), "--import", report.string(), "--csv", "--page", std::string(page)},
@@ -90,7 +90,16 @@ Result<Capture> import_rows(const NcuInstall& ncu, const fs::path& report, std::
   if (!result) {
     return std::move(result).error();
   }
-  return parse_ncu_csv(result->out, options, report.string());
+  return std::move(result->out);
+}
+
+Result<Capture> import_rows(const NcuInstall& ncu, const fs::path& report, std::string_view page,
+                            const ReadOptions& options, std::chrono::milliseconds timeout) {
+  auto text = export_rows(ncu, report, page, timeout);
+  if (!text) {
+    return std::move(text).error();
+  }
+  return parse_ncu_csv(*text, options, report.string());
 }
 
 Result<Capture> load_capture(const fs::path& path, const NcuInstall* ncu,

@@ -64,6 +64,32 @@ CandidateVerdict decided(CandidateStatus status, std::optional<Error> error) {
   return verdict;
 }
 
+/// The session's GPU showed the harness no GPU (HarnessStatus::cuda_devices 0): a usage error
+/// naming the index and how many GPUs the machine has, with the harness's words (its
+/// CUDA_VISIBLE_DEVICES) as the detail.
+Error no_gpu_error(const SessionOutcome& session) {
+  const std::optional<int> machine = session.harness->machine_gpus;
+  const int gpu = session.gpu;
+  std::string message;
+  if (!machine) {
+    message = fmt::format("GPU {}: CUDA shows the profiled program no GPU, and how many GPUs this "
+                          "machine has is unknown (no NVML, no /proc/driver/nvidia/gpus)",
+                          gpu);
+  } else if (*machine == 0) {
+    message = fmt::format("GPU {} is not on this machine: it has no GPU", gpu);
+  } else if (gpu >= *machine) {
+    message = fmt::format("GPU {} is not on this machine: it has {} GPU{} (valid: 0 to {})", gpu,
+                          *machine, *machine == 1 ? "" : "s", *machine - 1);
+  } else {
+    message = fmt::format("GPU {}: CUDA shows the profiled program no GPU, though this machine "
+                          "has {} (check CUDA_VISIBLE_DEVICES)",
+                          gpu, *machine);
+  }
+  const std::optional<Error>& harness = session.harness->problem_error;
+  return make_error(ErrorCategory::usage, std::move(message),
+                    harness ? "kprof's harness: " + harness->message : std::string());
+}
+
 const HarnessCandidateStatus* harness_status_of(const SessionOutcome& session,
                                                 const std::string& range) {
   if (!session.harness) {
@@ -102,6 +128,47 @@ bool first_unfinished(const SessionOutcome& session, const HarnessPlan& plan,
     }
   }
   return false;
+}
+
+/// True when candidate `position` is the one a session that ended abnormally is charged with:
+/// the harness had not finished it, and it was in flight or the first it had not finished.
+bool charged_with_the_end(const SessionOutcome& session, const HarnessPlan& plan,
+                          std::size_t position) {
+  const HarnessCandidateStatus* status =
+      harness_status_of(session, plan.candidates[position].range);
+  if (status != nullptr && (status->ok || status->error)) {
+    return false;
+  }
+  const bool in_flight = status != nullptr && status->phase != HarnessPhase::not_started;
+  return in_flight || first_unfinished(session, plan, position);
+}
+
+/// The verdict on candidate `position`, which the harness finished with no error but has no rows,
+/// when ncu did not end on its own: stopped (the session's timeout, an interruption) or killed by
+/// a signal. ncu writes the rows when the program ends, so they went with it; that is not "no
+/// kernel". A later candidate charged with the session's end (it hung): this one is undecided
+/// and runs again in the next session. None (the harness had finished them all): the session's
+/// error, with the candidate named. nullopt when ncu ended on its own.
+std::optional<CandidateVerdict> rows_lost_with_ncu(const SessionOutcome& session,
+                                                   const HarnessPlan& plan, std::size_t position) {
+  const ProcessResult& process = session.process;
+  if (!process.timed_out && !process.cancelled && !process.signaled) {
+    return std::nullopt;
+  }
+  for (std::size_t later = position + 1; later < plan.candidates.size(); ++later) {
+    if (charged_with_the_end(session, plan, later)) {
+      return CandidateVerdict{}; // runs again, in a session of its own
+    }
+  }
+  Error error = session.verdict.error
+                    ? *session.verdict.error
+                    : make_error(ErrorCategory::ncu_failed,
+                                 fmt::format("ncu did not finish: {}", process.describe()));
+  error.message = fmt::format("{} ran to its end, but its rows were lost: {}",
+                              plan.candidates[position].kernel.string(), error.message);
+  CandidateVerdict verdict = decided(CandidateStatus::failed, std::move(error));
+  verdict.retryable = session.verdict.retryable;
+  return verdict;
 }
 
 /// Where the harness was when its process ended, in words: the candidate's phase when it was in
@@ -237,6 +304,9 @@ CandidateVerdict judge_candidate(const SessionOutcome& session, const HarnessPla
       session.verdict.error->category == ErrorCategory::permission_denied) {
     return decided(CandidateStatus::failed, session.verdict.error);
   }
+  if (session.harness && session.harness->cuda_devices == 0) {
+    return decided(CandidateStatus::failed, no_gpu_error(session));
+  }
   if (session.harness && session.harness->problem_error) {
     return decided(CandidateStatus::failed, session.harness->problem_error);
   }
@@ -259,6 +329,9 @@ CandidateVerdict judge_candidate(const SessionOutcome& session, const HarnessPla
     }
     if (lost_rows) {
       return decided(CandidateStatus::failed, lost_rows);
+    }
+    if (auto lost = rows_lost_with_ncu(session, plan, position)) {
+      return *lost;
     }
     return decided(
         CandidateStatus::failed,

@@ -680,12 +680,14 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
       }
       options.out_dir = value.get<std::string>();
       break;
-    case OptionId::metrics:
-      options.metrics = value.get<std::string>();
-      if (auto set = resolve_metric_set(options.metrics); !set) {
+    case OptionId::metrics: {
+      auto set = resolve_metric_set(value.get<std::string>());
+      if (!set) {
         return std::move(set).error();
       }
+      options.metrics = std::move(set).value();
       break;
+    }
     case OptionId::ncu:
       if (value.is_string()) {
         options.ncu = value.get<std::string>();
@@ -805,7 +807,7 @@ Json option_values(const ProfileOptions& options) {
       value = path_or_null(options.logs_dir);
       break;
     case OptionId::metrics:
-      value = options.metrics;
+      value = options.metrics.words;
       break;
     case OptionId::source:
       value = options.source;
@@ -876,12 +878,32 @@ Json option_values(const ProfileOptions& options) {
   return values;
 }
 
+Result<void> check_run_options(const ProfileOptions& options) {
+  if (auto parsed = parse_run_options(option_values(options), OptionContext{}); !parsed) {
+    return std::move(parsed).error();
+  }
+  return {};
+}
+
 Json kernelagent_option_defaults() {
   Json defaults = Json::object();
   defaults["select"] = "longest";
   defaults["cast"] = "auto";
   defaults["kernelagent_logs_only"] = true;
+  defaults["attempts"] = 2; // KernelAgent's max_retries=2: two attempts
   return defaults;
+}
+
+Json with_kernelagent_defaults(Json values) {
+  const Json defaults = kernelagent_option_defaults();
+  for (const auto& [key, value] : defaults.items()) {
+    const bool given = values.contains(key) && !values[key].is_null();
+    // The attempts are the retries + 1: a caller's retries stand for both.
+    if (!given && !(key == "attempts" && values.contains("retries"))) {
+      values[key] = value;
+    }
+  }
+  return values;
 }
 
 std::optional<int> count_visible_gpus(const std::optional<std::string>& cuda_visible_devices,

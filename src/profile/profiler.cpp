@@ -13,8 +13,8 @@
 //   files until its single commit() moves them into place and records the history;
 // - RunMetadata / CandidateMetadata (run_metadata.hpp) are the typed facts of the run.
 // run_round only orchestrates: the sessions (finished candidates keep their results, the one in
-// flight is charged with a failure, the rest continue in a fresh process), the analyses, the
-// reports, the writer.
+// flight is charged with a failure, the rest continue in a fresh process, with those whose rows
+// ncu took with it when the session was stopped), the analyses, the reports, the writer.
 #include "kprof/profiler.hpp"
 
 #include <algorithm>
@@ -46,28 +46,10 @@ std::string round_dir_name(int round) {
 
 namespace {
 
-Result<void> validate_options(const ProfileOptions& options) {
-  if (options.retries < 0) {
-    return make_error(ErrorCategory::usage, "--retries must be 0 or more");
-  }
-  if (options.warmup < 0) {
-    return make_error(ErrorCategory::usage, "--warmup must be 0 or more");
-  }
-  if (options.timeout.count() <= 0) {
-    return make_error(ErrorCategory::usage, "--timeout must be a positive number of seconds");
-  }
-  for (int gpu : options.gpus) {
-    if (gpu < 0) {
-      return make_error(ErrorCategory::usage, fmt::format("GPU index {} is negative", gpu));
-    }
-  }
-  return {};
-}
-
 /// Makes the paths absolute (ncu and the harness run in the round's directory), resolves the lock
-/// directory's default, and applies the environment.
-void normalize_options(ProfileOptions& options) {
-  if (options.metrics == "deep") {
+/// directory's default, and applies the environment (`use_sudo`).
+void normalize_options(ProfileOptions& options, const ProfileEnvironment& environment) {
+  if (options.metrics.with_source) {
     options.source = true; // the deep set is everything ncu can say, per line too
   }
   std::error_code ec;
@@ -77,9 +59,7 @@ void normalize_options(ProfileOptions& options) {
   if (options.logs_dir) {
     options.logs_dir = fs::absolute(*options.logs_dir, ec);
   }
-  if (auto sudo = env_var("KPROF_NCU_USE_SUDO"); sudo && *sudo == "1") {
-    options.use_sudo = true;
-  }
+  options.use_sudo = options.use_sudo || environment.use_sudo;
 }
 
 Result<fs::path> find_python(const std::optional<fs::path>& explicit_python) {
@@ -121,6 +101,7 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
   facts.source_export_seconds = session.source_export_seconds;
   std::error_code ec;
   facts.session_dir = fs::relative(session_dir, round_dir, ec).string();
+  facts.rows_file = session.rows_file;
   if (session.harness) {
     const HarnessStatus& status = *session.harness;
     facts.has_harness = true;
@@ -245,50 +226,62 @@ private:
       progress(fmt::format("waited {:.1f} s for GPU {} (another kprof was profiling on it)",
                            lock_wait, gpu));
     }
-    for (std::size_t index : mine) {
-      request.plan.candidates.push_back(
-          {m_kernels[index], candidate_range(static_cast<int>(index))});
-    }
     request.script = m_staged.script();
-    std::size_t position = 0;
-    for (int part = 0; position < mine.size() && !cancellation_requested(); ++part) {
+    // The candidates not decided yet, in order. A session decides those it finished and the one
+    // it ended on; the rest run in the next, in a fresh process: those it never reached, those
+    // after one that poisoned the CUDA context, and those whose rows ncu took with it when it
+    // was stopped on a later candidate (judge_candidate).
+    std::vector<std::size_t> pending = mine;
+    for (int part = 0; !pending.empty() && !cancellation_requested(); ++part) {
       request.work_dir = m_staged.session_dir(gpu, part);
       if (auto created = kprof::create_directories(request.work_dir); !created) {
         fail(created.error());
         return;
       }
-      auto next = run_part(request, mine, position, lock_wait);
-      if (!next) {
-        // Nothing decided: judge_candidate always decides the first unfinished candidate of a
-        // session that ended, but never loop forever.
-        for (std::size_t p = position; p < mine.size(); ++p) {
-          m_work[mine[p]].result.error =
+      request.plan.candidates.clear();
+      for (std::size_t index : pending) {
+        request.plan.candidates.push_back(
+            {m_kernels[index], candidate_range(static_cast<int>(index))});
+      }
+      const std::vector<bool> decided = run_part(request, pending, lock_wait);
+      std::vector<std::size_t> left;
+      for (std::size_t p = 0; p < pending.size(); ++p) {
+        if (!decided[p]) {
+          left.push_back(pending[p]);
+        }
+      }
+      if (left.size() == pending.size()) {
+        // Nothing decided: judge_candidate always decides the candidate a session that ended
+        // is charged with, but never loop forever.
+        for (std::size_t index : pending) {
+          m_work[index].result.error =
               make_error(ErrorCategory::internal, "candidate was never reached");
         }
         return;
       }
-      position = *next;
+      pending = std::move(left);
     }
   }
 
-  /// One session over `mine` from `position` on, with its retries. Records the candidates it
-  /// decided; returns the position after the last of them, nullopt when it decided none.
-  std::optional<std::size_t> run_part(SessionRequest& request, const std::vector<std::size_t>& mine,
-                                      std::size_t position, double lock_wait) {
-    request.plan.first_candidate = static_cast<int>(position);
+  /// One session over `pending` (the plan's candidates, in this order), with its retries.
+  /// Records the candidates it decided; returns which it decided, by position.
+  std::vector<bool> run_part(SessionRequest& request, const std::vector<std::size_t>& pending,
+                             double lock_wait) {
+    request.plan.first_candidate = 0;
     request.plan.status_file = request.work_dir / RoundLayout::k_status;
-    request.timeout = m_options.timeout * static_cast<long>(mine.size() - position);
+    request.timeout = m_options.timeout * static_cast<long>(pending.size());
     // With more than one candidate left, the next process starts beside this session, ready to
     // take the rest over if a candidate poisons the CUDA context.
-    request.prestart_next = m_options.prestart && mine.size() - position > 1;
+    request.prestart_next = m_options.prestart && pending.size() > 1;
     SessionOutcome session;
     std::vector<CandidateVerdict> verdicts;
     int attempt = 0;
     while (true) {
       ++attempt;
       session = m_runner.run(request);
-      verdicts.assign(mine.size(), CandidateVerdict{});
-      for (std::size_t p = position; p < mine.size(); ++p) {
+      session.gpu = request.gpu;
+      verdicts.assign(pending.size(), CandidateVerdict{});
+      for (std::size_t p = 0; p < pending.size(); ++p) {
         verdicts[p] = judge_candidate(session, request.plan, p);
       }
       if (!m_retry.should_retry(attempt, verdicts) || cancellation_requested()) {
@@ -301,10 +294,10 @@ private:
                            std::chrono::duration<double>(backoff).count()));
       std::this_thread::sleep_for(backoff);
     }
-    std::optional<std::size_t> next;
-    for (std::size_t p = position; p < mine.size(); ++p) {
+    std::vector<bool> decided(pending.size(), false);
+    for (std::size_t p = 0; p < pending.size(); ++p) {
       if (verdicts[p].decided) {
-        CandidateWork& work = m_work[mine[p]];
+        CandidateWork& work = m_work[pending[p]];
         work.result.status = verdicts[p].status;
         work.result.error = verdicts[p].error;
         work.result.gpu = request.gpu;
@@ -316,11 +309,11 @@ private:
         }
         work.facts =
             session_facts(session, request.plan, p, lock_wait, request.work_dir, m_staged.dir());
-        count(mine[p], work.result);
-        next = p + 1;
+        count(pending[p], work.result);
+        decided[p] = true;
       }
     }
-    return next;
+    return decided;
   }
 
   /// The progress line of a decided candidate.
@@ -412,10 +405,31 @@ CandidateMetadata candidate_metadata(const RunMetadata& run, const CandidateWork
   metadata.session = work.facts;
   if (work.facts) {
     metadata.source =
-        (final_dir / work.facts->session_dir / RoundLayout::k_ncu_log).lexically_normal().string();
+        (final_dir / work.facts->session_dir / work.facts->rows_file).lexically_normal().string();
   }
   metadata.error = candidate.error;
   return metadata;
+}
+
+/// What candidate `candidate` (nullopt: a plain round's) was analysed from, where the round goes
+/// (`final_dir`): its session's rows and source page, relative to the report's directory, so
+/// that the round can be moved whole (an attempt, another kernel file's entry) and analysed again.
+ReportInputs built_from(const CandidateWork& work, std::optional<int> candidate,
+                        const fs::path& final_dir, const std::vector<std::string>& kernels) {
+  const fs::path report_dir = RoundLayout::candidate_dir(final_dir, candidate).lexically_normal();
+  const fs::path session = final_dir / work.facts->session_dir;
+  const auto relative = [&](std::string_view file) {
+    return (session / file).lexically_normal().lexically_relative(report_dir);
+  };
+  ReportInputs inputs;
+  inputs.rows = relative(work.facts->rows_file);
+  if (work.source_page) {
+    inputs.source_page = relative(RoundLayout::k_source_page);
+  }
+  inputs.nvtx_range = candidate_range(candidate.value_or(0));
+  inputs.kernels = kernels;
+  inputs.all_columns = true;
+  return inputs;
 }
 
 /// The report of a captured candidate, with its hot lines when the profiler asks for them.
@@ -440,6 +454,10 @@ Json candidate_report(const KernelProfiler& profiler, const CandidateWork& work,
                        .lexically_normal()
                        .string())
             : Json(nullptr);
+  }
+  if (work.facts) {
+    metadata.built_from =
+        built_from(work, metadata.candidate, final_dir, profiler.options().select.kernel_filters);
   }
   Json report = build_report(*work.capture, analysis, profiler.metric_set(), metadata.to_json());
   if (!source) {
@@ -516,61 +534,6 @@ std::optional<Error> unusable_python_file(const fs::path& given, const fs::path&
 
 } // namespace
 
-Json to_json(const RoundResult& round) {
-  Json candidates = Json::array();
-  for (const CandidateResult& candidate : round.candidates) {
-    candidates.push_back(Json{{"index", candidate.index},
-                              {"kernel", candidate.kernel.string()},
-                              {"status", candidate.status},
-                              {"error", to_json(candidate.error)},
-                              {"report", candidate.report ? *candidate.report : Json(nullptr)},
-                              {"dir", candidate.dir.string()},
-                              {"gpu", candidate.gpu},
-                              {"attempts", candidate.attempts}});
-  }
-  return Json{{"round", round.round},       {"dir", round.dir.string()},
-              {"in_place", round.in_place}, {"wall_seconds", round.wall_seconds},
-              {"metadata", round.metadata}, {"candidates", std::move(candidates)}};
-}
-
-Result<RoundResult> round_result_from_json(const Json& json) {
-  const auto bad = [](std::string_view key) {
-    return make_error(ErrorCategory::malformed_input,
-                      fmt::format("not a kprof round: '{}' is missing or has the wrong type", key));
-  };
-  if (!json.is_object() || !json.contains("candidates") || !json["candidates"].is_array()) {
-    return bad("candidates");
-  }
-  RoundResult round;
-  round.round = json.value("round", 0);
-  round.dir = json.value("dir", std::string());
-  round.in_place = json.value("in_place", true);
-  round.wall_seconds = json.value("wall_seconds", 0.0);
-  round.metadata = json.value("metadata", Json::object());
-  for (const Json& entry : json["candidates"]) {
-    if (!entry.is_object()) {
-      return bad("candidates[]");
-    }
-    CandidateResult candidate;
-    candidate.index = entry.value("index", 0);
-    candidate.kernel = entry.value("kernel", std::string());
-    auto status = parse_candidate_status(entry.value("status", std::string()));
-    if (!status) {
-      return bad("candidates[].status");
-    }
-    candidate.status = *status;
-    candidate.error = error_from_json(entry.value("error", Json(nullptr)));
-    if (entry.contains("report") && entry["report"].is_object()) {
-      candidate.report = entry["report"];
-    }
-    candidate.dir = entry.value("dir", std::string());
-    candidate.gpu = entry.value("gpu", 0);
-    candidate.attempts = entry.value("attempts", 0);
-    round.candidates.push_back(std::move(candidate));
-  }
-  return round;
-}
-
 Result<RoundInputs> check_round_inputs(const fs::path& problem,
                                        const std::vector<fs::path>& kernels) {
   RoundInputs inputs;
@@ -597,19 +560,34 @@ Result<RoundInputs> check_round_inputs(const fs::path& problem,
   return inputs;
 }
 
+Result<ProfileEnvironment> read_profile_environment() {
+  ProfileEnvironment environment;
+  auto compile_ahead = env_flag("KPROF_COMPILE_AHEAD");
+  if (!compile_ahead) {
+    return std::move(compile_ahead).error();
+  }
+  environment.compile_ahead = compile_ahead->value_or(environment.compile_ahead);
+  auto sudo = env_flag("KPROF_NCU_USE_SUDO");
+  if (!sudo) {
+    return std::move(sudo).error();
+  }
+  environment.use_sudo = sudo->value_or(environment.use_sudo);
+  return environment;
+}
+
 Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
-  if (auto valid = validate_options(options); !valid) {
+  if (auto valid = check_run_options(options); !valid) {
     return valid.error();
+  }
+  auto environment = read_profile_environment();
+  if (!environment) {
+    return std::move(environment).error();
   }
   // Before anything runs (ncu --version included): an index this machine does not have.
   if (auto visible = check_visible_gpus(options.gpus, visible_gpu_count(), "GPU"); !visible) {
     return visible.error();
   }
-  normalize_options(options);
-  auto set = resolve_metric_set(options.metrics);
-  if (!set) {
-    return std::move(set).error();
-  }
+  normalize_options(options, *environment);
   auto ncu = locate_ncu(options.ncu);
   if (!ncu) {
     return std::move(ncu).error();
@@ -620,7 +598,7 @@ Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   }
   NcuSessionSettings settings;
   settings.ncu = *ncu;
-  settings.metrics = *set;
+  settings.metrics = options.metrics;
   settings.python = *python;
   settings.clock_control = options.clock_control;
   settings.keep_ncu_report = options.keep_ncu_report;
@@ -632,25 +610,25 @@ Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   settings.standby_idle_seconds = options.standby_idle_seconds;
   settings.lock_dir = options.lock_dir;
   settings.use_sudo = options.use_sudo;
+  settings.compile_ahead = environment->compile_ahead;
   auto runner = make_ncu_session_runner(std::move(settings));
-  return KernelProfiler(std::move(options), std::move(ncu).value(), std::move(set).value(),
-                        std::move(python).value(), std::move(runner));
+  return KernelProfiler(std::move(options), std::move(ncu).value(), std::move(python).value(),
+                        std::move(runner));
 }
 
 Result<KernelProfiler> KernelProfiler::with_runner(ProfileOptions options, NcuInstall ncu,
                                                    fs::path python,
                                                    std::shared_ptr<SessionRunner> runner) {
   KPROF_ASSERT(runner != nullptr);
-  if (auto valid = validate_options(options); !valid) {
+  if (auto valid = check_run_options(options); !valid) {
     return valid.error();
   }
-  normalize_options(options);
-  auto set = resolve_metric_set(options.metrics);
-  if (!set) {
-    return std::move(set).error();
+  auto environment = read_profile_environment();
+  if (!environment) {
+    return std::move(environment).error();
   }
-  return KernelProfiler(std::move(options), std::move(ncu), std::move(set).value(),
-                        std::move(python), std::move(runner));
+  normalize_options(options, *environment);
+  return KernelProfiler(std::move(options), std::move(ncu), std::move(python), std::move(runner));
 }
 
 Result<void> KernelProfiler::check_metrics_once() {
@@ -669,7 +647,7 @@ Result<void> KernelProfiler::check_metrics_once() {
   const MetricCheckCache cache(MetricCheckCache::default_dir());
   std::optional<MetricVerdict> verdict;
   if (device) {
-    verdict = cache.find(m_ncu.version, *device, m_metric_set);
+    verdict = cache.find(m_ncu.version, *device, m_options.metrics);
   }
   const bool cached = verdict.has_value();
   if (!verdict) {
@@ -684,7 +662,7 @@ Result<void> KernelProfiler::check_metrics_once() {
       m_metrics_checked = true;
       return {};
     }
-    auto unknown = unknown_metrics(m_metric_set, *listing);
+    auto unknown = unknown_metrics(m_options.metrics, *listing);
     if (!unknown) {
       m_metric_check = "skipped: " + unknown.error().message;
       m_metrics_checked = true;
@@ -692,7 +670,7 @@ Result<void> KernelProfiler::check_metrics_once() {
     }
     verdict = MetricVerdict{std::move(unknown).value(), utc_timestamp()};
     if (device) {
-      (void)cache.store(m_ncu.version, *device, m_metric_set, *verdict);
+      (void)cache.store(m_ncu.version, *device, m_options.metrics, *verdict);
     }
   }
   if (!verdict->unknown.empty()) {
@@ -709,9 +687,9 @@ Result<void> KernelProfiler::check_metrics_once() {
   m_metric_check =
       cached ? fmt::format("ok: all {} metric names known to the device (ncu --query-metrics "
                            "of {}, cached for this ncu, driver and GPU)",
-                           m_metric_set.metrics.size(), verdict->checked_at)
+                           m_options.metrics.metrics.size(), verdict->checked_at)
              : fmt::format("ok: all {} metric names known to the device (ncu --query-metrics)",
-                           m_metric_set.metrics.size());
+                           m_options.metrics.metrics.size());
   m_metrics_checked = true;
   return {};
 }
@@ -739,6 +717,7 @@ SessionRequest KernelProfiler::session_request(const fs::path& problem, int gpu,
   request.plan.seed = m_options.seed;
   request.plan.profiled_call_lock = m_options.lock_dir / k_profiled_call_lock_file;
   request.plan.early_primer = true;
+  request.plan.compile_ahead_max_wait_seconds = compile_ahead_max_wait_seconds(m_options.timeout);
   request.gpu = gpu;
   request.set_visible_devices = set_visible;
   request.timeout = m_options.timeout;
@@ -804,6 +783,18 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
   // The analyses first: they settle each candidate's status, and the statuses where the round
   // goes (a failed re-run never replaces a good round).
   const auto analyses = analyse_candidates(*work, kernels, m_options.select);
+  if (cancellation_requested() && !m_options.record_interrupted_rounds) {
+    // The staging directory goes with the writer: nothing of the round is written.
+    RoundResult dropped;
+    dropped.round = round;
+    dropped.recorded = false;
+    for (CandidateWork& slot : *work) {
+      dropped.candidates.push_back(std::move(slot.result));
+    }
+    dropped.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return dropped;
+  }
   const bool good = !cancellation_requested() &&
                     std::any_of(work->begin(), work->end(), [](const CandidateWork& w) {
                       return w.result.status != CandidateStatus::failed;

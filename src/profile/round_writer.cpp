@@ -29,29 +29,6 @@ Json failure_document(Json metadata, const Error& error) {
   return failure;
 }
 
-Json batch_document(const Json& run_metadata, const std::vector<CandidateResult>& candidates) {
-  Json lines = Json::array();
-  for (const CandidateResult& candidate : candidates) {
-    Json line = Json::object();
-    line["candidate"] = candidate.index;
-    line["kernel_file"] = candidate.kernel.string();
-    line["status"] = candidate.status;
-    const Json* report = candidate.report            ? &*candidate.report
-                         : candidate.streamed_report ? &candidate.streamed_report->outline()
-                                                     : nullptr;
-    const Json* summary = report != nullptr ? json_read::member(*report, "summary") : nullptr;
-    line["total_duration_ns"] =
-        summary != nullptr ? summary->value("total_duration_ns", Json(nullptr)) : Json(nullptr);
-    line["error"] = to_json(candidate.error);
-    lines.push_back(std::move(line));
-  }
-  Json batch = Json::object();
-  batch["schema_version"] = k_report_schema_version;
-  batch["metadata"] = run_metadata;
-  batch["candidates"] = std::move(lines);
-  return batch;
-}
-
 Result<void> prepare_run_directory(const fs::path& out_dir) {
   if (auto created = kprof::create_directories(out_dir); !created) {
     return created.error();
@@ -126,23 +103,29 @@ Result<void> RoundWriter::add(CandidateResult candidate, const Json& metadata) {
 
 Result<RoundResult> RoundWriter::commit(Json run_metadata, double wall_seconds,
                                         const CommitSettings& settings) {
-  if (m_staged.batch()) {
-    if (auto w = m_staged.write_batch(batch_document(run_metadata, m_candidates)); !w) {
+  RoundResult result;
+  result.round = m_staged.round();
+  result.dir = m_staged.destination();
+  result.in_place = m_staged.in_place();
+  result.batch = m_staged.batch();
+  result.wall_seconds = wall_seconds;
+  result.metadata = std::move(run_metadata);
+  result.candidates = std::move(m_candidates);
+  m_candidates.clear();
+  for (CandidateResult& candidate : result.candidates) {
+    candidate.dir = m_staged.final_candidate_dir(candidate.index); // where commit() puts it
+  }
+  if (result.batch) {
+    // The round's own record of its candidates: the one shape, each report in its cand<i>/.
+    if (auto w = m_staged.write_batch(round_document(result, ReportDetail::summary)); !w) {
       return w.error();
     }
   }
-  RoundResult result;
-  result.round = m_staged.round();
-  result.in_place = m_staged.in_place();
-  result.wall_seconds = wall_seconds;
-  result.metadata = std::move(run_metadata);
-  auto committed = m_staged.commit(m_candidates, settings);
+  auto committed = m_staged.commit(result.candidates, settings);
   if (!committed) {
     return std::move(committed).error();
   }
   result.dir = *committed;
-  result.candidates = std::move(m_candidates);
-  m_candidates.clear();
   return result;
 }
 

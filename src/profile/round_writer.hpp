@@ -1,8 +1,8 @@
 // kprof: the one writer of a round. `profile`, `batch`, `batch --slurm` and `report --round`
 // all hand their candidates to a RoundWriter, which alone decides what a candidate's document
-// is when it has no report (failure_document), what a batch round's batch.json says
-// (batch_document), and how the round reaches the output directory: staged, settled (a failed
-// re-run never replaces a good round), committed once, recorded in the history in one
+// is when it has no report (failure_document), what a batch round's batch.json says (the round's
+// round_document, kprof/round.hpp), and how the round reaches the output directory: staged, settled
+// (a failed re-run never replaces a good round), committed once, recorded in the history in one
 // transaction, with the KernelAgent files (StagedRound).
 #pragma once
 
@@ -22,11 +22,6 @@ namespace kprof {
 /// far as it is known) with status "failed", the error, and kprof's version and the time unless
 /// it already names them; the error again at the top.
 [[nodiscard]] Json failure_document(Json metadata, const Error& error);
-
-/// batch.json: the run's metadata and a line per candidate (index, kernel file, status, total
-/// duration, error).
-[[nodiscard]] Json batch_document(const Json& run_metadata,
-                                  const std::vector<CandidateResult>& candidates);
 
 /// Makes `out_dir` and checks that kprof may run code from under it (`profile`, `batch`,
 /// `batch --slurm` and `serve` run ncu, the harness and job scripts from directories there): no
@@ -63,8 +58,9 @@ public:
   /// written.
   Result<void> add(CandidateResult candidate, const Json& metadata = Json::object());
 
-  /// Writes batch.json (batch rounds) and commits the round (StagedRound::commit): the
-  /// candidates added, `run_metadata` and `wall_seconds` make the RoundResult.
+  /// Writes batch.json (batch rounds: the round's round_document, each report summarised) and
+  /// commits the round (StagedRound::commit): the candidates added, `run_metadata` and
+  /// `wall_seconds` make the RoundResult.
   Result<RoundResult> commit(Json run_metadata, double wall_seconds,
                              const CommitSettings& settings);
 

@@ -115,6 +115,9 @@ Json CandidateMetadata::to_json() const {
   if (hot_lines) {
     out["hot_lines"] = *hot_lines;
   }
+  if (built_from) {
+    out["built_from"] = kprof::to_json(*built_from);
+  }
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "kprof/error.hpp"
 #include "kprof/harness.hpp"
 #include "kprof/json_file.hpp"
+#include "kprof/report_file.hpp"
 #include "kprof/status.hpp"
 
 namespace kprof {
@@ -42,6 +43,7 @@ struct SessionFacts {
   std::string ncu_exit; ///< ProcessResult::describe(), or "not started"
   double session_wall_seconds = 0;
   std::string session_dir;  ///< relative to the round directory ("." for a plain round)
+  std::string rows_file;    ///< SessionOutcome::rows_file: the file of session_dir with the rows
   bool has_harness = false; ///< the harness wrote its status: the fields below are set
   double harness_setup_seconds = 0;
   double harness_inputs_seconds = 0;
@@ -94,6 +96,9 @@ struct CandidateMetadata {
   std::string select;
   /// Hot lines asked for (--source): {"source_page": path | null, "error": {...} | null}.
   std::optional<Json> hot_lines;
+  /// What the report was built from, its paths relative to the report's directory (set with
+  /// select, when a report was built).
+  std::optional<ReportInputs> built_from;
 
   [[nodiscard]] Json to_json() const;
 };

@@ -2,8 +2,10 @@
 //
 // Design note.
 // - Protocol: one JSON line each way per connection. Request: serve_request_to_json(). Answer:
-//   {"accepted": false, "reason": text, "differs": bool}, or {"accepted": true, "round":
-//   to_json(RoundResult)}, or {"accepted": true, "error": {category, message, detail}}.
+//   {"accepted": false, "reason": text, "differs": bool} (and "stopped": true from a server
+//   stopped before or during the round, which recorded nothing of it), or {"accepted": true,
+//   "round": round_document(RoundResult)}, or {"accepted": true, "error": {category, message,
+//   detail}}.
 // - Who: the socket is made mode 0600 whatever the umask (the umask is process-wide and other
 //   threads exist, so it is not touched): bound in a fresh 0700 directory of ours beside the
 //   socket's place, chmod 0600 there, then renamed into place without replacing anything. The
@@ -188,6 +190,14 @@ std::string shown(const Json& json) {
 
 Json refusal_json(const std::string& reason, bool differs = false) {
   return Json{{"accepted", false}, {"reason", reason}, {"differs", differs}};
+}
+
+/// The refusal of a server stopped (SIGTERM, Ctrl-C) before or during the round: nothing of the
+/// round is recorded, and the client profiles it itself.
+Json stopped_json(const std::string& reason) {
+  Json reply = refusal_json(reason);
+  reply["stopped"] = true;
+  return reply;
 }
 
 /// "timeout 300 -> 60, problem ..." for the keys whose values differ.
@@ -503,7 +513,7 @@ private:
   Json run_round(const ServeRequest& request) {
     const std::lock_guard<std::mutex> one_at_a_time(m_profile_mutex);
     if (m_stopping.load() || cancellation_requested()) {
-      return refusal_json("kprof serve is stopping");
+      return stopped_json("it was stopped before the round began");
     }
     log(fmt::format("round {}: {} candidate{}", request.round, request.kernels.size(),
                     request.kernels.size() == 1 ? "" : "s"));
@@ -511,9 +521,15 @@ private:
         request.batch
             ? m_profiler.profile_batch(m_settings.problem, request.kernels, request.round)
             : m_profiler.profile(request.kernels.front(), m_settings.problem, request.round);
+    if (result ? !result->recorded : cancellation_requested()) {
+      log(fmt::format("round {}: stopped during the round; nothing recorded (the client "
+                      "profiles it itself)",
+                      request.round));
+      return stopped_json("it was stopped during the round and recorded nothing of it");
+    }
     Json reply{{"accepted", true}};
     if (result) {
-      reply["round"] = to_json(*result);
+      reply["round"] = round_document(*result, ReportDetail::full);
     } else {
       reply["error"] = to_json(result.error());
     }
@@ -558,10 +574,13 @@ Result<std::optional<ServerAnswer>> answer_of(const Json& reply) {
   ServerAnswer answer;
   if (!accepted->get<bool>()) {
     const auto reason = reply.find("reason");
-    const auto differs = reply.find("differs");
-    answer.reply = differs != reply.end() && differs->is_boolean() && differs->get<bool>()
-                       ? ServerReply::differs
-                       : ServerReply::refused;
+    const auto flag = [&reply](const char* key) {
+      const auto found = reply.find(key);
+      return found != reply.end() && found->is_boolean() && found->get<bool>();
+    };
+    answer.reply = flag("stopped")   ? ServerReply::stopped
+                   : flag("differs") ? ServerReply::differs
+                                     : ServerReply::refused;
     answer.reason = reason != reply.end() && reason->is_string() ? reason->get<std::string>()
                                                                  : std::string("refused");
     return std::optional<ServerAnswer>(std::move(answer));
@@ -718,6 +737,7 @@ Result<ServeRequest> parse_serve_request(std::string_view line) {
 Result<void> serve(const ServeSettings& settings) {
   ProfileOptions options = settings.options;
   options.standby = true;
+  options.record_interrupted_rounds = false; // a stopped server's round is its client's to run
   auto inputs = check_round_inputs(settings.problem, {});
   if (!inputs) {
     return std::move(inputs).error();
@@ -803,6 +823,15 @@ Result<std::optional<ServerAnswer>> ask_server(const ProfileOptions& options,
                      std::chrono::minutes(10);
   auto line =
       receive_line(fd.get(), Clock::now() + (sent ? limit : k_request_deadline), k_max_answer);
+  if (!line && line.error().category == ErrorCategory::io) {
+    // The server went away (killed, crashed) before it answered: a round it ran to the end is
+    // committed and then answered, so at worst the client's own round replaces it; nothing of
+    // an unfinished one is committed. The client profiles the round itself.
+    ServerAnswer answer;
+    answer.reply = ServerReply::stopped;
+    answer.reason = "its connection closed without an answer (the server stopped or died)";
+    return std::optional<ServerAnswer>(std::move(answer));
+  }
   if (!line) {
     return sent ? std::move(line).error() : sent.error();
   }
@@ -824,6 +853,9 @@ std::string unused_answer_note(const ServerAnswer& answer, const fs::path& out_d
            "); profiling here";
   case ServerReply::refused:
     return "kprof serve in this directory refused this call (" + answer.reason +
+           "); profiling here";
+  case ServerReply::stopped:
+    return "kprof serve in this directory stopped during this call (" + answer.reason +
            "); profiling here";
   case ServerReply::not_used:
     return fmt::format("not using {}: {}; profiling without the server",

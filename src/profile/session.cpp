@@ -38,15 +38,6 @@ std::vector<std::string> preserved_env_names() {
           "CUDA_HOME",    "KPROF_OWNER_PID"};
 }
 
-/// Whether sessions compile their later candidates ahead (docs/harness.md, "Compiling ahead"):
-/// yes unless KPROF_COMPILE_AHEAD=0 is in kprof's environment. Measured on the H200
-/// (docs/device-runs/2026-12-05-compile-workers.md): 32 new candidates in 18.52 and 18.89 s with
-/// it, 23.00 and 22.93 s without.
-bool compile_ahead_asked() {
-  const auto setting = env_var("KPROF_COMPILE_AHEAD");
-  return !setting || *setting != "0";
-}
-
 /// The compile workers of one session: `harness.py PLAN --compile-worker` processes beside the
 /// harness, outside ncu and seeing no GPU, that compile the later candidates' Triton kernels
 /// while the earlier ones run (templates/harness.py, run_compile_worker). A worker that is
@@ -372,12 +363,14 @@ private:
   }
 
   /// The directory where a session's harness and compile workers meet, made empty and private,
-  /// when this session compiles ahead: asked for (compile_ahead_asked), more than one candidate,
-  /// and the harness run as this user (not under sudo, where the workers' cache would not be
-  /// the harness's).
+  /// when this session compiles ahead: asked for (NcuSessionSettings::compile_ahead, on by
+  /// default: measured on the H200, docs/device-runs/2026-12-05-compile-workers.md, 32 new
+  /// candidates took 18.52 and 18.89 s with it, 23.00 and 22.93 s without), more than one
+  /// candidate, and the harness run as this user (not under sudo, where the workers' cache would
+  /// not be the harness's).
   std::optional<fs::path> compile_ahead_dir(const SessionRequest& request) const {
     const auto first = static_cast<std::size_t>(std::max(0, request.plan.first_candidate));
-    if (!compile_ahead_asked() || m_settings.use_sudo ||
+    if (!m_settings.compile_ahead || m_settings.use_sudo ||
         request.plan.candidates.size() < first + 2) {
       return std::nullopt;
     }
@@ -445,16 +438,12 @@ private:
     }
     // The log holds the source page; the rows are in the report (NcuCommand::source_counters).
     const auto started = std::chrono::steady_clock::now();
-    const fs::path report = dir / (std::string(RoundLayout::k_ncu_report_base) + ".ncu-rep");
-    std::error_code ec;
-    Result<Capture> rows =
-        fs::is_regular_file(report, ec)
-            ? import_rows(m_settings.ncu, report, rows_page(m_settings.metrics))
-            : Result<Capture>(make_error(ErrorCategory::no_kernels,
-                                         fmt::format("ncu wrote no report {}", report.string())));
+    const fs::path report = dir / RoundLayout::k_ncu_report;
+    Result<Capture> rows = kept_rows(dir, report);
     SessionOutcome outcome =
         assess_source_session(std::move(argv), std::move(process), std::move(log_text),
                               std::move(harness), std::move(rows), RoundLayout::k_ncu_log);
+    outcome.rows_file = RoundLayout::k_rows_page;
     if (outcome.source_page) {
       // The round keeps the page where `kprof report --source` and the report's metadata say.
       if (auto written = write_file_atomic(dir / RoundLayout::k_source_page, outcome.log_text);
@@ -466,6 +455,26 @@ private:
     outcome.source_export_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return outcome;
+  }
+
+  /// The rows of a session with source counters, imported from its `report` and kept in `dir`
+  /// (RoundLayout::k_rows_page), so that its reports can be analysed again without ncu.
+  /// no_kernels when ncu wrote no report; a page that cannot be kept fails the rows, since a
+  /// round must hold what its reports were built from.
+  Result<Capture> kept_rows(const fs::path& dir, const fs::path& report) const {
+    std::error_code ec;
+    if (!fs::is_regular_file(report, ec)) {
+      return make_error(ErrorCategory::no_kernels,
+                        fmt::format("ncu wrote no report {}", report.string()));
+    }
+    auto text = export_rows(m_settings.ncu, report, rows_page(m_settings.metrics));
+    if (!text) {
+      return std::move(text).error();
+    }
+    if (auto written = write_file_atomic(dir / RoundLayout::k_rows_page, *text); !written) {
+      return written.error();
+    }
+    return parse_ncu_csv(*text, {}, report.string());
   }
 
   /// Hands the request's candidates to `standby` and waits for its session; its files move into

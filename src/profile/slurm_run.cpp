@@ -270,10 +270,13 @@ Result<void> refuse_local_options(const SlurmBatchRequest& request) {
     return make_error(ErrorCategory::usage, "batch needs at least one kernel file");
   }
   for (const char* key : {"gpus", "gpu"}) {
-    if (request.option_values.contains(key)) {
+    if (request.option_values.contains(key) && !request.option_values[key].is_null()) {
       return make_error(ErrorCategory::usage,
-                        "--gpus picks GPUs of this machine; with --slurm, Slurm gives each task "
-                        "its GPUs (--gpus-per-task)");
+                        request.cli_names
+                            ? "--gpus picks GPUs of this machine; with --slurm, Slurm gives each "
+                              "task its GPUs (--gpus-per-task)"
+                            : "gpus picks GPUs of this machine; with slurm, Slurm gives each task "
+                              "its GPUs (gpus_per_task)");
     }
   }
   if (request.option_values.contains("standby") && request.option_values["standby"] == true) {

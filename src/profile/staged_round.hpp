@@ -72,6 +72,8 @@ public:
   std::filesystem::path settle(bool good, const std::filesystem::path& kernel = {});
   /// False once settle() chose a kept attempt directory.
   [[nodiscard]] bool in_place() const { return m_in_place; }
+  /// Where commit() moves the round (settle() decides it).
+  [[nodiscard]] const std::filesystem::path& destination() const { return m_destination; }
   /// Where commit() moves the result it does not replace (roundNNN.kernel-K/), else empty.
   [[nodiscard]] const std::filesystem::path& displaced() const { return m_displaced; }
 

@@ -43,7 +43,10 @@ std::string estimate_text(const Json& cause) {
   if (!estimate) {
     return "no estimate";
   }
-  return fmt::format("up to {}% of the time", format_fixed(*estimate, *estimate < 10 ? 1 : 0));
+  // A low-confidence estimate is ncu's stall model on spread stalls (docs/diagnosis.md).
+  const bool low = text_at(cause, "estimate_confidence") == "low";
+  return fmt::format("up to {}% of the time{}", format_fixed(*estimate, *estimate < 10 ? 1 : 0),
+                     low ? ", low confidence" : "");
 }
 
 } // namespace
@@ -64,12 +67,21 @@ std::vector<CauseText> cause_texts(const Json& kernel) {
     text.estimate = estimate_text(cause);
     text.estimate_pct = number_at(cause, "estimated_speedup_pct");
     text.source = text_at(cause, "source");
+    text.fix = text_at(cause, "fix");
     if (const Json* line = member(cause, "line"); line != nullptr && line->is_object()) {
       const std::string file = text_at(*line, "file");
       const std::optional<int> number = json_read::index_at(*line, "line");
       if (!file.empty() && number) {
         text.where = fmt::format("{}:{}", basename_of(file), *number);
         text.code = source_text(kernel, file, *number);
+      }
+    }
+    if (const Json* launch = member(cause, "launch"); launch != nullptr && launch->is_object()) {
+      const std::string file = text_at(*launch, "file");
+      const std::optional<int> number = json_read::index_at(*launch, "line");
+      if (!file.empty() && number) {
+        text.launch = fmt::format("{}:{}", basename_of(file), *number);
+        text.launch_code = text_at(*launch, "source");
       }
     }
     out.push_back(std::move(text));
@@ -122,6 +134,12 @@ std::string cause_line(const CauseText& cause) {
   if (!cause.code.empty()) {
     line += fmt::format(": `{}`", cause.code);
   }
+  if (!cause.launch.empty()) {
+    line += fmt::format("; launched at {}", cause.launch);
+    if (!cause.launch_code.empty()) {
+      line += fmt::format(": `{}`", cause.launch_code);
+    }
+  }
   return line;
 }
 
@@ -136,6 +154,9 @@ std::string fix_first_text(const Json& kernel, std::size_t top, std::string_view
     const CauseText& cause = causes[i];
     if (width == 0) {
       out += fmt::format("{}{}. {}\n", indent, i + 1, cause_line(cause));
+      if (!cause.fix.empty()) {
+        out += fmt::format("{}   Fix: {}\n", indent, cause.fix);
+      }
       continue;
     }
     const std::string estimate =
@@ -234,12 +255,21 @@ std::string diagnosis_html(const Json& kernel, const HtmlEscape& escape) {
         }
       }
       out += fmt::format(
-          "<tr class=\"cause\" data-category=\"{}\"><td class=\"num\">{}</td><td>{}<details>"
+          "<tr class=\"cause\" data-category=\"{}\"><td class=\"num\">{}</td><td>{}{}<details>"
           "<summary>evidence</summary><ul>{}</ul></details></td><td class=\"mono\">{}{}</td>"
           "<td>{}</td><td class=\"mono\">{}</td></tr>",
-          escape(cause.category), rank, escape(cause.title), evidence, escape(cause.where),
-          cause.code.empty() ? std::string()
-                             : "<div class=\"code\">" + escape(cause.code) + "</div>",
+          escape(cause.category), rank, escape(cause.title),
+          cause.fix.empty() ? std::string()
+                            : "<div class=\"fix\">Fix: " + escape(cause.fix) + "</div>",
+          evidence, escape(cause.where),
+          (cause.code.empty() ? std::string()
+                              : "<div class=\"code\">" + escape(cause.code) + "</div>") +
+              (cause.launch.empty()
+                   ? std::string()
+                   : "<div>launched at " + escape(cause.launch) + "</div>" +
+                         (cause.launch_code.empty()
+                              ? std::string()
+                              : "<div class=\"code\">" + escape(cause.launch_code) + "</div>")),
           escape(cause.estimate), escape(cause.source));
     }
     out += "</tbody></table>";
@@ -269,6 +299,12 @@ std::string diagnosis_text(const Json& kernel) {
     out += fmt::format("{}. {}\n", rank, report_detail::cause_line(cause));
     if (!cause.where.empty()) {
       out += fmt::format("   at {}\n", cause.where);
+    }
+    if (!cause.launch.empty()) {
+      out += fmt::format("   launched at {}\n", cause.launch);
+    }
+    if (!cause.fix.empty()) {
+      out += fmt::format("   fix: {}\n", cause.fix);
     }
     if (const Json* list = json_read::member(entry, "evidence");
         list != nullptr && list->is_array()) {

@@ -93,8 +93,7 @@ Json rule_json(const RuleResult& rule) {
 namespace report_detail {
 
 Json kernel_json(const Capture& capture, const KernelRecord& record,
-                 const std::vector<std::string>& keys, const LaunchFactReader& facts,
-                 std::string_view metric_set, bool diagnosis) {
+                 const std::vector<std::string>& keys, const DiagnosisContext* diagnosis) {
   Json out = Json::object();
   out["name"] = record.name;
   out["id"] = record.id;
@@ -126,8 +125,8 @@ Json kernel_json(const Capture& capture, const KernelRecord& record,
     }
     out["rules"] = std::move(rules);
   }
-  if (diagnosis) {
-    DiagnosisMembers members = diagnosis_members(facts, record, capture.page, metric_set);
+  if (diagnosis != nullptr) {
+    DiagnosisMembers members = diagnosis_members(*diagnosis, record);
     out["diagnosis"] = std::move(members.causes);
     out["diagnosis_notes"] = std::move(members.notes);
   }
@@ -450,18 +449,38 @@ std::vector<std::string> column_keys(const Capture& capture) {
   return keys;
 }
 
-DiagnosisMembers diagnosis_members(const LaunchFactReader& facts, const KernelRecord& launch,
-                                   PageKind page, std::string_view metric_set,
+std::optional<KernelSource> kernel_source_of(const Json& metadata) {
+  const std::string path = json_read::text_at(metadata, "kernel_file");
+  if (path.empty()) {
+    return std::nullopt;
+  }
+  KernelSource source;
+  source.path = path;
+  if (Result<std::string> text = read_file(path); text.ok()) {
+    source.text = std::move(text).value();
+  } else {
+    source.error = text.error().message;
+  }
+  return source;
+}
+
+DiagnosisContext::DiagnosisContext(const Capture& capture, std::optional<GpuSpec> gpu,
+                                   std::string set, const Json& metadata)
+    : facts(capture, std::move(gpu)), page(capture.page), metric_set(std::move(set)),
+      kernel_source(kernel_source_of(metadata)) {}
+
+DiagnosisMembers diagnosis_members(const DiagnosisContext& context, const KernelRecord& launch,
                                    const std::vector<SourceBlock>* blocks,
                                    const KernelHotLines* hot_lines) {
-  const LaunchFacts launch_facts = facts.read(launch);
+  const LaunchFacts launch_facts = context.facts.read(launch);
   DiagnosisInput input;
   input.launch = &launch;
   input.facts = &launch_facts;
-  input.page = page;
-  input.metric_set = std::string(metric_set);
+  input.page = context.page;
+  input.metric_set = context.metric_set;
   input.blocks = blocks;
   input.hot_lines = hot_lines;
+  input.kernel_source = context.kernel_source ? &*context.kernel_source : nullptr;
   const Diagnosis diagnosis = diagnose(input);
   DiagnosisMembers members{Json::array(), Json::array()};
   for (const DiagnosisCause& cause : diagnosis.causes) {
@@ -521,11 +540,11 @@ Json build_report(const Capture& capture, const Analysis& analysis, const Metric
                   const Json& run_metadata) {
   Json doc = report_detail::report_skeleton(capture, analysis, metrics, run_metadata);
   const std::vector<std::string> keys = column_keys(capture);
-  const LaunchFactReader facts(capture, analysis.gpu);
+  const report_detail::DiagnosisContext diagnosis(capture, analysis.gpu, metrics.name,
+                                                  doc["metadata"]);
   Json& kernels = doc["kernels"];
   for (const std::size_t index : analysis.selected) {
-    kernels.push_back(
-        kernel_json(capture, capture.kernels[index], keys, facts, metrics.name, true));
+    kernels.push_back(kernel_json(capture, capture.kernels[index], keys, &diagnosis));
   }
   doc["metrics"] = kernel_agent_metrics(capture, analysis, metrics);
   return doc;
@@ -535,7 +554,8 @@ Json build_report_of_representatives(const Capture& capture, const Analysis& ana
                                      const MetricSet& metrics, const Json& run_metadata) {
   Json doc = report_detail::report_skeleton(capture, analysis, metrics, run_metadata);
   const std::vector<std::string> keys = column_keys(capture);
-  const LaunchFactReader facts(capture, analysis.gpu);
+  const report_detail::DiagnosisContext diagnosis(capture, analysis.gpu, metrics.name,
+                                                  doc["metadata"]);
   // Per name, its launch the way ReportView picks one: the first, replaced by a later launch
   // only when that one is strictly longer. Compared without their diagnosis (which does not
   // change a duration), made whole once picked.
@@ -547,8 +567,8 @@ Json build_report_of_representatives(const Capture& capture, const Analysis& ana
   std::unordered_map<std::string, std::size_t> slot_of;
   for (const std::size_t index : analysis.selected) {
     const KernelRecord& record = capture.kernels[index];
-    const std::optional<double> duration = ReportView::launch_duration_ns(
-        kernel_json(capture, record, keys, facts, metrics.name, false));
+    const std::optional<double> duration =
+        ReportView::launch_duration_ns(kernel_json(capture, record, keys, nullptr));
     const auto [slot, first] = slot_of.try_emplace(record.name, kept.size());
     if (first) {
       kept.push_back(Kept{index, duration});
@@ -561,8 +581,7 @@ Json build_report_of_representatives(const Capture& capture, const Analysis& ana
   }
   Json& kernels = doc["kernels"];
   for (const Kept& entry : kept) {
-    kernels.push_back(
-        kernel_json(capture, capture.kernels[entry.index], keys, facts, metrics.name, true));
+    kernels.push_back(kernel_json(capture, capture.kernels[entry.index], keys, &diagnosis));
   }
   return doc;
 }
@@ -768,8 +787,12 @@ std::string what_document_is(const Json& doc) {
   if (!doc.is_object()) {
     return {};
   }
-  if (const Json* kind = report_detail::member(doc, "kind");
-      kind != nullptr && kind->is_string() && *kind != "report") {
+  const Json* kind = report_detail::member(doc, "kind");
+  if (kind != nullptr && *kind == "round") {
+    return "it is a round (a batch round's batch.json, or what kprof batch printed): compare two "
+           "candidates' reports, such as cand0/report.json and cand1/report.json";
+  }
+  if (kind != nullptr && kind->is_string() && *kind != "report") {
     return fmt::format("it is a kprof {} document, not a report", kind->get<std::string>());
   }
   if (report_detail::member(doc, "kernels") == nullptr) {

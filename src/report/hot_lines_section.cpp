@@ -149,13 +149,15 @@ Result<void> attach_hot_lines(Json& report, const Capture& capture, const Source
   }
   PtxLookup lookup(triton_cache);
   // The diagnosis is written again with what the page adds (the lines, the instructions).
-  const LaunchFactReader facts(capture, gpu_spec_of(capture));
   std::string metric_set;
-  if (const Json* metadata = json_read::member(report, "metadata")) {
+  const Json* metadata = json_read::member(report, "metadata");
+  if (metadata != nullptr) {
     if (const Json* set = json_read::member(*metadata, "metric_set")) {
       metric_set = json_read::text_at(*set, "name");
     }
   }
+  const report_detail::DiagnosisContext context(capture, gpu_spec_of(capture), metric_set,
+                                                metadata != nullptr ? *metadata : Json::object());
   for (Json& entry : *kernels) {
     const Json* id = entry.contains("id") ? &entry["id"] : nullptr;
     if (id == nullptr || !id->is_number_integer()) {
@@ -169,7 +171,7 @@ Result<void> attach_hot_lines(Json& report, const Capture& capture, const Source
     const KernelRecord& launch = capture.kernels[found->second];
     const KernelHotLines hot = fold_launch(blocks, launch.name, lookup, options);
     report_detail::DiagnosisMembers diagnosis =
-        report_detail::diagnosis_members(facts, launch, capture.page, metric_set, &blocks, &hot);
+        report_detail::diagnosis_members(context, launch, &blocks, &hot);
     entry["diagnosis"] = std::move(diagnosis.causes);
     entry["diagnosis_notes"] = std::move(diagnosis.notes);
     if (blocks.empty()) {

@@ -408,6 +408,36 @@ Json kernelagent_value(double value) {
   return report_detail::number_json(value);
 }
 
+Json kernelagent_capture_rows(const Capture& capture, const MetricSet& set,
+                              const SelectOptions& select) {
+  std::vector<std::pair<std::string, std::size_t>> present;
+  for (const MetricSpec& spec : set.metrics) {
+    if (auto column = capture.column_index(spec.name)) {
+      present.emplace_back(spec.name, *column);
+    }
+  }
+  // None of the requested columns there (a details page names labels, not metrics): the rows
+  // keep only their kernel names, as KernelAgent's load_ncu_metrics returns them.
+  Json rows = Json::array();
+  for (const std::size_t index : select_kernels(capture, select)) {
+    const KernelRecord& kernel = capture.kernels[index];
+    Json row = Json::object();
+    row["Kernel Name"] = kernel.name;
+    for (const auto& [name, column] : present) {
+      const MetricValue value = capture.value(kernel, column);
+      if (value.kind == ValueKind::number) {
+        row[name] = kernelagent_value(value.number);
+      } else if (value.kind == ValueKind::text) {
+        row[name] = std::string(value.text);
+      } else {
+        row[name] = nullptr;
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 Result<Json> kernelagent_rows(const Json& report) {
   if (auto valid = validate_report(report); !valid) {
     return std::move(valid).error();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,17 +30,8 @@ constexpr std::array<std::pair<DocumentKind, std::string_view>, 7> k_kind_words 
      {DocumentKind::diff, "diff"},
      {DocumentKind::convergence, "convergence"},
      {DocumentKind::metric_set, "metric_set"},
-     {DocumentKind::batch, "batch"},
+     {DocumentKind::round, "round"},
      {DocumentKind::doctor, "doctor"}}};
-
-/// A batch candidate's place in the ranking: by total duration, a report without a duration
-/// after every report with one, candidates without a report last.
-double ranking_key(const BatchCandidate& candidate) {
-  if (!candidate.report) {
-    return 1e300;
-  }
-  return ReportView(*candidate.report).total_duration_ns().value_or(1e299);
-}
 
 } // namespace
 
@@ -113,38 +105,6 @@ Json doctor_document(const std::vector<DoctorLine>& checks) {
   return doc;
 }
 
-Json batch_document(int round, double wall_seconds, const Json& metadata,
-                    const std::vector<BatchCandidate>& candidates) {
-  std::vector<const BatchCandidate*> order;
-  order.reserve(candidates.size());
-  for (const BatchCandidate& candidate : candidates) {
-    order.push_back(&candidate);
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto* a, const auto* b) { return ranking_key(*a) < ranking_key(*b); });
-  Json doc = Json::object();
-  doc["schema_version"] = k_document_schema_version;
-  doc["kind"] = std::string(to_string(DocumentKind::batch));
-  doc["round"] = round;
-  doc["wall_seconds"] = report_detail::number_json(wall_seconds);
-  doc["metadata"] = metadata;
-  doc["candidates"] = Json::array();
-  int rank = 1;
-  for (const BatchCandidate* candidate : order) {
-    Json line = Json::object();
-    line["rank"] = candidate->report ? Json(rank++) : Json(nullptr);
-    line["candidate"] = candidate->candidate;
-    line["kernel_file"] = candidate->kernel_file;
-    line["status"] = candidate->status;
-    line["gpu"] = candidate->gpu;
-    line["dir"] = candidate->dir;
-    line["report"] = candidate->report ? *candidate->report : Json(nullptr);
-    line["error"] = to_json(candidate->error);
-    doc["candidates"].push_back(std::move(line));
-  }
-  return doc;
-}
-
 namespace report_detail {
 
 std::optional<std::string> artefact_text(const Json& doc, Format format) {
@@ -163,8 +123,8 @@ std::optional<std::string> artefact_text(const Json& doc, Format format) {
     return convergence_text(doc, format);
   case DocumentKind::metric_set:
     return metric_set_text(doc, format);
-  case DocumentKind::batch:
-    return batch_text(doc, format);
+  case DocumentKind::round:
+    return round_text(doc, format);
   case DocumentKind::doctor:
     return doctor_text(doc, format);
   }
@@ -241,7 +201,7 @@ std::string doctor_text(const Json& doc, Format format) {
   return out;
 }
 
-std::string batch_text(const Json& doc, Format format) {
+std::string round_text(const Json& doc, Format format) {
   static const Json k_none = Json::array();
   const Json* found = member(doc, "candidates");
   const Json& candidates = found != nullptr && found->is_array() ? *found : k_none;
@@ -255,19 +215,29 @@ std::string batch_text(const Json& doc, Format format) {
     std::string error_category;
     std::string error_message;
   };
-  std::vector<Line> lines;
+  // Ranked: rank 1 first, candidates without a rank (no report) last, in their order.
+  std::vector<const Json*> order;
   for (const Json& candidate : candidates) {
+    order.push_back(&candidate);
+  }
+  std::stable_sort(order.begin(), order.end(), [](const Json* a, const Json* b) {
+    const int none = std::numeric_limits<int>::max();
+    return json_read::index_at(*a, "rank").value_or(none) <
+           json_read::index_at(*b, "rank").value_or(none);
+  });
+  std::vector<Line> lines;
+  for (const Json* entry : order) {
+    const Json& candidate = *entry;
     Line line;
     const std::optional<int> rank = json_read::index_at(candidate, "rank");
     line.rank = rank ? std::to_string(*rank) : std::string();
     const std::optional<int> index = json_read::index_at(candidate, "candidate");
     line.candidate = index ? std::to_string(*index) : std::string();
     line.status = text_at(candidate, "status");
-    if (const Json* report = member(candidate, "report");
-        report != nullptr && report->is_object()) {
-      const ReportView view(*report);
-      line.duration_ns = view.total_duration_ns();
-      line.dominant = view.dominant_kernel();
+    if (const Json* summary = member(candidate, "summary");
+        summary != nullptr && summary->is_object()) {
+      line.duration_ns = number_at(*summary, "total_duration_ns");
+      line.dominant = text_at(*summary, "dominant_kernel");
     }
     line.kernel_file = text_at(candidate, "kernel_file");
     if (const Json* error = member(candidate, "error"); error != nullptr && error->is_object()) {

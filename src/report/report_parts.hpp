@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kprof/analysis.hpp"
+#include "kprof/diagnosis.hpp"
 #include "kprof/hot_lines.hpp"
 #include "kprof/report.hpp"
 #include "kprof/source_page.hpp"
@@ -26,12 +27,28 @@ Json report_skeleton(const Capture& capture, const Analysis& analysis, const Met
 /// that still collides is left empty and the column is skipped.
 std::vector<std::string> column_keys(const Capture& capture);
 
+/// What the diagnoses of one report's launches share: the facts reader, the page, the metric
+/// set's name, and the candidate's kernel file when the report's metadata names one (a profiled
+/// round's `kernel_file`), read once for the launch's line. A capture read on its own has none.
+struct DiagnosisContext {
+  DiagnosisContext(const Capture& capture, std::optional<GpuSpec> gpu, std::string metric_set,
+                   const Json& metadata);
+
+  LaunchFactReader facts;
+  PageKind page;
+  std::string metric_set;
+  std::optional<KernelSource> kernel_source;
+};
+
+/// The kernel file `metadata.kernel_file` names, with its text or why it could not be read;
+/// nullopt when the metadata names none.
+std::optional<KernelSource> kernel_source_of(const Json& metadata);
+
 /// One kernels[] entry of build_report's document: the launch's identity, a {value, unit}
 /// (and section, on a details page) per column with a key (column_keys), its NCU rules, and,
-/// with `diagnosis`, its diagnosis_members.
+/// with a `diagnosis` context, its diagnosis_members.
 Json kernel_json(const Capture& capture, const KernelRecord& record,
-                 const std::vector<std::string>& keys, const LaunchFactReader& facts,
-                 std::string_view metric_set, bool diagnosis);
+                 const std::vector<std::string>& keys, const DiagnosisContext* diagnosis);
 
 /// The selected launches grouped by kernel name, the names in the order of their first launch.
 std::vector<std::pair<std::string_view, std::vector<std::size_t>>>
@@ -57,8 +74,7 @@ struct DiagnosisMembers {
   Json causes; ///< array of causes, most important first
   Json notes;  ///< array of strings
 };
-DiagnosisMembers diagnosis_members(const LaunchFactReader& facts, const KernelRecord& launch,
-                                   PageKind page, std::string_view metric_set,
+DiagnosisMembers diagnosis_members(const DiagnosisContext& context, const KernelRecord& launch,
                                    const std::vector<SourceBlock>* blocks = nullptr,
                                    const KernelHotLines* hot_lines = nullptr);
 

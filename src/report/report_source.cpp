@@ -9,6 +9,7 @@
 // build_report uses (report_parts.hpp), and the JSON text is write_report_json's. The tests in
 // tests/unit/report/fixtures_test.cpp compare every file made from both kinds on the recorded
 // fixtures.
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -94,10 +95,13 @@ CaptureReport::CaptureReport(const Capture& capture, const Analysis& analysis,
 void CaptureReport::for_each_launch(const std::function<void(const Json&)>& each,
                                     bool diagnosis) const {
   const std::vector<std::string> keys = report_detail::column_keys(*m_capture);
-  const LaunchFactReader facts(*m_capture, m_analysis->gpu);
+  std::optional<report_detail::DiagnosisContext> context;
+  if (diagnosis) {
+    context.emplace(*m_capture, m_analysis->gpu, m_metrics->name, m_outline.at("metadata"));
+  }
   for (const std::size_t index : m_analysis->selected) {
-    each(report_detail::kernel_json(*m_capture, m_capture->kernels[index], keys, facts,
-                                    m_metrics->name, diagnosis));
+    each(report_detail::kernel_json(*m_capture, m_capture->kernels[index], keys,
+                                    context ? &*context : nullptr));
   }
 }
 

@@ -77,8 +77,8 @@ void write_rule(JsonWriter& writer, const RuleResult& rule) {
 
 /// One kernels[] entry, as document.cpp's kernel_json builds it.
 void write_kernel(JsonWriter& writer, const Capture& capture, const KernelRecord& record,
-                  const std::vector<ColumnText>& columns, const LaunchFactReader& facts,
-                  std::string_view metric_set) {
+                  const std::vector<ColumnText>& columns,
+                  const report_detail::DiagnosisContext& diagnosis_context) {
   writer.begin_object();
   writer.key(R"("name")");
   writer.string(record.name);
@@ -124,7 +124,7 @@ void write_kernel(JsonWriter& writer, const Capture& capture, const KernelRecord
     writer.end_array();
   }
   const report_detail::DiagnosisMembers diagnosis =
-      report_detail::diagnosis_members(facts, record, capture.page, metric_set);
+      report_detail::diagnosis_members(diagnosis_context, record);
   writer.key(R"("diagnosis")");
   writer.tree(diagnosis.causes);
   writer.key(R"("diagnosis_notes")");
@@ -207,10 +207,11 @@ void write_report_json(const Capture& capture, const Analysis& analysis, const M
     writer.key(json_quoted(key));
     if (key == "kernels") {
       const std::vector<ColumnText> columns = column_texts(capture);
-      const LaunchFactReader facts(capture, analysis.gpu);
+      const report_detail::DiagnosisContext diagnosis(capture, analysis.gpu, metrics.name,
+                                                      skeleton.at("metadata"));
       writer.begin_array();
       for (const std::size_t index : analysis.selected) {
-        write_kernel(writer, capture, capture.kernels[index], columns, facts, metrics.name);
+        write_kernel(writer, capture, capture.kernels[index], columns, diagnosis);
         writer.flush_if_full();
       }
       writer.end_array();

@@ -23,9 +23,8 @@ std::unique_ptr<Sink> make_prompt_sink();
 std::unique_ptr<Sink> make_table_sink();
 std::unique_ptr<Sink> make_html_sink();
 
-/// A JSON value for `value`: null when NaN or infinite, an integer when integral and below
-/// 2^53 in magnitude (so 16781824 prints as 16781824, not 16781824.0), a double otherwise.
-Json number_json(double value);
+/// The one rule for numbers in documents (kprof/json_file.hpp).
+using ::kprof::number_json;
 
 // The sinks read documents through the one read side (kprof/report_view.hpp).
 using json_read::bool_at;
@@ -82,9 +81,12 @@ struct CauseText {
   std::string title;    ///< the cause's sentence, with its line
   std::string estimate; ///< "up to 75% of the time", or "no estimate"
   std::optional<double> estimate_pct;
-  std::string source; ///< "ncu:UncoalescedGlobalAccess", "kprof:launch", ...
-  std::string where;  ///< "strided_load.py:13", or empty
-  std::string code;   ///< that line's source text when the hot lines hold it, or empty
+  std::string source;      ///< "ncu:UncoalescedGlobalAccess", "kprof:launch", ...
+  std::string where;       ///< "strided_load.py:13", or empty
+  std::string code;        ///< that line's source text when the hot lines hold it, or empty
+  std::string launch;      ///< "kernel.py:22": where the kernel is launched, or empty
+  std::string launch_code; ///< that line's text, or empty
+  std::string fix;         ///< what to change, in the kernel's language, or empty
 };
 
 /// The causes of `kernel` (a kernels[] entry), in the document's order (most important first).
@@ -188,7 +190,7 @@ std::string history_text(const Json& doc, Format format);
 std::string convergence_text(const Json& doc, Format format);
 std::string diff_text(const Json& diff, Format format);
 std::string metric_set_text(const Json& doc, Format format);
-std::string batch_text(const Json& doc, Format format);
+std::string round_text(const Json& doc, Format format);
 std::string doctor_text(const Json& doc, Format format);
 
 } // namespace kprof::report_detail

@@ -16,9 +16,6 @@ namespace kprof::report_detail {
 
 namespace {
 
-/// 2^53: doubles below this magnitude hold every integer exactly.
-constexpr double k_exact_integer_limit = 9007199254740992.0;
-
 int rule_type_rank(std::string_view type) {
   if (type == "OPT") {
     return 0;
@@ -36,16 +33,6 @@ int rule_type_rank(std::string_view type) {
 }
 
 } // namespace
-
-Json number_json(double value) {
-  if (!std::isfinite(value)) {
-    return Json(nullptr);
-  }
-  if (std::fabs(value) < k_exact_integer_limit && std::trunc(value) == value) {
-    return Json(static_cast<std::int64_t>(value));
-  }
-  return Json(value);
-}
 
 namespace {
 

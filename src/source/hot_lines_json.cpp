@@ -14,17 +14,6 @@ namespace kprof {
 namespace {
 
 constexpr int k_share_digits = 4;
-constexpr double k_exact_integer_limit = 9007199254740992.0; // 2^53
-
-Json number_json(double value) {
-  if (!std::isfinite(value)) {
-    return Json(nullptr);
-  }
-  if (std::fabs(value) < k_exact_integer_limit && std::trunc(value) == value) {
-    return Json(static_cast<std::int64_t>(value));
-  }
-  return Json(value);
-}
 
 Json share_json(double part, double whole) {
   return number_json(whole > 0 ? round_to(part / whole, k_share_digits) : 0.0);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "util/unique_fd.hpp"
 
@@ -390,6 +392,31 @@ std::optional<std::string> env_var(const char* name) {
     return std::nullopt;
   }
   return std::string(value);
+}
+
+Result<std::optional<bool>> parse_env_flag(std::string_view name, std::string_view value) {
+  if (value.empty()) {
+    return std::optional<bool>();
+  }
+  std::string lower(value);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  });
+  const auto* const found = std::find(k_flag_words.begin(), k_flag_words.end(), lower);
+  if (found == k_flag_words.end()) {
+    return make_error(ErrorCategory::usage,
+                      fmt::format("{}='{}' is not a boolean (valid, in any case: {}; empty or "
+                                  "unset for the default)",
+                                  name, value, fmt::join(k_flag_words, ", ")));
+  }
+  // The first half of the words says yes.
+  return std::optional<bool>(static_cast<std::size_t>(found - k_flag_words.begin()) <
+                             k_flag_words.size() / 2);
+}
+
+Result<std::optional<bool>> env_flag(const char* name) {
+  const char* value = std::getenv(name);
+  return parse_env_flag(name, value == nullptr ? std::string_view() : std::string_view(value));
 }
 
 } // namespace kprof

@@ -1,5 +1,8 @@
 #include "kprof/json_file.hpp"
 
+#include <cmath>
+#include <cstdint>
+
 #include "kprof/files.hpp"
 
 namespace kprof {
@@ -16,10 +19,41 @@ Result<void> write_json_atomic(const std::filesystem::path& path, const Json& do
   return write_file_atomic(path, json_text(doc, indent));
 }
 
+namespace {
+
+/// 2^53: doubles below this magnitude hold every integer exactly.
+constexpr double k_exact_integer_limit = 9007199254740992.0;
+
+} // namespace
+
+Json number_json(double value) {
+  if (!std::isfinite(value)) {
+    return Json(nullptr);
+  }
+  if (std::fabs(value) < k_exact_integer_limit && std::trunc(value) == value) {
+    return Json(static_cast<std::int64_t>(value));
+  }
+  return Json(value);
+}
+
+Json number_json(std::optional<double> value) {
+  return value ? number_json(*value) : Json(nullptr);
+}
+
 Json to_json(const Error& error) {
   return Json{{"category", std::string(to_string(error.category))},
+              {"exit_code", exit_code(error.category)},
               {"message", error.message},
               {"detail", error.detail}};
+}
+
+Json error_json_schema() {
+  return Json{{"type", "object"},
+              {"properties", Json{{"category", Json{{"type", "string"}}},
+                                  {"exit_code", Json{{"type", "integer"}}},
+                                  {"message", Json{{"type", "string"}}},
+                                  {"detail", Json{{"type", "string"}}}}},
+              {"required", Json::array({"category", "exit_code", "message"})}};
 }
 
 Json to_json(const std::optional<Error>& error) {

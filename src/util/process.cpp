@@ -1,16 +1,24 @@
 // kprof: the process runner.
 //
 // Design note.
-// - Spawning: fork + execve with an argv vector, never a shell. The child gets its own process
-//   group (so a timeout can kill everything it started with one kill(-pgid)), default signal
-//   dispositions and an empty signal mask (kprof may block or ignore signals; the child must not
-//   inherit that), no descriptors beyond 0-2, and a parent-death signal: PR_SET_PDEATHSIG(SIGKILL),
-//   then a getppid() re-check for a parent that died before the prctl. So `kill -9` of kprof
-//   leaves no ncu running (posix_spawn cannot set the death signal, hence fork). The signal fires
-//   when the *thread* that forked exits; run_process() waits for its child in that thread, so the
-//   thread outlives the child. Between fork and exec the child calls only async-signal-safe
-//   functions; everything it needs (argv, envp, the resolved path) is built before the fork. An
-//   exec failure travels back as errno through a close-on-exec pipe.
+// - Spawning (process_start.cpp): fork + exec with an argv vector, never a shell. What runs is
+//   the process keeper (process_keeper.cpp, embedded in this library and exec'd from a sealed
+//   memfd), which starts the program: the keeper is a child subreaper, so nothing the program
+//   starts outlives it (a daemon that called setsid() too), and it kills all of it when the
+//   program exits, when we ask it to stop, or when kprof dies. Where a memfd cannot be exec'd
+//   (vm.memfd_noexec=2, a security module) the program is exec'd directly instead, with only its
+//   process group killed (process_keeper_unavailable() says why). Either way the child gets its
+//   own process group (Ctrl-C of the terminal does not reach it; kprof's handler stops it),
+//   default signal dispositions, no descriptors beyond 0-2 (and the keeper's report pipe), a
+//   umask without group or other write, and a parent-death signal: PR_SET_PDEATHSIG, SIGTERM for
+//   the keeper (blocked, so that it can kill what the program started; the program's own is
+//   SIGKILL on the keeper), SIGKILL for a program run directly, then a getppid() re-check for a
+//   parent that died before the prctl. So `kill -9` of kprof leaves nothing running (posix_spawn
+//   cannot set the death signal, hence fork). The signal fires when the *thread* that forked
+//   exits; run_process() waits for its child in that thread, so the thread outlives the child.
+//   Between fork and exec the child calls only async-signal-safe functions; everything it needs
+//   (argv, envp, the resolved path) is built before the fork. Exec failures travel back as errno
+//   through a close-on-exec pipe, which the keeper keeps for its reports (process_keeper.hpp).
 //   A program name without '/' is looked up on *our* PATH (find_executable); one with '/' that is
 //   relative is made absolute against our cwd first, so `cwd` does not change which program runs.
 // - Waiting: one poll() loop drains stdout and stderr (non-blocking pipe ends) and feeds stdin,
@@ -19,9 +27,12 @@
 //   which keeps its pid (= pgid) reserved, so a late kill(-pgid) can never hit a recycled id. The
 //   poll timeout is bounded (50 ms, shorter right after the pipes close) and by the next deadline;
 //   there is no busy loop and no SIGCHLD handler (a process-wide handler is not ours to set).
-// - Timeout: SIGTERM to the group, then SIGKILL to the group once the leader has exited or the
-//   grace is over, whichever is first: stragglers that ignored SIGTERM die too. A child that exits
-//   normally is left alone, with whatever it left running (it may have daemonized on purpose).
+// - Timeout: the keeper is told to stop (keeper::k_stop_signal): SIGTERM to the program's group
+//   and to all it adopted, then SIGKILL to all once the program has exited or the grace is over,
+//   whichever is first; should the keeper not end within the grace and k_keeper_slack, it is
+//   killed (the program dies of its parent-death signal). Without a keeper: SIGTERM to the
+//   group, then SIGKILL to the group. A program that exits normally has nothing it started left
+//   running either: the keeper kills it (without one, its group is killed).
 // - Capture: each stream keeps its tail (max_captured_bytes); the buffer is trimmed only when it
 //   reaches twice the limit, so trimming costs amortized O(1) per byte even for a 64 MB flood.
 // - Writing stdin: a child that exits without reading it makes write() fail with EPIPE; SIGPIPE is
@@ -33,7 +44,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,9 +60,9 @@
 
 #include <fmt/format.h>
 
+#include "util/process_keeper.hpp"
+#include "util/process_start.hpp"
 #include "util/unique_fd.hpp"
-
-extern char** environ; // NOLINT: POSIX global
 
 namespace kprof {
 namespace {
@@ -74,6 +84,8 @@ constexpr std::size_t k_max_read_per_turn = std::size_t{4} << 20U;
 /// After the child is gone, read what it left in the pipes, but not forever: a grandchild that
 /// still holds the pipe could keep writing.
 constexpr std::size_t k_max_final_drain = std::size_t{16} << 20U;
+/// How long after the grace a keeper that was told to stop may take before it is killed.
+constexpr std::chrono::milliseconds k_keeper_slack{keeper::k_reap_limit_ms + 1000};
 
 /// The last `limit` bytes of a stream, and how many bytes were dropped before them.
 class TailBuffer {
@@ -154,123 +166,6 @@ ssize_t write_without_sigpipe(int fd, const char* data, std::size_t size) {
   return written;
 }
 
-/// The environment for the child: ours, minus env_unset, then env_set applied.
-std::vector<std::string> child_environment(const ProcessSpec& spec) {
-  std::vector<std::string> entries;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    entries.emplace_back(*entry);
-  }
-  const auto remove_name = [&entries](std::string_view name) {
-    std::erase_if(entries, [name](const std::string& entry) {
-      return entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 &&
-             entry[name.size()] == '=';
-    });
-  };
-  for (const std::string& name : spec.env_unset) {
-    KPROF_ASSERT(!name.empty() && name.find('=') == std::string::npos);
-    remove_name(name);
-  }
-  for (const auto& [name, value] : spec.env_set) {
-    KPROF_ASSERT(!name.empty() && name.find('=') == std::string::npos);
-    remove_name(name);
-    entries.push_back(fmt::format("{}={}", name, value));
-  }
-  return entries;
-}
-
-std::vector<char*> c_pointers(std::vector<std::string>& strings) {
-  std::vector<char*> pointers;
-  pointers.reserve(strings.size() + 1);
-  for (std::string& text : strings) {
-    pointers.push_back(text.data());
-  }
-  pointers.push_back(nullptr);
-  return pointers;
-}
-
-/// errno values of exec that mean "this program cannot be run" rather than "the system
-/// could not start a process".
-bool is_unrunnable(int error_number) {
-  switch (error_number) {
-  case ENOENT:
-  case EACCES:
-  case ENOEXEC:
-  case ENOTDIR:
-  case ELOOP:
-  case ENAMETOOLONG:
-  case EPERM:
-  case EISDIR:
-  case ETXTBSY:
-    return true;
-  default:
-    return false;
-  }
-}
-
-/// What the child needs between fork and exec, prepared before the fork.
-struct ChildSetup {
-  pid_t parent;
-  int stdin_fd; ///< -1: /dev/null
-  int stdout_fd;
-  int stderr_fd;
-  int report_fd;   ///< exec failures: errno is written here
-  const char* cwd; ///< nullptr: keep ours
-  const char* path;
-  char* const* argv;
-  char* const* envp;
-};
-
-[[noreturn]] void child_failed(int report_fd, int error_number) {
-  // Best effort: the parent reads EOF (and treats it as success) only if exec succeeded.
-  while (::write(report_fd, &error_number, sizeof error_number) < 0 && errno == EINTR) {}
-  ::_exit(127);
-}
-
-/// Runs in the forked child; never returns. Only async-signal-safe calls.
-[[noreturn]] void start_child(const ChildSetup& setup) {
-  // Default dispositions and an empty mask: kprof's own signal setup is not the child's.
-  struct sigaction default_action {};
-  default_action.sa_handler = SIG_DFL;
-  sigemptyset(&default_action.sa_mask);
-  for (int sig = 1; sig < NSIG; ++sig) {
-    if (sig != SIGKILL && sig != SIGSTOP) {
-      ::sigaction(sig, &default_action, nullptr); // fails harmlessly for reserved signals
-    }
-  }
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::setpgid(0, 0);
-  // What kprof's children write (ncu's log and report, the harness's status) is never writable
-  // by other users, whatever umask kprof was started with: kprof reads it back as its answer.
-  const mode_t inherited = ::umask(0);
-  ::umask(inherited | S_IWGRP | S_IWOTH);
-  // Die with kprof. A parent that died before the prctl is caught by the re-check.
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != setup.parent) {
-    ::_exit(127);
-  }
-  int stdin_fd = setup.stdin_fd;
-  if (stdin_fd < 0) {
-    stdin_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (stdin_fd < 0) {
-      child_failed(setup.report_fd, errno);
-    }
-  }
-  if (::dup2(stdin_fd, 0) < 0 || ::dup2(setup.stdout_fd, 1) < 0 || ::dup2(setup.stderr_fd, 2) < 0) {
-    child_failed(setup.report_fd, errno);
-  }
-  // Nothing of ours beyond 0-2 reaches the program; the report pipe closes itself at exec.
-  if (setup.report_fd > 3) {
-    ::close_range(3, static_cast<unsigned>(setup.report_fd) - 1, 0);
-  }
-  ::close_range(static_cast<unsigned>(setup.report_fd) + 1, ~0U, 0);
-  if (setup.cwd != nullptr && ::chdir(setup.cwd) != 0) {
-    child_failed(setup.report_fd, errno);
-  }
-  ::execve(setup.path, setup.argv, setup.envp);
-  child_failed(setup.report_fd, errno);
-}
-
 /// Reads what is available on `fd` into `buffer`, at most `budget` bytes. Returns false at EOF or
 /// on a read error (the stream is finished), true when it would block or the budget is spent.
 bool drain(int fd, TailBuffer& buffer, std::size_t budget) {
@@ -299,14 +194,6 @@ bool has_exited(pid_t pid) {
     KPROF_ASSERT(errno == EINTR);
   }
   return info.si_pid != 0;
-}
-
-int reap(pid_t pid) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    KPROF_ASSERT(errno == EINTR);
-  }
-  return status;
 }
 
 int poll_timeout_ms(Clock::time_point now, Clock::time_point next_event,
@@ -396,57 +283,16 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     }
     exec_path = found->string();
   }
-  // Reports an exec failure (errno) to us; close-on-exec, so a successful exec closes it.
-  auto exec_pipe = make_pipe();
-  if (!exec_pipe) {
-    return std::move(exec_pipe).error();
-  }
-
-  std::vector<std::string> argv_strings = spec.argv;
-  std::vector<char*> argv = c_pointers(argv_strings);
-  std::vector<std::string> env_strings = child_environment(spec);
-  std::vector<char*> envp = c_pointers(env_strings);
-  const std::string cwd = spec.cwd ? spec.cwd->string() : std::string();
-  const int stdin_fd = feed_stdin ? in_pipe.read_end.get() : -1;
-  const int stdout_fd = out_pipe->write_end.get();
-  const int stderr_fd = err_pipe->write_end.get();
-  const int report_fd = exec_pipe->write_end.get();
-  const pid_t parent = ::getpid();
-
   const std::uint64_t cancellations_before = g_cancellations.load();
   const Clock::time_point started = Clock::now();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    return make_error(ErrorCategory::io,
-                      fmt::format("cannot run {}: fork failed: {}", program, errno_text(errno)));
+  auto spawned = start_child(spec, exec_path,
+                             ChildStreams{feed_stdin ? in_pipe.read_end.get() : -1,
+                                          out_pipe->write_end.get(), err_pipe->write_end.get()});
+  if (!spawned) {
+    return std::move(spawned).error();
   }
-  if (pid == 0) {
-    // The child: async-signal-safe calls only (see the design note).
-    start_child(ChildSetup{parent, stdin_fd, stdout_fd, stderr_fd, report_fd,
-                           cwd.empty() ? nullptr : cwd.c_str(), exec_path.c_str(), argv.data(),
-                           envp.data()});
-  }
-  // Also from here, so that a kill(-pid) right away cannot miss the group (EACCES once the
-  // child has exec'd, which is fine: it did it itself).
-  ::setpgid(pid, pid);
-  exec_pipe->write_end.reset();
-  int exec_errno = 0;
-  while (true) {
-    const ssize_t got = ::read(exec_pipe->read_end.get(), &exec_errno, sizeof exec_errno);
-    if (got < 0 && errno == EINTR) {
-      continue;
-    }
-    if (got != static_cast<ssize_t>(sizeof exec_errno)) {
-      exec_errno = 0; // EOF: the exec succeeded
-    }
-    break;
-  }
-  if (exec_errno != 0) {
-    reap(pid);
-    const ErrorCategory category =
-        is_unrunnable(exec_errno) ? ErrorCategory::input_not_found : ErrorCategory::io;
-    return make_error(category, fmt::format("cannot run {}: {}", program, errno_text(exec_errno)));
-  }
+  const pid_t pid = spawned->pid;
+  const bool keeper = spawned->keeper;
 
   // The child holds its ends now; ours must go, or we would never see EOF.
   out_pipe->write_end.reset();
@@ -489,15 +335,23 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
     if (!term_sent && !exited &&
         (now >= deadline || stopped || (!spec.ignore_cancellation && cancelled_since_start))) {
       cancelled = now < deadline;
-      ::kill(-pid, SIGTERM);
+      // The keeper sends SIGTERM to all the program started, and SIGKILL after the grace.
+      ::kill(keeper ? pid : -pid, keeper ? keeper::k_stop_signal : SIGTERM);
       term_sent = true;
-      kill_at = now + spec.kill_grace;
+      kill_at = now + spec.kill_grace + (keeper ? k_keeper_slack : std::chrono::milliseconds(0));
     }
     if (term_sent && !kill_sent && (exited || now >= kill_at)) {
-      ::kill(-pid, SIGKILL);
+      if (!keeper) {
+        ::kill(-pid, SIGKILL);
+      } else if (!exited) {
+        ::kill(pid, SIGKILL); // a keeper that did not end: the program dies with it
+      }
       kill_sent = true;
     }
     if (exited) {
+      if (!keeper) {
+        ::kill(-pid, SIGKILL); // what the program left in its group (its pid is still reserved)
+      }
       break;
     }
 
@@ -567,7 +421,7 @@ Result<ProcessResult> run_process(const ProcessSpec& spec) {
   if (err_fd) {
     drain(err_fd.get(), err_buffer, k_max_final_drain);
   }
-  const int status = reap(pid);
+  const int status = program_status(*spawned, reap(pid));
 
   ProcessResult result;
   result.wall = Clock::now() - started;

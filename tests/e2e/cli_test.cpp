@@ -356,6 +356,51 @@ TEST_F(KprofCli, DoubleDashLetsReportAndHarnessTakeAFileNamedLikeAnOption) {
   EXPECT_EQ(json::parse(*plan)["candidates"][0]["kernel"], (dir() / "-k.py").string());
 }
 
+TEST_F(KprofCli, AFileNamedLikeAnOptionIsNamedAsAnUnknownOptionWithTheWayToPassIt) {
+  // Not "PROBLEM is required": the word CLI11 could not take is what went wrong.
+  std::ofstream(dir() / "-kernel.py") << "def kernel_function(x):\n    return x\n";
+  std::ofstream(dir() / "problem.py") << "def get_inputs():\n    return []\n";
+  KprofRun run =
+      run_kprof({"profile", "-kernel.py", "problem.py"}, {}, std::chrono::seconds(60), dir());
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err.find("is required"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("unknown option '-kernel.py' for kprof profile"), std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("to name the file -kernel.py, write ./-kernel.py or put it after '--'"),
+            std::string::npos)
+      << run.err;
+  // A word that names no file gets no such advice.
+  KprofRun typo =
+      run_kprof({"profile", "-kernal.py", "problem.py"}, {}, std::chrono::seconds(60), dir());
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("unknown option '-kernal.py' for kprof profile (valid: "),
+            std::string::npos)
+      << typo.err;
+  EXPECT_EQ(typo.err.find("to name the file"), std::string::npos) << typo.err;
+}
+
+TEST_F(KprofCli, AnOptionAfterTheDoubleDashIsSaidToComeAfterItNotToBeUnknown) {
+  std::ofstream(dir() / "-kernel.py") << "def kernel_function(x):\n    return x\n";
+  std::ofstream(dir() / "problem.py") << "def get_inputs():\n    return []\n";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"profile", "--", "-kernel.py", "problem.py", "--format", "json"},
+        std::vector<std::string>{"report", "--", fixture("curated_nvtx_vadd.csv"), "--format",
+                                 "json"},
+        // Every argument taken before '--': CLI11 hands the rest to the top level.
+        std::vector<std::string>{"report", fixture("curated_nvtx_vadd.csv"), "--format", "json",
+                                 "--", "--format", "json"}}) {
+    KprofRun run = run_kprof(args, {}, std::chrono::seconds(60), dir());
+    EXPECT_EQ(run.exit_code, 2) << args[0];
+    EXPECT_EQ(run.err.find("unknown option"), std::string::npos)
+        << "--format is a known option: " << run.err;
+    EXPECT_NE(run.err.find(fmt::format("'--format' comes after '--', which ends the options of "
+                                       "kprof {}: put --format before '--'",
+                                       args[0])),
+              std::string::npos)
+        << run.err;
+  }
+}
+
 TEST_F(KprofCli, HistoryConvergedPrintsTheConvergenceDocumentThroughTheSinks) {
   const auto out = dir() / "rounds";
   ASSERT_EQ(run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--round", "1", "--out",
@@ -565,7 +610,7 @@ TEST(ProfileOptionsTable, ParsesEveryKindIntoProfileOptions) {
   EXPECT_EQ(parsed->options.gpus, (std::vector<int>{1, 3}));
   EXPECT_FALSE(parsed->options.record_history);
   EXPECT_FALSE(parsed->options.ncu.has_value());
-  EXPECT_EQ(parsed->options.metrics, "lean");
+  EXPECT_EQ(parsed->options.metrics.words, "lean");
 }
 
 TEST(ProfileOptionsTable, CastAutoIsAWordOfTheCliAndPythonAndOthersAreRefusedListingIt) {

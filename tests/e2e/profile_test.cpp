@@ -1,8 +1,12 @@
 // `kprof profile` and `kprof batch` end to end, on a machine without a GPU: a stand-in ncu
 // (tests/standins/ncu) runs the real harness under a fake torch and replays recorded H200 output.
 // The real ncu is exercised by scripts/device-e2e.sh on a GPU machine (docs/device-e2e.md).
+#include <algorithm>
+#include <array>
 #include <csignal>
+#include <cstdio>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include <sys/stat.h>
@@ -12,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "e2e/e2e_support.hpp"
+#include "kprof/round.hpp"
 
 namespace kprof::e2e {
 namespace {
@@ -216,6 +221,81 @@ protected:
     return kernel;
   }
 
+  /// A kernel file whose kernel_function starts a child (a Python sleeping 1000 s) and a daemon
+  /// (fork, setsid, fork: tests/standins/daemonize) each call, both with the test's directory on
+  /// their command line, then does positional/'s work; `only_when_compiled_ahead`: only in a
+  /// compile worker.
+  fs::path spawning_kernel(bool only_when_compiled_ahead = false) {
+    const fs::path kernel =
+        dir() / (only_when_compiled_ahead ? "spawns_ahead" : "spawns") / "kernel.py";
+    fs::create_directories(kernel.parent_path());
+    const std::string when = only_when_compiled_ahead ? "\"--compile-worker\" in sys.argv" : "True";
+    const std::string source = R"py(import os
+import subprocess
+import sys
+
+import torch
+import triton
+import triton.language as tl
+
+MARK = )py" + json(dir().string()).dump() +
+                               R"py(
+DAEMONIZE = )py" + json(standin("daemonize")).dump() +
+                               R"py(
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pass
+
+
+def kernel_function(x, y):
+    if )py" + when + R"py(:
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1000)", MARK])
+        pid_file = os.path.join(MARK, "daemon-%d.pid" % os.getpid())
+        subprocess.run([DAEMONIZE, pid_file, MARK], check=True)
+    out = torch.empty_like(x)
+    add_kernel[(triton.cdiv(x.numel(), 256),)](x, y, out, x.numel(), BLOCK=256)
+    return out
+)py";
+    EXPECT_TRUE(write_file_atomic(kernel, source).ok());
+    return kernel;
+  }
+
+  /// Runs kprof with `args` as a plain child of the test (start_kprof: fork and exec, not
+  /// run_process, whose own process keeper would kill what kprof left behind before a test could
+  /// look) and waits for it; its exit code (-1 when a signal ended it).
+  int run_plain(const std::vector<std::string>& args,
+                const std::vector<std::pair<std::string, std::string>>& env) {
+    const pid_t pid = start_kprof(args, env);
+    int status = 0;
+    if (pid <= 0 || ::waitpid(pid, &status, 0) != pid) {
+      return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  /// What start_kprof's kprof wrote to stderr.
+  [[nodiscard]] std::string plain_stderr() const {
+    auto text = read_file(dir() / "stderr.txt");
+    return text ? std::move(text).value() : std::string();
+  }
+
+  /// Expects no process whose command line mentions the test's directory to be left (soon),
+  /// killing those left so that no test inherits them.
+  void expect_no_process_left(const std::string& when) {
+    const std::string needle = dir().string();
+    const bool all_gone = eventually([&] { return processes_mentioning(needle).empty(); });
+    std::string left;
+    for (pid_t pid : processes_mentioning(needle)) {
+      std::string args = cmdline_of(pid);
+      std::replace(args.begin(), args.end(), '\0', ' ');
+      left += "\n  " + std::to_string(pid) + ": " + args;
+      ::kill(pid, SIGKILL);
+    }
+    EXPECT_TRUE(all_gone) << "processes outlived " << when << ":" << left;
+  }
+
   fs::path m_twostage;
 };
 
@@ -324,6 +404,23 @@ TEST_F(KprofProfile, LeavesNoStagingDirectoryBehind) {
   }
 }
 
+TEST_F(KprofProfile, AGpuTheMachineLacksIsAUsageErrorNamingItNeverASilentSuccess) {
+  // This machine shows kprof no GPU count (no CUDA_VISIBLE_DEVICES, no /proc/driver/nvidia), so
+  // --gpu 99 is not refused up front; the harness finds CUDA showing it no GPU under
+  // CUDA_VISIBLE_DEVICES=99 (the fake torch's machine has one).
+  KprofRun run =
+      profile({example("twostage/kernel.py"), example("twostage/problem.py"), "--gpu", "99"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  const bool named =
+      run.err.find("kprof: error: GPU 99 is not on this machine: it has 1 GPU "
+                   "(valid: 0 to 0)") != std::string::npos ||
+      run.err.find("kprof: error: GPU 99: CUDA shows the profiled program no GPU, "
+                   "and how many GPUs this machine has is unknown") != std::string::npos;
+  EXPECT_TRUE(named) << run.err;
+  EXPECT_NE(run.err.find("CUDA_VISIBLE_DEVICES=99"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("inputs on the GPU failed"), std::string::npos) << run.err;
+}
+
 TEST_F(KprofProfile, AKernelThatDoesNotImportIsClassified) {
   KprofRun run = profile({case_file("syntax_error/kernel.py"), case_file("vector/problem.py")});
   EXPECT_EQ(run.exit_code, 8) << run.err;
@@ -416,6 +513,55 @@ TEST_F(KprofProfile, BatchKeepsGoodCandidatesWhenOthersFailOrPoisonTheContext) {
   EXPECT_EQ(history.exit_code, 0) << history.err;
 }
 
+/// The keys of `object`, in order.
+std::vector<std::string> keys_of(const nlohmann::ordered_json& object) {
+  std::vector<std::string> keys;
+  for (const auto& item : object.items()) {
+    keys.push_back(item.key());
+  }
+  return keys;
+}
+
+TEST_F(KprofProfile, TheBatchOutputAndItsBatchJsonAreTheRoundInItsOneShape) {
+  // One shape for a candidate (kprof/round.hpp), whoever writes it: here `kprof batch`'s JSON and
+  // the round's batch.json; tests/python (the module, kprof serve's reply) and tests/mcp (the
+  // tools) check theirs against the same schema.
+  fs::copy_file(example("twostage/kernel.py"), dir() / "second.py");
+  KprofRun run = run_batch({example("twostage/problem.py"), example("twostage/kernel.py"),
+                            (dir() / "second.py").string(), "--round", "2"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  using ordered = nlohmann::ordered_json;
+  const ordered printed = ordered::parse(run.out);
+  const ordered written =
+      ordered::parse(kprof::read_file(out() / "round002" / "batch.json").value());
+  std::vector<std::string> required;
+  const ordered schema = kprof::candidate_json_schema();
+  for (const ordered& key : schema["required"]) {
+    required.push_back(key.get<std::string>());
+  }
+  for (const ordered* doc : {&printed, &written}) {
+    EXPECT_EQ((*doc)["kind"], "round");
+    EXPECT_EQ(keys_of(*doc), (std::vector<std::string>{"schema_version", "kind", "round", "dir",
+                                                       "in_place", "batch", "wall_seconds",
+                                                       "served_by", "metadata", "candidates"}));
+    ASSERT_EQ((*doc)["candidates"].size(), 2U);
+    for (const ordered& candidate : (*doc)["candidates"]) {
+      EXPECT_EQ(keys_of(candidate), required) << candidate["candidate"];
+    }
+  }
+  EXPECT_EQ(printed["served_by"]["who"], "kprof");
+  EXPECT_TRUE(written["served_by"].is_null());
+  // cand0 has its rows in the stand-in's capture; cand1 has none (no_kernels), a result too.
+  EXPECT_TRUE(printed["candidates"][0]["report"].is_object());
+  EXPECT_TRUE(written["candidates"][0]["report"].is_null()) << "its report is in cand0/";
+  EXPECT_EQ(written["candidates"][0]["summary"], printed["candidates"][0]["summary"]);
+  EXPECT_EQ(printed["candidates"][0]["document"],
+            (out() / "round002" / "cand0" / "report.json").string());
+  EXPECT_EQ(printed["candidates"][1]["document"],
+            (out() / "round002" / "cand1" / "error.json").string());
+  EXPECT_EQ(written["candidates"][1]["error"], printed["candidates"][1]["error"]);
+}
+
 TEST_F(KprofProfile, CompileWorkersServeTheFirstSessionAndTheStandbyAfterAPoisonedContext) {
   // KPROF_COMPILE_AHEAD=1: compile workers beside the first session and beside the standby that
   // takes over after candidate 1 poisons the context (the recorded capture has the ranges
@@ -441,8 +587,52 @@ TEST_F(KprofProfile, CompileWorkersServeTheFirstSessionAndTheStandbyAfterAPoison
   EXPECT_EQ(compiled_ahead(0), by_harness);
   EXPECT_EQ(compiled_ahead(2), by_harness); // the standby's first
   EXPECT_EQ(compiled_ahead(3), "compiled");
-  EXPECT_TRUE(fs::exists(out() / "round004" / "gpu0-part1" / "compile-ahead" / "3.done"))
+  // The plan of part 1 holds the candidates left, 2 and 3: the second is 3.
+  EXPECT_TRUE(fs::exists(out() / "round004" / "gpu0-part1" / "compile-ahead" / "1.done"))
       << "the standby's session had workers of its own";
+}
+
+TEST_F(KprofProfile, KprofCompileAheadTakesTheUsualBooleanWordsAndRefusesAnyOtherWithExitCode2) {
+  const auto batch_with = [&](const std::string& value, int round) {
+    return run_batch({case_file("vector/problem.py"), case_file("positional/kernel.py"),
+                      case_file("positional/kernel.py"), "--round", std::to_string(round)},
+                     {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                      {"KPROF_COMPILE_AHEAD", value}});
+  };
+  const auto round_dir = [&](int round) {
+    std::array<char, 16> name{};
+    std::snprintf(name.data(), name.size(), "round%03d", round);
+    return out() / name.data();
+  };
+  const auto compiled_ahead = [&](int round) {
+    return fs::exists(round_dir(round) / "gpu0-part0" / "compile-ahead");
+  };
+  int round = 0;
+  for (const std::string off : {"0", "false", "OFF", "No"}) {
+    KprofRun run = batch_with(off, round);
+    ASSERT_EQ(run.exit_code, 0) << off << ": " << run.err;
+    EXPECT_FALSE(compiled_ahead(round)) << off << " left the compile workers on";
+    ++round;
+  }
+  for (const std::string on : {"", "1", "True", "yes", "on"}) {
+    KprofRun run = batch_with(on, round);
+    ASSERT_EQ(run.exit_code, 0) << "'" << on << "': " << run.err;
+    EXPECT_TRUE(compiled_ahead(round)) << "'" << on << "' turned the compile workers off";
+    ++round;
+  }
+  for (const std::string other : {"maybe", "2", "disable"}) {
+    KprofRun run = batch_with(other, round);
+    EXPECT_EQ(run.exit_code, 2) << other << ": " << run.err;
+    EXPECT_NE(run.err.find("KPROF_COMPILE_AHEAD='" + other + "' is not a boolean"),
+              std::string::npos)
+        << run.err;
+    EXPECT_NE(run.err.find("1, true, yes, on, 0, false, no, off"), std::string::npos) << run.err;
+    EXPECT_FALSE(fs::exists(round_dir(round))) << "nothing ran";
+  }
+  // `kprof profile` refuses it as well.
+  KprofRun profiled = profile({example("twostage/kernel.py"), example("twostage/problem.py")},
+                              {{"KPROF_COMPILE_AHEAD", "maybe"}});
+  EXPECT_EQ(profiled.exit_code, 2) << profiled.err;
 }
 
 /// KernelAgent's mat-vec in small: a kernel_function that insists on bf16 inputs and says so.
@@ -687,6 +877,164 @@ TEST_F(KprofProfile, KillMinus9OfKprofDuringACompiledAheadBatchLeavesNoCompileWo
   ASSERT_TRUE(eventually([&] { return !workers().empty() && compiling(); }))
       << "no compile worker took candidate 1";
   kill_minus_9_leaves_nothing(pid, needle);
+}
+
+TEST_F(KprofProfile, AProfileLeavesNothingTheCandidateStartedRunning) {
+  // Each call of kernel_function starts a child and a daemon; `kprof profile` ends ok with none of
+  // them left (the harness's children were orphans kept by nobody before the process keeper).
+  const int code =
+      run_plain({"profile", spawning_kernel().string(), case_file("vector/problem.py"), "--ncu",
+                 standin("ncu"), "--python", "/usr/bin/python3", "--out", out().string()},
+                {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}});
+  EXPECT_EQ(code, 0) << plain_stderr();
+  expect_no_process_left("a successful `kprof profile`");
+}
+
+TEST_F(KprofProfile, ABatchLeavesNothingACompileWorkersCandidateStartedRunning) {
+  // The candidate starts its child and daemon only in a compile worker.
+  const std::string spawns = spawning_kernel(true).string();
+  std::vector<std::string> args = {"batch", case_file("vector/problem.py"),
+                                   case_file("positional/kernel.py"), spawns, spawns};
+  const std::vector<std::string> options = standin_options();
+  args.insert(args.end(), options.begin(), options.end());
+  const int code = run_plain(args, {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                                    {"KPROF_COMPILE_AHEAD", "1"},
+                                    {"KPROF_FAKE_TRITON_LAUNCH_SECONDS", "0.3"}});
+  ASSERT_EQ(code, 0) << plain_stderr();
+  const json batch = read_json(out() / "round000" / "batch.json");
+  for (const auto& candidate : batch["candidates"]) {
+    EXPECT_EQ(candidate["status"], "ok") << candidate.dump();
+  }
+  bool started = false;
+  for (const auto& entry : fs::directory_iterator(dir())) {
+    started = started || entry.path().filename().string().rfind("daemon-", 0) == 0;
+  }
+  EXPECT_TRUE(started) << "no compile worker compiled the spawning candidate";
+  expect_no_process_left("a batch compiled ahead");
+}
+
+TEST_F(KprofProfile, KillMinus9OfKprofWhileNcuHangsLeavesNothingTheCandidateStarted) {
+  // ncu starts the harness and hangs (ignoring SIGTERM); the candidate has started a child and a
+  // daemon. kill -9 of kprof: ncu dies of its parent-death signal, and so must all the rest.
+  const pid_t pid = start_profile(spawning_kernel().string(), case_file("vector/problem.py"),
+                                  {{"KPROF_FAKE_NCU_SCENARIO", "hang_after_start"}});
+  ASSERT_GT(pid, 0);
+  const bool spawned = eventually([&] {
+    for (const auto& entry : fs::directory_iterator(dir())) {
+      if (entry.path().filename().string().rfind("daemon-", 0) == 0) {
+        return true;
+      }
+    }
+    return false;
+  });
+  ASSERT_TRUE(spawned) << "the candidate never ran";
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  expect_no_process_left("kill -9 of kprof");
+}
+
+TEST_F(KprofProfile, ACandidateThatHangsOnlyInItsCompileWorkerCostsOnlyItsCompileAhead) {
+  // Issue 40: `batch P a.py hang.py b.py --timeout 10` took 93 s in 4 of 7 runs and called a.py
+  // no_kernels. The harness now waits for hang.py's worker a quarter of its timeout (2.5 s), then
+  // compiles it in its warm-up: every candidate is profiled, and the batch ends well within its
+  // timeout, with no worker left.
+  const fs::path hangs = fs::path(case_file("hangs_when_compiled_ahead/kernel.py"));
+  const auto started = std::chrono::steady_clock::now();
+  KprofRun run = run_batch({case_file("vector/problem.py"), case_file("positional/kernel.py"),
+                            hangs.string(), case_file("positional/kernel.py"), "--timeout", "10"},
+                           {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                            {"KPROF_COMPILE_AHEAD", "1"},
+                            {"KPROF_FAKE_TRITON_LAUNCH_SECONDS", "0.3"}});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_LT(seconds, 10.0 + 20.0);
+  const json batch = read_json(out() / "round000" / "batch.json");
+  ASSERT_EQ(batch["candidates"].size(), 3U);
+  for (const auto& candidate : batch["candidates"]) {
+    EXPECT_EQ(candidate["status"], "ok") << candidate.dump();
+    const int index = candidate["candidate"];
+    const json report =
+        read_json(out() / "round000" / ("cand" + std::to_string(index)) / "report.json");
+    EXPECT_EQ(report["metadata"]["attempts"], 1) << "cand" << index << " was run again";
+  }
+  const json hung = read_json(out() / "round000" / "cand1" / "report.json")["metadata"];
+  // Its worker claimed it (the fake launches are slow), or the harness got to it first.
+  const std::string ahead = hung["compiled_ahead"];
+  EXPECT_TRUE(ahead == "not compiled ahead: still compiling after 2.5 s" ||
+              ahead == "not compiled ahead: no worker had started it")
+      << ahead;
+  expect_no_process_left("the batch");
+}
+
+TEST_F(KprofProfile, ACandidateThatCrashesOnlyInItsCompileWorkerCostsOnlyItsCompileAhead) {
+  const fs::path crashes = dir() / "crashes_ahead" / "kernel.py";
+  fs::create_directories(crashes.parent_path());
+  ASSERT_TRUE(write_file_atomic(crashes, R"(import os
+import signal
+import sys
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pass
+
+
+def kernel_function(x, y):
+    if "--compile-worker" in sys.argv:
+        os.kill(os.getpid(), signal.SIGSEGV)
+    out = torch.empty_like(x)
+    add_kernel[(triton.cdiv(x.numel(), 256),)](x, y, out, x.numel(), BLOCK=256)
+    return out
+)")
+                  .ok());
+  KprofRun run = run_batch({case_file("vector/problem.py"), case_file("positional/kernel.py"),
+                            crashes.string(), case_file("positional/kernel.py")},
+                           {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                            {"KPROF_COMPILE_AHEAD", "1"},
+                            {"KPROF_FAKE_TRITON_LAUNCH_SECONDS", "0.3"}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json batch = read_json(out() / "round000" / "batch.json");
+  for (const auto& candidate : batch["candidates"]) {
+    EXPECT_EQ(candidate["status"], "ok") << candidate.dump();
+  }
+  const std::string ahead =
+      read_json(out() / "round000" / "cand1" / "report.json")["metadata"]["compiled_ahead"];
+  EXPECT_TRUE(ahead == "not compiled ahead: its worker ended while compiling it" ||
+              ahead == "not compiled ahead: no worker had started it")
+      << ahead;
+}
+
+TEST_F(KprofProfile, ACandidateThatHangsInABatchCostsTheOthersNothingButTime) {
+  // b.py hangs in the harness: the session's timeout stops ncu, which takes a.py's rows with it.
+  // a.py is not "no kernel": it runs again with c.py, and both are ok; b.py is the timeout.
+  const fs::path hangs = hanging_kernel();
+  const auto started = std::chrono::steady_clock::now();
+  KprofRun run =
+      run_batch({case_file("vector/problem.py"), case_file("positional/kernel.py"), hangs.string(),
+                 case_file("positional/kernel.py"), "--timeout", "2", "--retries", "0"},
+                {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                 {"KPROF_COMPILE_AHEAD", "0"}});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_LT(seconds, 3 * 2.0 + 20.0);
+  const json batch = read_json(out() / "round000" / "batch.json");
+  ASSERT_EQ(batch["candidates"].size(), 3U);
+  std::map<int, json> by_index;
+  for (const auto& candidate : batch["candidates"]) {
+    by_index[candidate["candidate"].get<int>()] = candidate;
+  }
+  EXPECT_EQ(by_index[0]["status"], "ok") << by_index[0].dump();
+  EXPECT_EQ(by_index[1]["error"]["category"], "timeout") << by_index[1].dump();
+  EXPECT_EQ(by_index[2]["status"], "ok") << by_index[2].dump();
+  EXPECT_TRUE(fs::exists(out() / "round000" / "gpu0-part1")) << "a.py and c.py ran again";
+  expect_no_process_left("the batch");
 }
 
 /// A pid no process has now (0 when none was found): a staging directory's dead owner.

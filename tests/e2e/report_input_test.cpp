@@ -133,6 +133,42 @@ TEST_F(ReportInput, ReportKeepsTheSetsAndTheAnalysisColumnsAndAllKeepsEveryColum
   EXPECT_EQ(everything["roofline"], projected["roofline"]);
 }
 
+/// `name` (an example capture) with the first `from` replaced by `to`, written into `dir`.
+fs::path edited_capture(const fs::path& dir, const std::string& name, const std::string& from,
+                        const std::string& to) {
+  std::string text = slurp(fs::path(KPROF_EXAMPLES_DIR) / "captures" / name);
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) {
+    text.replace(at, from.size(), to);
+  }
+  const fs::path path = dir / ("edited-" + name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+TEST_F(ReportInput, ANegativeDurationOrPercentageIsRefusedNamingTheLaunchAndColumnNotDiagnosed) {
+  // vadd's launch took "180,864" ns at a compute SOL of "5.81" %.
+  const fs::path duration = edited_capture(dir(), "h200_vadd.csv", "\"180,864\"", "\"-1\"");
+  for (const char* format : {"prompt", "json", "table"}) {
+    KprofRun run = run_kprof({"report", duration.string(), "--format", format});
+    EXPECT_EQ(run.exit_code, k_malformed_input) << format << ": " << run.err;
+    EXPECT_NE(run.err.find("launch ID 0 (add_kernel): 'gpu__time_duration.sum' is -1 ns: a "
+                           "duration cannot be negative, so ncu did not measure it"),
+              std::string::npos)
+        << run.err;
+    EXPECT_TRUE(run.out.empty()) << "no \"Launch-bound: -0.00 us\": " << run.out;
+  }
+  const fs::path percent = edited_capture(dir(), "h200_vadd.csv", "\"5.81\"", "\"-1\"");
+  KprofRun run = run_kprof({"report", percent.string(), "--format", "prompt"});
+  EXPECT_EQ(run.exit_code, k_malformed_input) << run.err;
+  EXPECT_NE(run.err.find("'sm__throughput.avg.pct_of_peak_sustained_elapsed' is -1 %: a "
+                         "percentage cannot be negative"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.out.find("compute -1.00%"), std::string::npos) << run.out;
+}
+
 TEST_F(ReportInput, ProfileWithMetricsAllIsAUsageErrorSayingWhy) {
   std::ofstream(dir() / "kernel.py") << "def kernel_function(x):\n    return x\n";
   std::ofstream(dir() / "problem.py") << "def get_inputs():\n    return []\n";

@@ -243,6 +243,19 @@ def test_prompt_with_select_and_kernel_filter_matches_the_cli(tmp_path):
     assert kprof.render(doc, "prompt") == expected
 
 
+def test_report_of_a_report_json_analyses_it_again_with_its_own_selection(tmp_path):
+    capture = write_repeated_capture(tmp_path)
+    first = kprof.report(capture, select="first", kernels=["partial"])
+    path = tmp_path / "round" / "report.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(first))
+    again = kprof.report(path.parent)
+    assert again["metadata"]["select"] == "first"
+    assert again["metadata"]["reanalysis"]["report"] == str(path)
+    assert again["kernels"] == first["kernels"]
+    assert kprof.render(again, "prompt") == run_cli("report", str(path), "--format", "prompt")
+
+
 def test_render_json_parses_back_to_the_document():
     doc = kprof.report(TWOSTAGE)
     assert json.loads(kprof.render(doc, "json")) == doc
@@ -592,9 +605,10 @@ def test_compile_workers_waiting_for_a_harness_that_failed_are_stopped_with_the_
 
 def test_a_single_candidate_or_kprof_compile_ahead_0_starts_no_compile_worker(fake_gpu, monkeypatch):
     # Compiling ahead is on by default; it needs a later candidate to compile, and
-    # KPROF_COMPILE_AHEAD=0 turns it off.
+    # KPROF_COMPILE_AHEAD=0 (or false, no, off, in any case) turns it off.
     monkeypatch.delenv("KPROF_COMPILE_AHEAD", raising=False)
-    for setting, kernels in ((None, [VADD_KERNEL]), ("1", [VADD_KERNEL]), ("0", [VADD_KERNEL] * 2)):
+    for setting, kernels in ((None, [VADD_KERNEL]), ("1", [VADD_KERNEL]), ("0", [VADD_KERNEL] * 2),
+                             ("off", [VADD_KERNEL] * 2), ("False", [VADD_KERNEL] * 2)):
         if setting is not None:
             monkeypatch.setenv("KPROF_COMPILE_AHEAD", setting)
         out = fake_gpu / ("batch-" + str(setting))
@@ -604,6 +618,13 @@ def test_a_single_candidate_or_kprof_compile_ahead_0_starts_no_compile_worker(fa
                    for metadata in (json.loads(report.read_text(encoding="utf-8"))["metadata"]
                                     for report in out.glob("round001/cand*/report.json")))
         assert not list(out.glob("**/compile-ahead")), setting
+
+
+def test_a_kprof_compile_ahead_that_is_no_boolean_word_is_a_usage_error_naming_it(fake_gpu, monkeypatch):
+    monkeypatch.setenv("KPROF_COMPILE_AHEAD", "maybe")
+    with pytest.raises(kprof.UsageError, match=r"KPROF_COMPILE_AHEAD='maybe' is not a boolean .*1, true, yes, on, 0, false, no, off"):
+        kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL] * 2, 1, out_dir=fake_gpu / "batch", ncu_bin_path=FAKE_NCU)
+    assert not (fake_gpu / "batch" / "round001").exists()
 
 
 def test_a_batch_compiles_ahead_by_default(fake_gpu, monkeypatch):
@@ -743,6 +764,20 @@ def test_options_get_the_same_range_check_as_the_cli_under_the_callers_name(tmp_
     assert "--timeout must be a whole number from 1 to 604800, got '0'" in completed.stderr
 
 
+def test_python_repeats_no_default_none_means_the_librarys_and_kernelagents_attempts(tmp_path):
+    # The library holds every default: Python's None is "not given", and the profiler says what it
+    # runs with; KernelAgent's two attempts come from kernelagent_option_defaults.
+    profiler = kprof.KernelProfiler(tmp_path)
+    values = json.loads(profiler._native.option_values())
+    assert profiler.ncu_timeout_seconds == values["timeout"] == 300
+    assert values["metrics"] == "default"
+    assert values["retries"] == 1  # max_retries=2: two attempts
+    assert (values["select"], values["cast"], values["kernelagent_logs_only"]) == ("longest", "auto", True)
+    assert kprof.KernelProfiler(tmp_path, ncu_timeout_seconds=60).ncu_timeout_seconds == 60
+    assert json.loads(kprof.KernelProfiler(tmp_path, retries=0)._native.option_values())["retries"] == 0
+    assert json.loads(kprof.KernelProfiler(tmp_path, attempts=4)._native.option_values())["retries"] == 3
+
+
 def test_negative_seed_is_refused_not_wrapped(tmp_path):
     with pytest.raises(kprof.UsageError, match="seed must be a whole number from 0 to"):
         kprof.KernelProfiler(tmp_path, seed=-1)
@@ -771,6 +806,14 @@ def test_a_gpu_beyond_the_visible_gpus_is_refused(tmp_path, monkeypatch):
         (lambda d: kprof.metrics_to_prompt([{"Kernel Name": "k"}], keep_cols=[3]), "keep_cols"),
         (lambda d: kprof.KernelProfiler(d).profile(VADD_KERNEL, VADD_PROBLEM, "1"), "round_num"),
         (lambda d: kprof.KernelProfiler(d).profile(VADD_KERNEL, VADD_PROBLEM, 1, max_retries="2"), "max_retries"),
+        (lambda d: kprof.render(5), "^report_or_results must be"),
+        (lambda d: kprof.diff(kprof.report(TWOSTAGE), 5), "^b must be"),
+        (lambda d: kprof.diff([], kprof.report(TWOSTAGE)), "^a must be"),
+        (lambda d: kprof.metrics_to_prompt(5), "^rows_or_report must be"),
+        (lambda d: rounds_for(d).document(1.5), "^ref must be"),
+        (lambda d: rounds_for(d).results(None), "^ref must be"),
+        (lambda d: rounds_for(d).diff(1, [1]), "^b must be"),
+        (lambda d: rounds_for(d).diff((1, "x"), 1), r"^a\[1\] must be"),
     ],
 )
 def test_a_wrong_python_type_is_a_type_error_naming_the_parameter(tmp_path, call, parameter):
@@ -842,6 +885,7 @@ BAD_VALUES = [
     ("profile_batch slurm unknown key", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, slurm={"taks": 2}), kprof.UsageError, "unknown slurm setting 'taks' (valid: tasks, gpus_per_task, options, requeue, dry_run, poll_seconds, kprof)"),
     ("profile_batch slurm options ;", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, slurm={"options": "--partition=gpu; rm -rf x"}), kprof.UsageError, "slurm options: '--partition=gpu;' holds ';'"),
     ("profile_batch slurm kprof NUL", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, slurm={"kprof": "/bin/kprof\0"}), kprof.UsageError, f"slurm kprof {NUL}"),
+    ("profile_batch slurm gpus", lambda d: kprof.profile_batch(VADD_PROBLEM, [VADD_KERNEL], 1, out_dir=d, gpus=[0], slurm={"dry_run": True, "kprof": "/bin/true"}), kprof.UsageError, "gpus picks GPUs of this machine; with slurm, Slurm gives each task its GPUs (gpus_per_task)"),
     ("profile_batch slurm problem_file NUL", lambda d: kprof.profile_batch(str(VADD_PROBLEM) + "\0", [VADD_KERNEL], 1, out_dir=d, slurm={"dry_run": True}), kprof.UsageError, f"problem_file {NUL}"),
     ("load_ncu_metrics csv_path NUL", lambda d: kprof.load_ncu_metrics(str(TWOSTAGE) + "\0.txt"), kprof.UsageError, f"csv_path {NUL} after '{TWOSTAGE}'"),
     ("report csv_path NUL", lambda d: kprof.report(str(TWOSTAGE) + "\0"), kprof.UsageError, f"csv_path {NUL}"),
@@ -852,7 +896,9 @@ BAD_VALUES = [
     ("diff a NUL", lambda d: kprof.diff(str(d / "a\0.json"), kprof.report(TWOSTAGE)), kprof.UsageError, f"a {NUL}"),
     ("History dir NUL", lambda d: kprof.History(str(d / "h\0")), kprof.UsageError, f"dir {NUL}"),
     ("History.diff top_metrics 2**70", lambda d: rounds_for(d).diff(1, 1, top_metrics=2**70), kprof.UsageError, f"top_metrics must be a whole number from 0 to {U64}"),
-    ("History.converged window 2**70", lambda d: rounds_for(d).converged(window=2**70), kprof.UsageError, f"window must be a whole number {INT}, got '{2**70}'"),
+    ("History.converged window 2**70", lambda d: rounds_for(d).converged(window=2**70), kprof.UsageError, f"window must be a whole number from 1 to 2147483647, got '{2**70}'"),
+    ("History.converged window -2**70", lambda d: rounds_for(d).converged(window=-(2**70)), kprof.UsageError, f"window must be a whole number from 1 to 2147483647, got '-{2**70}'"),
+    ("History.converged window 0", lambda d: rounds_for(d).converged(window=0), kprof.UsageError, "the convergence window must be at least 1 round, not 0"),
     ("History.converged min_improvement 10**400", lambda d: rounds_for(d).converged(min_improvement=10**400), kprof.UsageError, "the minimum improvement must be a fraction >= 0, not inf"),
 ]
 

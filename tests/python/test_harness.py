@@ -1076,12 +1076,14 @@ PRIMER_EVENTS = ["cuda cuInit", "cuda cuDeviceGet", "cuda cuDevicePrimaryCtxReta
 
 @pytest.fixture(scope="module")
 def fake_cuda(tmp_path_factory):
-    """A folder with the fake libcuda.so.1 and libnvtx3interop.so.1 (tests/standins/fake_cuda)."""
+    """A folder with the fake libcuda.so.1, libnvtx3interop.so.1 and libnvidia-ml.so.1
+    (tests/standins/fake_cuda)."""
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         pytest.skip("needs a C compiler to build the fake CUDA driver")
     folder = tmp_path_factory.mktemp("fake_cuda")
-    for name, flags in (("libcuda.so.1", []), ("libnvtx3interop.so.1", ["-DKPROF_FAKE_NVTX"])):
+    for name, flags in (("libcuda.so.1", []), ("libnvtx3interop.so.1", ["-DKPROF_FAKE_NVTX"]),
+                        ("libnvidia-ml.so.1", ["-DKPROF_FAKE_NVML"])):
         subprocess.run([compiler, "-shared", "-fPIC", "-O1", *flags, "-o", str(folder / name), str(FAKE_CUDA_SOURCE)],
                        check=True)
     return folder
@@ -1181,6 +1183,39 @@ def test_a_failing_driver_call_is_recorded_and_changes_nothing_else(tmp_path, fa
     assert run.candidate(0)["ok"] is True
 
 
+def test_a_gpu_the_machine_lacks_stops_the_harness_before_the_problem_naming_the_machines_gpus(tmp_path, fake_cuda):
+    # `kprof profile --gpu 99` sets CUDA_VISIBLE_DEVICES=99; CUDA then shows no GPU, and NVML
+    # (here the fake libnvidia-ml) counts the machine's.
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                      env=with_library_path(fake_cuda, CUDA_VISIBLE_DEVICES="99", KPROF_FAKE_GPU_COUNT="2"))
+    assert run.code == 2, run.stderr
+    assert run.status["cuda_devices"] == 0 and run.status["machine_gpus"] == 2, run.status
+    assert run.status["phase"] == "import_problem" and run.status["problem_ok"] is False
+    assert run.status["problem_error"]["type"] == "NoGpu"
+    assert run.status["problem_error"]["message"] == (
+        "CUDA shows no GPU under CUDA_VISIBLE_DEVICES=99; this machine has 2 GPU(s)")
+    assert run.candidate(0)["phase"] == "not_started"
+    assert "sync" not in run.events, "no inputs made on the CPU instead, no kernel run"
+
+
+def test_a_machine_whose_gpus_nothing_can_count_is_said_to_have_an_unknown_number(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                      env={"CUDA_VISIBLE_DEVICES": "99", "LD_LIBRARY_PATH": str(tmp_path)})
+    assert run.code == 2, run.stderr
+    assert run.status["cuda_devices"] == 0
+    if shutil.which("nvidia-smi") is None and not os.path.isdir("/proc/driver/nvidia/gpus"):
+        assert run.status["machine_gpus"] is None
+        assert run.status["problem_error"]["message"].endswith("this machine has an unknown number of GPUs")
+
+
+def test_a_visible_gpu_is_counted_and_changes_nothing_else(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
+                      env={"KPROF_FAKE_GPU_COUNT": "2"})
+    assert run.code == 0, run.stderr
+    assert run.status["cuda_devices"] == 2 and run.status["machine_gpus"] is None
+    assert run.candidate(0)["ok"] is True
+
+
 def test_without_a_driver_the_early_primer_is_recorded_as_failed(tmp_path):
     run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"],
                       env={"LD_LIBRARY_PATH": str(tmp_path)}, early_primer=True)
@@ -1259,13 +1294,17 @@ class WorkedRun:
         self.ahead_dir = ahead_dir
 
 
-def run_with_workers(tmp_path, problem, kernels, workers=1, env=None, **settings):
-    """Writes a plan with "compile_ahead", starts `workers` compile workers as kprof does (each
-    `harness.py PLAN --compile-worker`, CUDA_VISIBLE_DEVICES empty, beside the harness), runs the
-    harness, then waits for the workers (kprof stops those still waiting once its session ends)."""
+def run_with_workers(tmp_path, problem, kernels, workers=1, env=None, max_wait=None, worker_wait=10, **settings):
+    """Writes a plan with "compile_ahead" (and its max_wait_seconds when given), starts `workers`
+    compile workers as kprof does (each `harness.py PLAN --compile-worker`, CUDA_VISIBLE_DEVICES
+    empty, beside the harness), runs the harness, then waits `worker_wait` seconds for the workers
+    (kprof stops those still running once its session ends)."""
     ahead_dir = tmp_path / "ahead"
     ahead_dir.mkdir(mode=0o700)
-    script, plan_path = write_plan(tmp_path, problem, kernels, compile_ahead={"dir": str(ahead_dir)}, **settings)
+    compile_ahead = {"dir": str(ahead_dir)}
+    if max_wait is not None:
+        compile_ahead["max_wait_seconds"] = max_wait
+    script, plan_path = write_plan(tmp_path, problem, kernels, compile_ahead=compile_ahead, **settings)
     compile_log = tmp_path / "compiles.log"
     extra = dict({"KPROF_FAKE_TRITON_COMPILE_LOG": str(compile_log), "KPROF_FAKE_TRITON_LAUNCH_SECONDS": SLOW_LAUNCH},
                  **(env or {}))
@@ -1279,7 +1318,7 @@ def run_with_workers(tmp_path, problem, kernels, workers=1, env=None, **settings
         codes = []
         for worker in started:
             try:
-                worker.communicate(timeout=10)
+                worker.communicate(timeout=worker_wait)
             except subprocess.TimeoutExpired:  # still waiting for a target that never came
                 worker.kill()
                 worker.communicate()
@@ -1391,6 +1430,35 @@ def test_a_candidate_that_crashes_its_worker_costs_the_harness_no_wait(tmp_path)
     assert crashed["compile_wait_seconds"] < 5  # it saw the worker gone, not a 30 s wait
     assert crashed["phase"] == "warmup"  # then its own warm-up crashed the harness, as without
     assert run.stderr.count("Fatal Python error") == 1  # the harness's own crash
+
+
+def test_a_worker_that_hangs_on_a_candidate_costs_it_the_plans_wait_and_nothing_else(tmp_path):
+    # The worker hangs compiling candidate 1 (only there: in the harness it runs as positional/).
+    # The harness waits compile_ahead.max_wait_seconds for it, compiles it in its own warm-up and
+    # profiles it; candidate 2 it claims itself. Every candidate is ok.
+    kernels = [CASES / "positional/kernel.py", CASES / "hangs_when_compiled_ahead/kernel.py",
+               CASES / "positional/kernel.py"]
+    started = time.monotonic()
+    worked = run_with_workers(tmp_path, CASES / "vector/problem.py", kernels, max_wait=0.5, worker_wait=0.1)
+    run = worked.run
+
+    assert run.code == 0, run.stderr
+    assert all(run.candidate(i)["ok"] for i in range(3))
+    hung = run.candidate(1)
+    assert hung["compiled_ahead"] == "not compiled ahead: still compiling after 0.5 s"
+    assert 0.5 <= hung["compile_wait_seconds"] < 5
+    assert run.candidate(2)["compiled_ahead"] == "not compiled ahead: no worker had started it"
+    assert worked.worker_codes == [-9]  # still hanging when the run ended: killed, as kprof does
+    assert time.monotonic() - started < 30
+
+
+@pytest.mark.parametrize("wait", [-1, True, "5"])
+def test_compile_ahead_max_wait_seconds_must_be_a_non_negative_number(tmp_path, wait):
+    run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"] * 2,
+                      compile_ahead={"dir": str(tmp_path), "max_wait_seconds": wait})
+    assert run.code == 2
+    assert "compile_ahead.max_wait_seconds" in run.stderr
+    assert run.events == []
 
 
 def test_a_candidate_that_raises_in_its_worker_is_reported_by_its_own_run(tmp_path):

@@ -312,6 +312,35 @@ def line_of(request):
     return (json.dumps(request) + "\n").encode()
 
 
+# ---- 0. every shell asks a matching server first -------------------------------------------------
+
+
+def test_a_python_profiler_with_the_servers_options_is_answered_by_it_and_says_so(shared, serve, monkeypatch):
+    # The library's one way into a round (run_round, include/kprof/run.hpp) asks a running kprof
+    # serve first, from Python as from the CLI and MCP; each candidate is in the round's one shape.
+    import kprof
+
+    for key in ("PYTHONPATH", "KPROF_FAKE_NCU_CSV", "KPROF_LOCK_DIR", "TRITON_CACHE_DIR"):
+        monkeypatch.setenv(key, shared.env[key])
+    serve(shared, "--python", "/usr/bin/python3")
+    profiler = kprof.KernelProfiler(shared.out, ncu_bin_path=FAKE_NCU, python_executable="/usr/bin/python3",
+                                    select="all", cast="none", kernelagent_logs_only=False)
+    try:
+        results = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 1, max_retries=3)
+        assert results.served_by == {"who": "kprof serve", "socket": str(shared.socket)}
+        assert results.report["metadata"]["standby"] is True  # the server's standby ran it
+        # Other options: the server says what differs and this process profiles itself.
+        own = kprof.KernelProfiler(shared.out, ncu_bin_path=FAKE_NCU, python_executable="/usr/bin/python3",
+                                   select="all", cast="none", kernelagent_logs_only=False, warmup=1)
+        try:
+            results = own.profile(VADD_KERNEL, VADD_PROBLEM, 2, max_retries=3)
+            assert results.served_by == {"who": "python", "socket": None}
+        finally:
+            own.close()
+    finally:
+        profiler.close()
+
+
 # ---- 1. the socket and who is served ------------------------------------------------------------
 
 
@@ -548,3 +577,88 @@ def test_kprof_serve_stops_after_its_idle_timeout_and_leaves_nothing(shared, ser
     assert not shared.socket.exists()
     assert not list((shared.out / ".standby").glob("*"))
     assert eventually(lambda: not processes_naming(str(shared.out)))
+
+
+# ---- 5. a server stopped mid-round ---------------------------------------------------------------
+
+
+def slow_first_call_kernel(shared):
+    """A copy of the vadd kernel whose first call writes `called` beside it and then sleeps, so
+    that the round it is in lasts until it is stopped; later calls run at once."""
+    folder = shared.root / "kernels"
+    folder.mkdir(exist_ok=True)
+    kernel = folder / "slow_once.py"
+    kernel.write_text(
+        VADD_KERNEL.read_text(encoding="utf-8") + textwrap.dedent(
+            """
+            import pathlib as _pathlib
+            import time as _time
+
+            _called = _pathlib.Path(__file__).with_name("called")
+            _vadd = kernel_function
+
+
+            def kernel_function(x, y):
+                if not _called.exists():
+                    _called.touch()
+                    _time.sleep(120)
+                return _vadd(x, y)
+            """),
+        encoding="utf-8",
+    )
+    return kernel, folder / "called"
+
+
+def profile_while_the_server_is_stopped(shared, server, sig):
+    """`kprof profile` of a kernel whose first call lasts, as round 1; `sig` to the server once
+    its harness is in that call. (the server's exit code, the client's exit code, stdout,
+    stderr)."""
+    kernel, called = slow_first_call_kernel(shared)
+    client = subprocess.Popen(
+        [str(kprof_binary()), "profile", str(kernel), str(VADD_PROBLEM), *shared.common, "--round", "1",
+         "--format", "json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=shared.env)
+    try:
+        assert eventually(called.exists, seconds=60), server.log()
+        code = server.stop(sig)
+        out, err = client.communicate(timeout=120)
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+    return code, client.returncode, out, err
+
+
+def history_of(shared):
+    """(round, status) of every row of shared.out's history."""
+    history = subprocess.run([str(kprof_binary()), "history", str(shared.out), "--format", "json"],
+                             capture_output=True, text=True, env=shared.env, timeout=60, check=True)
+    return [(row["round"], row["status"]) for row in json.loads(history.stdout)["rows"]]
+
+
+def test_a_server_stopped_mid_round_sends_its_client_to_profile_itself_and_records_nothing(shared, serve):
+    server = serve(shared)
+    code, client_code, out, err = profile_while_the_server_is_stopped(shared, server, signal.SIGTERM)
+    assert code == 130, server.log()
+    # Not "ncu failed (stopped: kprof was interrupted)": the client's own kprof was not.
+    assert client_code == 0, err + server.log()
+    assert "kprof was interrupted" not in err, err
+    assert ("kprof serve in this directory stopped during this call (it was stopped during the round "
+            "and recorded nothing of it); profiling here") in err, err
+    assert json.loads(out)["summary"]["kernels"][0]["name"], out
+    assert "round 1: stopped during the round; nothing recorded" in server.log(), server.log()
+    # The server kept nothing of its round: no failed attempt beside the client's, one history row.
+    assert sorted(p.name for p in shared.out.glob("round001*")) == ["round001", "round001_ncu_metrics.json"]
+    assert history_of(shared) == [(1, "ok")]
+
+
+def test_a_server_killed_mid_round_sends_its_client_to_profile_itself(shared, serve):
+    server = serve(shared)
+    code, client_code, out, err = profile_while_the_server_is_stopped(shared, server, signal.SIGKILL)
+    assert code == -signal.SIGKILL
+    assert client_code == 0, err
+    assert ("kprof serve in this directory stopped during this call (its connection closed without an "
+            "answer (the server stopped or died)); profiling here") in err, err
+    assert json.loads(out)["summary"]["kernels"][0]["name"], out
+    assert history_of(shared) == [(1, "ok")]
+    assert eventually(lambda: not processes_naming(str(shared.out))), "the server's harness died with it"

@@ -41,6 +41,24 @@ void launch_spilling_poly(const float*, float*, int, int, cudaStream_t);
 void launch_register_poly(const float*, float*, int, int, cudaStream_t);
 void launch_histogram_atomic(const int*, int*, int, cudaStream_t);
 void launch_histogram_block(const int*, int*, int, cudaStream_t);
+void launch_tiny_axpy(const float*, float*, int, cudaStream_t);
+void launch_batched_axpy(const float*, float*, int, cudaStream_t);
+void launch_pointer_chase(const int*, int*, int, int, cudaStream_t);
+void launch_independent_loads(const int*, int*, int, int, cudaStream_t);
+void launch_tail_wave(const float*, float*, int, int, cudaStream_t);
+void launch_full_waves(const float*, float*, int, int, cudaStream_t);
+void launch_skewed_work(const float*, float*, int, int, cudaStream_t);
+void launch_even_work(const float*, float*, int, int, cudaStream_t);
+void launch_single_producer(const float*, float*, int, int, cudaStream_t);
+void launch_all_threads_produce(const float*, float*, int, int, cudaStream_t);
+void launch_single_producer_wide(const float*, float*, int, int, cudaStream_t);
+void launch_all_threads_produce_wide(const float*, float*, int, int, cudaStream_t);
+void launch_shared_reread(const float*, float*, int, int, cudaStream_t);
+void launch_register_reuse(const float*, float*, int, int, cudaStream_t);
+void launch_shared_reread_wide(const float*, float*, int, int, cudaStream_t);
+void launch_register_reuse_wide(const float*, float*, int, int, cudaStream_t);
+void launch_vector_copy(const float*, float*, int, cudaStream_t);
+void launch_fused_silu_axpb(const float*, float*, int, cudaStream_t);
 
 namespace {
 cudaStream_t stream() { return at::cuda::getCurrentCUDAStream(); }
@@ -91,6 +109,15 @@ torch::Tensor histogram(const torch::Tensor& x,
   launch(x.data_ptr<int>(), bins.data_ptr<int>(), static_cast<int>(x.numel()), stream());
   return bins;
 }
+torch::Tensor chase(const torch::Tensor& next, int64_t n, int64_t steps,
+                    void (*launch)(const int*, int*, int, int, cudaStream_t)) {
+  check(next, torch::kInt);
+  TORCH_CHECK(n * steps <= next.numel(), "n * steps exceeds the permutation");
+  auto out = torch::empty({n}, next.options());
+  launch(next.data_ptr<int>(), out.data_ptr<int>(), static_cast<int>(n), static_cast<int>(steps),
+         stream());
+  return out;
+}
 } // namespace
 
 torch::Tensor strided_read(torch::Tensor x, int64_t n) { return unary(x, n, launch_strided_read); }
@@ -111,6 +138,24 @@ torch::Tensor spilling_poly(torch::Tensor x, int64_t n, int64_t rounds) { return
 torch::Tensor register_poly(torch::Tensor x, int64_t n, int64_t rounds) { return unary_iters(x, n, rounds, launch_register_poly); }
 torch::Tensor histogram_atomic(torch::Tensor x) { return histogram(x, launch_histogram_atomic); }
 torch::Tensor histogram_block(torch::Tensor x) { return histogram(x, launch_histogram_block); }
+torch::Tensor tiny_axpy(torch::Tensor x, int64_t n) { return unary(x, n, launch_tiny_axpy); }
+torch::Tensor batched_axpy(torch::Tensor x, int64_t n) { return unary(x, n, launch_batched_axpy); }
+torch::Tensor pointer_chase(torch::Tensor next, int64_t n, int64_t steps) { return chase(next, n, steps, launch_pointer_chase); }
+torch::Tensor independent_loads(torch::Tensor next, int64_t n, int64_t steps) { return chase(next, n, steps, launch_independent_loads); }
+torch::Tensor tail_wave(torch::Tensor x, int64_t n, int64_t iters) { return unary_iters(x, n, iters, launch_tail_wave); }
+torch::Tensor full_waves(torch::Tensor x, int64_t n, int64_t iters) { return unary_iters(x, n, iters, launch_full_waves); }
+torch::Tensor skewed_work(torch::Tensor x, int64_t n, int64_t iters) { return unary_iters(x, n, iters, launch_skewed_work); }
+torch::Tensor even_work(torch::Tensor x, int64_t n, int64_t iters) { return unary_iters(x, n, iters, launch_even_work); }
+torch::Tensor single_producer(torch::Tensor x, int64_t n, int64_t rounds) { return unary_iters(x, n, rounds, launch_single_producer); }
+torch::Tensor all_threads_produce(torch::Tensor x, int64_t n, int64_t rounds) { return unary_iters(x, n, rounds, launch_all_threads_produce); }
+torch::Tensor single_producer_wide(torch::Tensor x, int64_t n, int64_t rounds) { return unary_iters(x, n, rounds, launch_single_producer_wide); }
+torch::Tensor all_threads_produce_wide(torch::Tensor x, int64_t n, int64_t rounds) { return unary_iters(x, n, rounds, launch_all_threads_produce_wide); }
+torch::Tensor shared_reread(torch::Tensor x, int64_t n, int64_t reps) { return unary_iters(x, n, reps, launch_shared_reread); }
+torch::Tensor register_reuse(torch::Tensor x, int64_t n, int64_t reps) { return unary_iters(x, n, reps, launch_register_reuse); }
+torch::Tensor shared_reread_wide(torch::Tensor x, int64_t n, int64_t reps) { return unary_iters(x, n, reps, launch_shared_reread_wide); }
+torch::Tensor register_reuse_wide(torch::Tensor x, int64_t n, int64_t reps) { return unary_iters(x, n, reps, launch_register_reuse_wide); }
+torch::Tensor vector_copy(torch::Tensor x, int64_t n) { return unary(x, n, launch_vector_copy); }
+torch::Tensor fused_silu_axpb(torch::Tensor x, int64_t n) { return unary(x, n, launch_fused_silu_axpb); }
 """
 
 FUNCTIONS = [
@@ -119,6 +164,10 @@ FUNCTIONS = [
     "lane_trip_count", "warp_trip_count", "smem_row_per_thread", "smem_column_per_thread",
     "transpose_smem", "transpose_smem_padded", "spilling_poly", "register_poly",
     "histogram_atomic", "histogram_block",
+    "tiny_axpy", "batched_axpy", "pointer_chase", "independent_loads", "tail_wave", "full_waves",
+    "skewed_work", "even_work", "single_producer", "all_threads_produce", "single_producer_wide",
+    "all_threads_produce_wide", "shared_reread", "register_reuse", "shared_reread_wide",
+    "register_reuse_wide", "vector_copy", "fused_silu_axpb",
 ]
 
 _MODULE = None

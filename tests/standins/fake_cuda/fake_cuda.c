@@ -1,6 +1,8 @@
 // A fake CUDA driver (libcuda.so.1) and NVTX library (libnvtx3interop.so.1) for the harness's
-// early primer on machines without a GPU: tests/python/test_harness.py builds this file twice,
-// into a folder it puts on LD_LIBRARY_PATH. Each call appends one line to the file named by
+// early primer on machines without a GPU, and a fake NVML (libnvidia-ml.so.1) that counts the
+// machine's GPUs: KPROF_FAKE_GPU_COUNT, default 1, as the fake torch does.
+// tests/python/test_harness.py builds this file three times, into a folder it puts on
+// LD_LIBRARY_PATH. Each call appends one line to the file named by
 // KPROF_FAKE_TORCH_LOG, the fake torch's event log ("cuda cuInit", "push kprof:primer",
 // "cuda launch", "pop", ...). KPROF_FAKE_CUDA_FAIL=NAME makes the driver call NAME return 999.
 #include <fcntl.h>
@@ -34,7 +36,20 @@ static int driver_call(const char* name) {
   return fail != NULL && strcmp(fail, name) == 0 ? 999 : 0;
 }
 
-#ifdef KPROF_FAKE_NVTX
+#if defined(KPROF_FAKE_NVML)
+int nvmlInit_v2(void) {
+  log_event("nvml init");
+  return 0;
+}
+int nvmlDeviceGetCount_v2(unsigned* count) {
+  const char* machine = getenv("KPROF_FAKE_GPU_COUNT");
+  *count = machine != NULL ? (unsigned)strtoul(machine, NULL, 10) : 1U;
+  return 0;
+}
+int nvmlShutdown(void) {
+  return 0;
+}
+#elif defined(KPROF_FAKE_NVTX)
 int nvtxRangePushA(const char* message) {
   char event[200];
   snprintf(event, sizeof event, "push %s", message);

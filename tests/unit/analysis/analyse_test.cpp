@@ -370,5 +370,57 @@ TEST(LibraryKernels, AreNamedByTheirLibrariesNamespacesAndPrefixes) {
   EXPECT_TRUE(analysis->kernels[1].library);
 }
 
+TEST(ImpossibleValues, ANegativeDurationRefusesTheCaptureNamingTheLaunchAndTheColumn) {
+  const Capture capture = test::make_raw_capture({
+      Launch{"gemm_a", {{k_duration, 50}, {k_compute, 90}, {k_memory, 20}}, "", {}},
+      Launch{"reduce_b", {{k_duration, -1}, {k_compute, 5}, {k_memory, 30}}, "", {}},
+  });
+  const auto analysis = analyse(capture, SelectOptions{});
+  ASSERT_FALSE(analysis.ok()) << "a launch of -1 ns must not be diagnosed as launch-bound";
+  EXPECT_EQ(analysis.error().category, ErrorCategory::malformed_input);
+  EXPECT_THAT(analysis.error().message,
+              HasSubstr("launch ID 1 (reduce_b): 'gpu__time_duration.sum' is -1: a duration "
+                        "cannot be negative"));
+}
+
+TEST(ImpossibleValues, ANegativePercentageOnADetailsPageIsRefusedWithItsUnit) {
+  const Capture capture = test::make_capture(
+      PageKind::details,
+      {{"Duration", "us", "GPU Speed Of Light Throughput"},
+       {"Compute (SM) Throughput", "%", "GPU Speed Of Light Throughput"}},
+      {Launch{"k", {{"Duration", 3.0}, {"Compute (SM) Throughput", -1.0}}, "", {}}});
+  const auto analysis = analyse(capture, SelectOptions{});
+  ASSERT_FALSE(analysis.ok());
+  EXPECT_THAT(analysis.error().message,
+              HasSubstr("'Compute (SM) Throughput' is -1 %: a percentage cannot be negative"));
+}
+
+TEST(ImpossibleValues, AreCheckedOnlyInTheColumnsTheAnalysisReadsAndInTheSelectedLaunches) {
+  // A metric of the user's own may be negative (a NUMA node of -1), and a launch the selection
+  // leaves out is not read.
+  const Capture capture = test::make_raw_capture({
+      Launch{"k", {{k_duration, -5}, {"device__attribute_host_numa_id", -1}}, "", {}},
+      Launch{"k", {{k_duration, 7}, {"device__attribute_host_numa_id", -1}}, "", {}},
+  });
+  SelectOptions last;
+  last.select = Select::last;
+  const auto analysis = analyse(capture, last);
+  ASSERT_TRUE(analysis.ok()) << analysis.error().message;
+  EXPECT_THAT(analysis->summary.total_duration_ns, Optional(7.0));
+}
+
+TEST(ImpossibleValues, NameWhatEveryFactColumnHolds) {
+  EXPECT_EQ(quantity_of(Column{k_duration, "ns", ""}), "a duration");
+  EXPECT_EQ(quantity_of(Column{"Duration", "msecond", "GPU Speed Of Light Throughput"}),
+            "a duration");
+  EXPECT_EQ(quantity_of(Column{"GPU Speed Of Light Throughput/Memory Throughput", "%", ""}),
+            "a percentage");
+  EXPECT_EQ(quantity_of(Column{"Memory Throughput", "Gbyte/s", ""}), "a throughput");
+  EXPECT_EQ(quantity_of(Column{"launch__registers_per_thread", "register/thread", ""}), "a count");
+  EXPECT_EQ(quantity_of(Column{"dram__bytes_read.sum", "Mbyte", ""}), "a byte count");
+  EXPECT_EQ(quantity_of(Column{"device__attribute_host_numa_id", "", ""}), std::nullopt);
+  EXPECT_EQ(quantity_of(Column{"Duration", "cycle", ""}), std::nullopt) << "not read as a fact";
+}
+
 } // namespace
 } // namespace kprof

@@ -4,12 +4,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "diagnosis/code.hpp"
+#include "diagnosis/launch_site.hpp"
 #include "diagnosis/sass.hpp"
 #include "kprof/diagnosis.hpp"
+#include "kprof/ncu_output.hpp"
 
 namespace kprof {
 namespace {
@@ -73,6 +78,47 @@ TEST(ToolkitHeaders, AreTheCudaIncludeDirectories) {
       diagnosis::is_toolkit_header("/opt/cuda-12.4/targets/x86_64-linux/include/cuda_fp16.hpp"));
   EXPECT_FALSE(diagnosis::is_toolkit_header("/work/tests/planted/cuda/planted.cu"));
   EXPECT_FALSE(diagnosis::is_toolkit_header("/home/me/include/mine.cuh"));
+}
+
+TEST(KernelIdentifier, IsNcusNameWithoutReturnTypeParametersTemplateArgumentsOrNamespaces) {
+  EXPECT_EQ(diagnosis::kernel_identifier("few_programs_scale_kernel"), "few_programs_scale_kernel");
+  EXPECT_EQ(diagnosis::kernel_identifier("few_blocks_scale_kernel(const float *, float *, int)"),
+            "few_blocks_scale_kernel");
+  EXPECT_EQ(diagnosis::kernel_identifier("void ns::tiled<32, float>(const float *, int)"), "tiled");
+}
+
+TEST(LaunchSite, IsTheTritonCallWhoseGridSpansLines) {
+  const std::string text = "@triton.jit\n"
+                           "def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):\n"
+                           "    pass\n"
+                           "\n"
+                           "def kernel_function(x):\n"
+                           "    # scale_kernel[grid](x) launches it\n"
+                           "    grid = (triton.cdiv(n, 1024),)\n"
+                           "    scale_kernel[\n"
+                           "        grid\n"
+                           "    ](x, n, BLOCK=1024, num_warps=4)\n"
+                           "    return scale_kernel_2[grid](x)\n";
+  const std::optional<diagnosis::LaunchSite> site = diagnosis::find_launch(text, "scale_kernel");
+  ASSERT_TRUE(site.has_value());
+  EXPECT_EQ(site->line, 8);
+  EXPECT_EQ(site->text, "scale_kernel[");
+  EXPECT_EQ(site->count, 1U);
+}
+
+TEST(LaunchSite, IsTheCudaLaunchWithTemplateArgumentsInsideAPythonString) {
+  const std::string text = "cuda_source = \"\"\"\n"
+                           "template <int N> __global__ void tiled(const float* x) {}\n"
+                           "void launch(const float* x) {\n"
+                           "  // tiled<<<1, 1>>>(x);\n"
+                           "  tiled<32> <<<blocks, 256, 0, stream>>>(x);\n"
+                           "}\n"
+                           "\"\"\"\n";
+  const std::optional<diagnosis::LaunchSite> site = diagnosis::find_launch(text, "tiled");
+  ASSERT_TRUE(site.has_value());
+  EXPECT_EQ(site->line, 5);
+  EXPECT_EQ(site->text, "tiled<32> <<<blocks, 256, 0, stream>>>(x);");
+  EXPECT_FALSE(diagnosis::find_launch(text, "launch").has_value());
 }
 
 TEST(DiagnosisCategories, ReadBackFromTheirWords) {
@@ -227,23 +273,466 @@ TEST(Diagnose, TurnsAMemoryBoundVerdictOnWastedSectorsIntoTheAccessDefect) {
   EXPECT_NEAR(*cause.estimated_speedup_pct, 0.875 * 89.1, 0.01);
 }
 
+std::vector<DiagnosisCategory> order_of(const Diagnosis& diagnosis) {
+  std::vector<DiagnosisCategory> order;
+  for (const DiagnosisCause& cause : diagnosis.causes) {
+    order.push_back(cause.category);
+  }
+  return order;
+}
+
+TEST(Diagnose, BreaksATieBetweenAModelAndAMeasuredRoofByEvidenceNotByCategoryOrder) {
+  // The clean column-store transpose (mat_f32, H200): ncu's MIO stall estimate 22.33% equals the
+  // DRAM verdict's headroom (memory SOL 77.67%); mio_pressure came first only because its enum
+  // is declared before dram_bound.
+  Case c = launch_of(
+      {8192, 1, 1},
+      {rule("CPIStall", "global", 22.33,
+            "On average, each warp of this workload spends 59.5 cycles being stalled waiting for "
+            "the MIO (memory input/output) instruction queue to be not full. More text.")});
+  c.facts.roofline.memory_sol_pct = 77.67;
+  c.facts.roofline.compute_sol_pct = 15.72;
+  c.facts.roofline.bottleneck = Bottleneck::memory;
+  c.facts.dram_throughput_pct = SourcedNumber{77.67, "DRAM Throughput"};
+  const Diagnosis diagnosis = c.diagnose();
+  EXPECT_EQ(order_of(diagnosis), (std::vector<DiagnosisCategory>{DiagnosisCategory::dram_bound,
+                                                                 DiagnosisCategory::mio_pressure}));
+  EXPECT_EQ(diagnosis.causes[0].estimate_confidence, EstimateConfidence::high);
+  EXPECT_EQ(diagnosis.causes[1].estimate_confidence, EstimateConfidence::medium);
+}
+
+TEST(Diagnose, LeadsAStreamAtEightyNineNinePercentOfDramPeakWithItsRoofNotALoadImbalance) {
+  // The streaming copy nobody here wrote (H100): 89.9% of DRAM peak, nothing to fix; ncu's
+  // AchievedOccupancy estimate, 10.07%, tied the DRAM verdict and came first by category order.
+  Case c = launch_of({65536, 1, 1}, {rule("AchievedOccupancy", "global", 10.07)});
+  c.facts.roofline.memory_sol_pct = 89.93;
+  c.facts.roofline.compute_sol_pct = 5.7;
+  c.facts.roofline.headroom_pct = 10.07;
+  c.facts.roofline.bottleneck = Bottleneck::memory;
+  c.facts.dram_throughput_pct = SourcedNumber{89.93, "DRAM Throughput"};
+  c.facts.achieved_occupancy_pct = SourcedNumber{84.7, "Achieved Occupancy"};
+  c.facts.theoretical_occupancy_pct = SourcedNumber{100, "Theoretical Occupancy"};
+  const Diagnosis diagnosis = c.diagnose();
+  EXPECT_EQ(order_of(diagnosis),
+            (std::vector<DiagnosisCategory>{DiagnosisCategory::dram_bound,
+                                            DiagnosisCategory::load_imbalance}));
+  EXPECT_EQ(diagnosis.causes.at(0).estimated_speedup_pct,
+            diagnosis.causes.at(1).estimated_speedup_pct);
+}
+
+TEST(Diagnose, RanksADefectWithMeasuredExcessAheadOfTheRoofItTiesWith) {
+  // The one-warp softmax read without its source page: the spills' estimate is ncu's stall
+  // estimate, equal to the DRAM verdict's headroom; the spill traffic is part of those bytes.
+  Case c = launch_of(
+      {4096, 1, 1},
+      {rule("CPIStall", "global", 29.54,
+            "On average, each warp of this workload spends 5.6 cycles being stalled waiting for a "
+            "scoreboard dependency on a L1TEX (local, global, surface, texture) operation.")});
+  c.facts.roofline.memory_sol_pct = 70.46;
+  c.facts.roofline.bottleneck = Bottleneck::memory;
+  c.facts.dram_throughput_pct = SourcedNumber{70.46, "DRAM Throughput"};
+  c.facts.spill_requests = SourcedNumber{1048576, "Local Memory Spilling Requests"};
+  const Diagnosis diagnosis = c.diagnose();
+  ASSERT_EQ(diagnosis.causes.size(), 2U);
+  EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::register_spills);
+  EXPECT_EQ(diagnosis.causes[0].estimated_speedup_pct, diagnosis.causes[1].estimated_speedup_pct);
+  EXPECT_EQ(diagnosis.causes[1].category, DiagnosisCategory::dram_bound);
+}
+
+/// A launch of a recorded ncu page (tests/fixtures/ncu/), its facts read as a report reads them.
+struct Recorded {
+  Capture capture;
+  LaunchFacts facts;
+  const KernelRecord* launch = nullptr;
+
+  Diagnosis diagnose() const {
+    DiagnosisInput input;
+    input.launch = launch;
+    input.facts = &facts;
+    input.page = capture.page;
+    input.metric_set = "deep";
+    return kprof::diagnose(input);
+  }
+};
+
+Recorded recorded(const std::string& page, std::string_view kernel) {
+  Recorded out;
+  Result<Capture> capture =
+      read_ncu_csv_file(std::filesystem::path(KPROF_FIXTURES_DIR) / "ncu" / "2025.3.1" / page);
+  if (!capture.ok()) {
+    ADD_FAILURE() << capture.error().message;
+    return out;
+  }
+  out.capture = std::move(capture).value();
+  for (const KernelRecord& launch : out.capture.kernels) {
+    if (launch.name == kernel || launch.name.starts_with(kernel)) {
+      out.launch = &launch;
+    }
+  }
+  if (out.launch == nullptr) {
+    ADD_FAILURE() << kernel << " is not in " << page;
+    return out;
+  }
+  const LaunchFactReader reader(out.capture, gpu_spec_of(out.capture));
+  out.facts = reader.read(*out.launch);
+  return out;
+}
+
+TEST(Diagnose, LeadsARecordedStreamAtNinetyPercentOfDramPeakWithItsRoof) {
+  // add_kernel (recorded, 132 SMs): DRAM at 90.0% of peak, ncu's AchievedOccupancy estimate 10.0%,
+  // the same as the DRAM verdict's headroom. The occupancy gap is no defect of a kernel at its
+  // roof.
+  const Recorded add = recorded("batch4_details_sections_rules.csv", "add_kernel");
+  ASSERT_NE(add.launch, nullptr);
+  const Diagnosis diagnosis = add.diagnose();
+  ASSERT_GE(diagnosis.causes.size(), 2U);
+  EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::dram_bound);
+  EXPECT_EQ(diagnosis.causes[1].category, DiagnosisCategory::load_imbalance);
+}
+
+TEST(Diagnose, CapsAnEstimateThatKeepsTheWorkAtTheRooflinesHeadroomSoTheRoofLeads) {
+  // A stream at 89.9% of DRAM peak with a partial last wave: more even waves move the same bytes,
+  // so they gain at most the 10.1% the memory unit lacks of its peak, not ncu's 25%.
+  Case c = launch_of({8192, 1, 1}, {rule("LaunchConfiguration", "global", 25.0)});
+  c.facts.roofline.memory_sol_pct = 89.9;
+  c.facts.roofline.compute_sol_pct = 6.0;
+  c.facts.roofline.headroom_pct = 10.1;
+  c.facts.roofline.bottleneck = Bottleneck::memory;
+  c.facts.dram_throughput_pct = SourcedNumber{89.9, "DRAM Throughput"};
+  c.facts.waves_per_sm = SourcedNumber{7.76, "Waves Per SM"};
+  const Diagnosis diagnosis = c.diagnose();
+  EXPECT_EQ(order_of(diagnosis), (std::vector<DiagnosisCategory>{DiagnosisCategory::dram_bound,
+                                                                 DiagnosisCategory::tail_effect}));
+  const DiagnosisCause& tail = diagnosis.causes.at(1);
+  EXPECT_NEAR(*tail.estimated_speedup_pct, 10.1, 1e-9);
+  EXPECT_TRUE(
+      std::any_of(tail.evidence.begin(), tail.evidence.end(), [](const DiagnosisEvidence& e) {
+        return e.metric == "roofline: headroom" && e.meaning.find("25.0%") != std::string::npos;
+      }));
+}
+
+TEST(Diagnose, LeavesTheEstimateOfADefectThatWastesBytesAboveTheHeadroom) {
+  // The strided load (vec_f32, H200): memory SOL 89.1% on sectors used to 12.5%; fixing the
+  // access moves 8x fewer bytes, so ncu's 75% is not bounded by the 10.9% headroom.
+  Case c = launch_of({8192, 1, 1}, {rule("UncoalescedGlobalAccess", "global", 75.12)});
+  c.facts.roofline.memory_sol_pct = 89.08;
+  c.facts.roofline.headroom_pct = 10.92;
+  c.facts.roofline.bottleneck = Bottleneck::memory;
+  const Diagnosis diagnosis = c.diagnose();
+  ASSERT_FALSE(diagnosis.causes.empty());
+  EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::uncoalesced_access);
+  EXPECT_EQ(diagnosis.causes[0].estimated_speedup_pct, 75.12);
+}
+
+TEST(Diagnose, LeadsALaunchOfAFewMicrosecondsWithLaunchBoundWhateverItsGridsEstimate) {
+  // 2.7 us and 4 blocks on 132 SMs: ncu's LaunchConfiguration promises 97%, but more blocks
+  // cannot make a kernel shorter than its launch; batching or fusing can.
+  Case c = launch_of({4, 1, 1}, {rule("LaunchConfiguration", "global", 96.97)});
+  c.facts.duration_ns = SourcedNumber{2700, "Duration"};
+  const Diagnosis diagnosis = c.diagnose();
+  EXPECT_EQ(order_of(diagnosis),
+            (std::vector<DiagnosisCategory>{DiagnosisCategory::launch_bound,
+                                            DiagnosisCategory::too_few_blocks}));
+  const std::string& title = diagnosis.causes.at(0).title;
+  for (const char* fix : {"2.70 us", "batch", "fuse", "CUDA graph"}) {
+    EXPECT_NE(title.find(fix), std::string::npos) << fix << " in " << title;
+  }
+}
+
+TEST(Diagnose, LeadsARecordedOneBlockFillOfOnePointSevenMicrosecondsWithLaunchBound) {
+  // PyTorch's fill of the planted histogram's output (H200): 1.73 us, one block, ncu's
+  // LaunchConfiguration estimate 99.24%.
+  const Recorded fill =
+      recorded("planted/vec_f32/details.csv", "void at::vectorized_elementwise_kernel<4, ");
+  ASSERT_NE(fill.launch, nullptr);
+  const Diagnosis diagnosis = fill.diagnose();
+  ASSERT_GE(diagnosis.causes.size(), 2U);
+  EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::launch_bound);
+  EXPECT_EQ(diagnosis.causes[1].category, DiagnosisCategory::too_few_blocks);
+}
+
+/// A SASS instruction of a source page with `samples` stall samples of `reason`.
+SassInstruction sass(std::uint64_t address, std::string text, std::string reason = {},
+                     double samples = 0) {
+  SassInstruction out;
+  out.address = address;
+  out.text = std::move(text);
+  out.counters.instructions_executed = 1000;
+  out.counters.thread_instructions_executed = 32000;
+  if (!reason.empty()) {
+    out.counters.samples = samples;
+    out.counters.stalls.emplace_back(std::move(reason), samples);
+  }
+  return out;
+}
+
+SourceLine source_line(int number, std::string text, std::vector<SassInstruction> instructions) {
+  SourceLine line;
+  line.line = number;
+  line.text = std::move(text);
+  for (const SassInstruction& instruction : instructions) {
+    line.counters += instruction.counters;
+  }
+  line.instructions = std::move(instructions);
+  return line;
+}
+
+/// A Triton kernel whose threads each follow a chain of dependent loads (`p = tl.load(next + p)`,
+/// unrolled twice), launched with 4 programs from line 20 of its file.
+struct PointerChase {
+  std::vector<SourceBlock> blocks;
+  KernelHotLines hot;
+  KernelSource kernel_file;
+  Case c;
+
+  PointerChase() {
+    SourceBlock block;
+    block.file = "/work/run/chase.py";
+    block.function = "chase_kernel";
+    block.lines.push_back(source_line(11,
+                                      "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)",
+                                      {sass(0x100, "S2R R0, SR_TID.X", "selected", 20),
+                                       sass(0x110, "IMAD.WIDE R4, R0, 0x4, R10", "wait", 10)}));
+    block.lines.push_back(source_line(13, "        p = tl.load(next_ptr + p)",
+                                      {sass(0x120, "LDG.E R6, desc[UR4][R4.64]", "lg", 30),
+                                       sass(0x130, "IMAD.WIDE R4, R6, 0x4, R10", "long_sb", 450),
+                                       sass(0x140, "LDG.E R6, desc[UR4][R4.64]"),
+                                       sass(0x150, "IMAD.WIDE R4, R6, 0x4, R10", "long_sb", 440)}));
+    block.lines.push_back(source_line(14, "    tl.store(out_ptr + offs, p)",
+                                      {sass(0x160, "STG.E desc[UR4][R8.64], R6", "long_sb", 50)}));
+    blocks.push_back(std::move(block));
+    kernel_file.path = "/work/run/chase.py";
+    kernel_file.text =
+        std::string(19, '\n') + "    chase_kernel[(4,)](nxt, out, steps, BLOCK=128)\n";
+    c = launch_of({4, 1, 1},
+                  {rule("LaunchConfiguration", "global", 96.97),
+                   rule("CPIStall", "global", 90.0,
+                        "On average, each warp of this workload spends 120.5 cycles being stalled "
+                        "waiting for a scoreboard dependency on a L1TEX (local, global, surface, "
+                        "texture) operation. More text.")});
+    c.launch.name = "chase_kernel";
+  }
+
+  Diagnosis diagnose(const KernelSource* source) const {
+    DiagnosisInput input;
+    input.launch = &c.launch;
+    input.facts = &c.facts;
+    input.page = PageKind::details;
+    input.metric_set = "deep";
+    input.blocks = &blocks;
+    input.hot_lines = &hot;
+    input.kernel_source = source;
+    return kprof::diagnose(input);
+  }
+};
+
+TEST(Diagnose, NamesTheLoadAChainOfDependentLoadsWaitsOnAndTheLaunchForTooFewBlocks) {
+  // The load the warps wait on is where the fix goes (independent work per program, the chain
+  // broken up); the launch is where the grid is set. Before, "too few blocks" had neither.
+  const PointerChase chase;
+  const Diagnosis diagnosis = chase.diagnose(&chase.kernel_file);
+  ASSERT_FALSE(diagnosis.causes.empty());
+  const DiagnosisCause& first = diagnosis.causes.front();
+  EXPECT_EQ(first.category, DiagnosisCategory::too_few_blocks);
+  ASSERT_TRUE(first.line.has_value());
+  EXPECT_EQ(first.line->line, 13);
+  EXPECT_NE(first.title.find("the global load at chase.py:13"), std::string::npos) << first.title;
+  ASSERT_TRUE(first.launch.has_value());
+  EXPECT_EQ(first.launch->file, "/work/run/chase.py");
+  EXPECT_EQ(first.launch->line, 20);
+  EXPECT_EQ(first.launch->source, "chase_kernel[(4,)](nxt, out, steps, BLOCK=128)");
+  for (const std::string& note : diagnosis.notes) {
+    EXPECT_EQ(note.find("launch"), std::string::npos) << note;
+  }
+}
+
+TEST(Diagnose, SaysWhyNoLaunchLineIsShownForACaptureReadOnItsOwnOrAFileThatDoesNotLaunchIt) {
+  const PointerChase chase;
+  const auto has_note = [](const Diagnosis& diagnosis, std::string_view text) {
+    return std::any_of(
+        diagnosis.notes.begin(), diagnosis.notes.end(),
+        [&](const std::string& note) { return note.find(text) != std::string::npos; });
+  };
+  const Diagnosis bare = chase.diagnose(nullptr);
+  EXPECT_FALSE(bare.causes.front().launch.has_value());
+  EXPECT_TRUE(has_note(bare, "a capture read on its own does not say which file launched"));
+  KernelSource other = chase.kernel_file;
+  other.text = "def kernel_function(x):\n    return helpers.run(x)\n";
+  EXPECT_TRUE(has_note(chase.diagnose(&other),
+                       "chase_kernel is not launched in chase.py (no `chase_kernel[grid](...)`"));
+}
+
+std::string cpi_stall(std::string_view waiting_for, double share) {
+  return fmt::format("On average, each warp of this workload spends 12.0 cycles being stalled "
+                     "waiting for {}. More text. This stall type represents about {}% of the "
+                     "total average of 40.0 cycles between issuing two instructions.",
+                     waiting_for, share);
+}
+
+constexpr std::string_view k_l1tex = "a scoreboard dependency on a L1TEX (local, global, surface, "
+                                     "texture) operation";
+constexpr std::string_view k_barrier = "sibling warps at a CTA barrier";
+
+bool says_stalls_are_spread(const DiagnosisCause& cause) {
+  return std::any_of(cause.evidence.begin(), cause.evidence.end(), [](const DiagnosisEvidence& e) {
+    return e.meaning.find("no single stall reason dominates") != std::string::npos &&
+           e.meaning.find("rebalances") != std::string::npos;
+  });
+}
+
+TEST(Diagnose, LowersTheConfidenceOfNcusStallEstimatesWhenTheSourcePageShowsNoReasonDominating) {
+  // Long-scoreboard 30%, MIO 25%, barrier 20%, issuing 15%, fixed latency 10% of the samples:
+  // hiding the long-scoreboard waits moves the warps to the MIO queue and the barrier.
+  SourceBlock block;
+  block.file = "/work/run/spread.cu";
+  block.function = "spread_kernel";
+  block.lines.push_back(source_line(20, "  float v = x[i];",
+                                    {sass(0x100, "LDG.E R2, desc[UR4][R4.64]", "selected", 150),
+                                     sass(0x110, "FMUL R3, R2, R2", "long_sb", 300)}));
+  block.lines.push_back(source_line(21, "  tile[threadIdx.x] = v; __syncthreads();",
+                                    {sass(0x120, "STS [R6], R3", "mio", 250),
+                                     sass(0x130, "BAR.SYNC.DEFER_BLOCKING 0x0", "barrier", 200),
+                                     sass(0x140, "IADD3 R7, R7, 0x1, RZ", "wait", 100)}));
+  const std::vector<SourceBlock> blocks{block};
+  const KernelHotLines hot;
+  Case c = launch_of({8192, 1, 1}, {rule("CPIStall", "global", 30.0, cpi_stall(k_l1tex, 30.0)),
+                                    rule("AchievedOccupancy", "global", 25.0)});
+  c.facts.achieved_occupancy_pct = SourcedNumber{60, "Achieved Occupancy"};
+  c.facts.theoretical_occupancy_pct = SourcedNumber{100, "Theoretical Occupancy"};
+  DiagnosisInput input;
+  input.launch = &c.launch;
+  input.facts = &c.facts;
+  input.page = PageKind::details;
+  input.blocks = &blocks;
+  input.hot_lines = &hot;
+  const Diagnosis diagnosis = kprof::diagnose(input);
+  for (const DiagnosisCategory category :
+       {DiagnosisCategory::memory_latency, DiagnosisCategory::load_imbalance}) {
+    const auto cause =
+        std::find_if(diagnosis.causes.begin(), diagnosis.causes.end(),
+                     [&](const DiagnosisCause& x) { return x.category == category; });
+    ASSERT_NE(cause, diagnosis.causes.end()) << to_string(category);
+    EXPECT_EQ(cause->estimate_confidence, EstimateConfidence::low) << to_string(category);
+    EXPECT_TRUE(says_stalls_are_spread(*cause)) << to_string(category);
+  }
+}
+
+TEST(Diagnose, ReadsFromNcusStallRulesWhetherOneStallReasonDominatesWithoutASourcePage) {
+  Case spread =
+      launch_of({8192, 1, 1}, {rule("CPIStall", "global", 31.2, cpi_stall(k_l1tex, 31.2)),
+                               rule("CPIStall", "global", 28.4, cpi_stall(k_barrier, 28.4))});
+  const Diagnosis spread_diagnosis = spread.diagnose();
+  ASSERT_EQ(spread_diagnosis.causes.size(), 2U);
+  for (const DiagnosisCause& cause : spread_diagnosis.causes) {
+    EXPECT_EQ(cause.estimate_confidence, EstimateConfidence::low) << cause.title;
+    EXPECT_TRUE(says_stalls_are_spread(cause)) << cause.title;
+  }
+  // The pointer chase's one stall: 93.9% of the cycles wait on the load; ncu's estimate stands.
+  Case dominated =
+      launch_of({8192, 1, 1}, {rule("CPIStall", "global", 93.9, cpi_stall(k_l1tex, 93.9))});
+  const Diagnosis dominated_diagnosis = dominated.diagnose();
+  ASSERT_EQ(dominated_diagnosis.causes.size(), 1U);
+  EXPECT_EQ(dominated_diagnosis.causes[0].estimate_confidence, EstimateConfidence::medium);
+  EXPECT_FALSE(says_stalls_are_spread(dominated_diagnosis.causes[0]));
+}
+
+TEST(Diagnose, WritesTheFixOfATritonKernelInTritonsTermsAtItsLaunch) {
+  const PointerChase chase;
+  const Diagnosis diagnosis = chase.diagnose(&chase.kernel_file);
+  const std::string& fix = diagnosis.causes.at(0).fix;
+  for (const char* words :
+       {"one program per SM (132 SMs)", "the launch (chase.py:20)", "BLOCK", "triton.cdiv"}) {
+    EXPECT_NE(fix.find(words), std::string::npos) << words << " in " << fix;
+  }
+  EXPECT_EQ(fix.find("CUDA"), std::string::npos) << fix;
+}
+
+TEST(Diagnose, TakesABareKernelNameForTritonsUnlessTheKernelFileDeclaresItInCuda) {
+  Case c = launch_of({8192, 1, 1}, {rule("ThreadDivergence", "global", 40.0)});
+  c.launch.name = "lane_branch";
+  EXPECT_NE(c.diagnose().causes.at(0).fix.find("tl.where"), std::string::npos);
+  KernelSource source;
+  source.path = "kernel.py";
+  source.text = R"(src = 'extern "C" __global__ void lane_branch(float* x) {}')";
+  DiagnosisInput input;
+  input.launch = &c.launch;
+  input.facts = &c.facts;
+  input.page = PageKind::details;
+  input.kernel_source = &source;
+  const std::string fix = kprof::diagnose(input).causes.at(0).fix;
+  EXPECT_NE(fix.find("threadIdx.x / 32"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("tl.where"), std::string::npos) << fix;
+}
+
+TEST(Diagnose, WritesTheFixOfACudaKernelInCudaTermsAtItsLine) {
+  Case c = launch_of({8192, 1, 1}, {rule("UncoalescedSharedAccess", "global", 92.33)});
+  c.launch.name = "transpose_smem_kernel(const float *, float *, int, int)";
+  const Diagnosis diagnosis = c.diagnose();
+  ASSERT_FALSE(diagnosis.causes.empty());
+  const std::string& fix = diagnosis.causes[0].fix;
+  EXPECT_NE(fix.find("__shared__ float tile[32][32 + 1]"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("num_warps"), std::string::npos) << fix;
+}
+
+TEST(Diagnose, WritesBothLanguagesFixesWhenTheCaptureDoesNotShowTheKernelsLanguage) {
+  Case c = launch_of({8192, 1, 1}, {rule("ThreadDivergence", "global", 40.0)});
+  c.launch.name.clear();
+  const Diagnosis diagnosis = c.diagnose();
+  ASSERT_FALSE(diagnosis.causes.empty());
+  const std::string& fix = diagnosis.causes[0].fix;
+  EXPECT_NE(fix.find("In Triton: "), std::string::npos) << fix;
+  EXPECT_NE(fix.find("tl.where"), std::string::npos) << fix;
+  EXPECT_NE(fix.find(" In CUDA C++: "), std::string::npos) << fix;
+}
+
+TEST(Diagnose, WritesAFixOfTheTensorCoresThatNamesInputPrecision) {
+  // The fp32 GEMM with tl.dot(..., input_precision="ieee") (gemm_f32, H200), read from its pages.
+  Case c = launch_of({16, 16, 1});
+  c.facts.tensor_pipe_pct = SourcedNumber{0, "sm__pipe_tensor_cycles_active"};
+  SourceBlock block;
+  block.file = "/work/main/tests/planted/gemm_f32/matmul_ieee.py";
+  block.function = "matmul_fp32_ieee_kernel";
+  block.lines.push_back(source_line(
+      18, "        acc += tl.dot(a, b, input_precision=\"ieee\")",
+      {sass(0x100, "FFMA R4, R8, R12, R4", "math", 700), sass(0x110, "FFMA R5, R9, R12, R5")}));
+  const std::vector<SourceBlock> blocks{block};
+  const KernelHotLines hot;
+  DiagnosisInput input;
+  input.launch = &c.launch;
+  input.facts = &c.facts;
+  input.page = PageKind::details;
+  input.blocks = &blocks;
+  input.hot_lines = &hot;
+  const Diagnosis diagnosis = kprof::diagnose(input);
+  ASSERT_FALSE(diagnosis.causes.empty());
+  EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::tensor_cores_unused);
+  const std::string& fix = diagnosis.causes[0].fix;
+  EXPECT_NE(fix.find("matmul_ieee.py:18"), std::string::npos) << fix;
+  EXPECT_NE(fix.find("input_precision=\"tf32\""), std::string::npos) << fix;
+}
+
 TEST(DiagnosisJson, WritesEveryMemberOfACause) {
   DiagnosisCause cause;
   cause.category = DiagnosisCategory::bank_conflicts;
   cause.title = "Shared-memory bank conflicts at k.cu:12";
+  cause.fix = "Pad the shared tile.";
   cause.line = DiagnosisLine{"/src/k.cu", 12};
+  cause.launch = DiagnosisLaunch{"/src/kernel.py", 40, "k<<<grid, 256>>>(x, n);"};
   cause.evidence.push_back({"ncu rule X (global estimate)", 93.76, "why"});
   cause.evidence.push_back({"roofline", std::string("memory-bound"), "verdict"});
   cause.estimated_speedup_pct = 93.76;
+  cause.estimate_confidence = EstimateConfidence::high;
   cause.source = "ncu:UncoalescedSharedAccess";
   const Json json = cause;
   EXPECT_EQ(
       json.dump(),
       R"json({"category":"bank_conflicts","title":"Shared-memory bank conflicts at k.cu:12",)json"
-      R"json("line":{"file":"/src/k.cu","line":12},"evidence":[{"metric":"ncu rule X )json"
+      R"json("fix":"Pad the shared tile.",)json"
+      R"json("line":{"file":"/src/k.cu","line":12},"launch":{"file":"/src/kernel.py",)json"
+      R"json("line":40,"source":"k<<<grid, 256>>>(x, n);"},"evidence":[{"metric":"ncu rule X )json"
       R"json((global estimate)","value":93.76,"meaning":"why"},{"metric":"roofline",)json"
       R"json("value":"memory-bound","meaning":"verdict"}],"estimated_speedup_pct":93.76,)json"
-      R"json("source":"ncu:UncoalescedSharedAccess"})json");
+      R"json("estimate_confidence":"high","source":"ncu:UncoalescedSharedAccess"})json");
 }
 
 } // namespace

@@ -1,5 +1,5 @@
 // kprof's diagnosis over the planted-defect suite (tests/planted/, docs/diagnosis.md), recorded
-// on an H200 (tests/fixtures/ncu/2025.3.1/planted/, docs/device-runs/2026-12-01-planted.md).
+// on the GPU (tests/fixtures/ncu/2025.3.1/planted/, docs/device-runs/).
 //
 // Each problem's report is built the way `kprof report details.csv --source-page source.csv`
 // builds it: ncu's details page (rules, sections and the deep set's metrics), the source page
@@ -8,8 +8,12 @@
 //  - named first: its first cause is the planted defect's category;
 //  - line: the planted line is the line of one of the first three causes (kernels whose defect
 //    has a line);
-//  - twin: a clean twin's diagnosis has no cause of its twin's category.
-// The score table per class is printed (docs/diagnosis.md shows it) and the targets asserted.
+//  - twin: a clean twin's diagnosis has no cause of its twin's category, and never first;
+//  - roof: a clean kernel at a roof leads with that roof (shown, not a target).
+// A kernel without recorded pages yet (added to the manifest since the last recording) is
+// skipped, by name, never scored as a pass: `PlantedKernel/Recorded.*` has one test per manifest
+// kernel, skipped with the reason. The score table per kernel and per class is printed
+// (docs/diagnosis.md shows it) and the targets asserted per class, on the recorded kernels.
 // The same suite read as a lean or default capture (the raw page projected onto the set, no
 // source page) is scored too, for the table only, and must say what deep would add.
 #include <gtest/gtest.h>
@@ -17,12 +21,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "kprof/analysis.hpp"
 #include "kprof/diagnosis.hpp"
@@ -87,7 +93,20 @@ std::string_view set_of(Reading reading) {
   return "deep";
 }
 
-Json report_of(const std::string& problem, Reading reading, const fs::path& cache_root) {
+/// Whether the problem has recorded pages (a problem added since the last recording has none).
+bool recorded(const std::string& problem) {
+  std::error_code ec;
+  const fs::path dir = k_recordings / problem;
+  return fs::is_regular_file(dir / "details.csv", ec) && fs::is_regular_file(dir / "raw.csv", ec) &&
+         fs::is_regular_file(dir / "source.csv", ec);
+}
+
+/// The report of a problem's recording; null when it has none.
+Json report_of(const std::string& problem, Reading reading, const fs::path& cache_root,
+               const Json& run_metadata = Json::object()) {
+  if (!recorded(problem)) {
+    return Json();
+  }
   const fs::path dir = k_recordings / problem;
   Result<MetricSet> set = find_metric_set(set_of(reading));
   EXPECT_TRUE(set.ok());
@@ -100,7 +119,7 @@ Json report_of(const std::string& problem, Reading reading, const fs::path& cach
   }
   Result<Analysis> analysis = analyse(*capture, SelectOptions{});
   EXPECT_TRUE(analysis.ok());
-  Json report = build_report(*capture, *analysis, *set);
+  Json report = build_report(*capture, *analysis, *set, run_metadata);
   if (reading != Reading::deep) {
     return report;
   }
@@ -132,6 +151,9 @@ Json report_of(const std::string& problem, Reading reading, const fs::path& cach
 /// The kernels[] entry of the manifest's kernel ("strided_read_kernel" is ncu's
 /// "strided_read_kernel(const float *, float *, int)").
 const Json* entry_of(const Json& report, const std::string& kernel) {
+  if (!report.is_object() || !report.contains("kernels")) {
+    return nullptr;
+  }
   for (const Json& entry : report["kernels"]) {
     const std::string name = entry["name"];
     if (name == kernel || name.starts_with(kernel + "(")) {
@@ -166,6 +188,10 @@ struct Score {
   int lines_scored = 0;
   int twins = 0;
   int twins_clean = 0;
+  int twins_first = 0; ///< clean twins whose first cause is their twin's class
+  int roofs = 0;
+  int roofs_first = 0; ///< clean kernels at a roof that lead with it
+  std::vector<std::string> skipped;
 };
 
 std::string fraction(int part, int whole) {
@@ -197,7 +223,79 @@ TempDir make_cache() {
   return std::move(dir).value();
 }
 
-/// Scores every manifest kernel; prints the per-kernel and per-class tables.
+/// The problem of a manifest id ("vec_f32" of "vec_f32/strided_load").
+std::string problem_of(const Json& kernel) {
+  const std::string id = kernel["id"];
+  return id.substr(0, id.find('/'));
+}
+
+/// Whether a clean kernel at `roof` ("compute", "memory") leads with that roof.
+bool leads_with_roof(const Json& diagnosis, const std::string& roof) {
+  if (diagnosis.empty()) {
+    return false;
+  }
+  const std::string first = diagnosis[0]["category"];
+  return roof == "compute" ? first == "compute_bound"
+                           : first == "dram_bound" || first == "cache_bound";
+}
+
+/// What one manifest kernel scores; returns its table row.
+std::string score_kernel(const Json& kernel, const Json& diagnosis, const std::string& twin_defect,
+                         Score& cls, Score& total) {
+  const std::string defect =
+      kernel["defect"].is_string() ? kernel["defect"].get<std::string>() : "";
+  std::string first_mark;
+  std::string line_mark;
+  std::string twin_mark;
+  if (!defect.empty()) {
+    ++cls.kernels;
+    ++total.kernels;
+    const bool first = !diagnosis.empty() && diagnosis[0]["category"] == defect;
+    cls.first += first ? 1 : 0;
+    total.first += first ? 1 : 0;
+    first_mark = first ? "yes" : "NO";
+    if (kernel["line"].is_object()) {
+      bool found = false;
+      for (std::size_t i = 0; i < diagnosis.size() && i < 3; ++i) {
+        found = found || line_matches(diagnosis[i], kernel["line"]);
+      }
+      ++cls.lines_scored;
+      ++total.lines_scored;
+      cls.lines += found ? 1 : 0;
+      total.lines += found ? 1 : 0;
+      line_mark = fmt::format("{} ({})", found ? "yes" : "NO", kernel["line"]["line"].get<int>());
+    }
+  } else if (!twin_defect.empty()) {
+    ++cls.twins;
+    ++total.twins;
+    const bool clean = std::none_of(diagnosis.begin(), diagnosis.end(), [&](const Json& cause) {
+      return cause["category"] == twin_defect;
+    });
+    const bool first = !diagnosis.empty() && diagnosis[0]["category"] == twin_defect;
+    cls.twins_clean += clean ? 1 : 0;
+    total.twins_clean += clean ? 1 : 0;
+    cls.twins_first += first ? 1 : 0;
+    total.twins_first += first ? 1 : 0;
+    twin_mark = clean ? "clean" : (first ? "FIRST " : "FALSE ") + twin_defect;
+  }
+  std::string roof_mark;
+  if (kernel.contains("roof") && kernel["roof"].is_string()) {
+    const bool leads = leads_with_roof(diagnosis, kernel["roof"]);
+    ++cls.roofs;
+    ++total.roofs;
+    cls.roofs_first += leads ? 1 : 0;
+    total.roofs_first += leads ? 1 : 0;
+    roof_mark =
+        fmt::format("{} {}", kernel["roof"].get<std::string>(), leads ? "first" : "not first");
+  }
+  return fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", kernel["id"].get<std::string>(),
+                     defect.empty() ? "(clean)" : defect, top_three(diagnosis), first_mark,
+                     line_mark, twin_mark, roof_mark);
+}
+
+/// Scores every recorded manifest kernel, per class (a clean twin counts in its twin's class, a
+/// kernel at a roof without a twin in its roof's); prints the per-kernel and per-class tables
+/// and lists the kernels without recorded pages.
 std::map<std::string, Score> score(Reading reading, Score& total) {
   const Json suite = manifest();
   const TempDir cache = make_cache();
@@ -215,67 +313,46 @@ std::map<std::string, Score> score(Reading reading, Score& total) {
                                  : reading == Reading::details_only ? "details page, no source page"
                                                                     : "raw page, no source page";
   std::cout << fmt::format("\n### {} ({})\n\n| kernel | planted | first three causes | "
-                           "first | line | twin |\n|---|---|---|---|---|---|\n",
+                           "first | line | twin | roof |\n|---|---|---|---|---|---|---|\n",
                            set_of(reading), pages);
   for (const Json& kernel : suite["kernels"]) {
     const std::string id = kernel["id"];
-    const std::string problem = id.substr(0, id.find('/'));
-    const Json* entry = entry_of(reports[problem], kernel["kernel"]);
-    EXPECT_NE(entry, nullptr) << id << " is not in the report of " << problem;
+    const std::string twin_defect = kernel["twin"].is_string() ? defect_of[kernel["twin"]] : "";
+    const std::string defect = defect_of[id];
+    const std::string cls_name = !defect.empty() ? defect
+                                 : !twin_defect.empty()
+                                     ? twin_defect
+                                     : "roof: " + kernel["roof"].get<std::string>();
+    Score& cls = by_class[cls_name];
+    const Json* entry = entry_of(reports[problem_of(kernel)], kernel["kernel"]);
     if (entry == nullptr) {
+      // Not recorded yet: skipped, never scored.
+      cls.skipped.push_back(id);
+      total.skipped.push_back(id);
+      std::cout << fmt::format("| `{}` | {} | skipped: no recorded pages yet | | | | |\n", id,
+                               defect.empty() ? "(clean)" : defect);
       continue;
     }
-    const Json& diagnosis = (*entry)["diagnosis"];
-    const std::string defect = defect_of[id];
-    std::string first_mark = "";
-    std::string line_mark = "";
-    std::string twin_mark = "";
-    if (!defect.empty()) {
-      Score& cls = by_class[defect];
-      ++cls.kernels;
-      ++total.kernels;
-      const bool first = !diagnosis.empty() && diagnosis[0]["category"] == defect;
-      cls.first += first ? 1 : 0;
-      total.first += first ? 1 : 0;
-      first_mark = first ? "yes" : "NO";
-      if (kernel["line"].is_object()) {
-        bool found = false;
-        for (std::size_t i = 0; i < diagnosis.size() && i < 3; ++i) {
-          found = found || line_matches(diagnosis[i], kernel["line"]);
-        }
-        ++cls.lines_scored;
-        ++total.lines_scored;
-        cls.lines += found ? 1 : 0;
-        total.lines += found ? 1 : 0;
-        line_mark = found ? fmt::format("yes ({})", kernel["line"]["line"].get<int>())
-                          : fmt::format("NO ({})", kernel["line"]["line"].get<int>());
-      }
-    } else {
-      const std::string twin_defect = defect_of[kernel["twin"]];
-      Score& cls = by_class[twin_defect];
-      ++cls.twins;
-      ++total.twins;
-      const bool clean = std::none_of(diagnosis.begin(), diagnosis.end(), [&](const Json& cause) {
-        return cause["category"] == twin_defect;
-      });
-      cls.twins_clean += clean ? 1 : 0;
-      total.twins_clean += clean ? 1 : 0;
-      twin_mark = clean ? "clean" : "FALSE " + twin_defect;
-    }
-    std::cout << fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", id,
-                             defect.empty() ? "(clean)" : defect, top_three(diagnosis), first_mark,
-                             line_mark, twin_mark);
+    std::cout << score_kernel(kernel, (*entry)["diagnosis"], twin_defect, cls, total);
   }
   std::cout << fmt::format("\n| class | defects | named first | line in the first three | "
-                           "clean twins without the class |\n|---|---|---|---|---|\n");
+                           "clean twins without the class | twins led by the class | roofs "
+                           "first | skipped (no recording) |\n|---|---|---|---|---|---|---|---|\n");
+  const auto row = [](const std::string& name, const Score& cls) {
+    return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", name, cls.kernels,
+                       fraction(cls.first, cls.kernels), fraction(cls.lines, cls.lines_scored),
+                       fraction(cls.twins_clean, cls.twins),
+                       cls.twins == 0 ? "-" : std::to_string(cls.twins_first),
+                       fraction(cls.roofs_first, cls.roofs), cls.skipped.size());
+  };
   for (const auto& [name, cls] : by_class) {
-    std::cout << fmt::format(
-        "| {} | {} | {} | {} | {} |\n", name, cls.kernels, fraction(cls.first, cls.kernels),
-        fraction(cls.lines, cls.lines_scored), fraction(cls.twins_clean, cls.twins));
+    std::cout << row(name, cls);
   }
-  std::cout << fmt::format(
-      "| all | {} | {} | {} | {} |\n", total.kernels, fraction(total.first, total.kernels),
-      fraction(total.lines, total.lines_scored), fraction(total.twins_clean, total.twins));
+  std::cout << row("all", total);
+  if (!total.skipped.empty()) {
+    std::cout << fmt::format("\nskipped, no recorded pages yet ({}): {}\n", total.skipped.size(),
+                             fmt::join(total.skipped, ", "));
+  }
   return by_class;
 }
 
@@ -295,23 +372,152 @@ TEST(PlantedSuite, PlantsOnlyCategoriesTheDiagnosisNames) {
 
 TEST(PlantedSuite, NamesThePlantedDefectFirstWithItsLineAndSparesTheCleanTwins) {
   Score total;
-  score(Reading::deep, total);
-  ASSERT_EQ(total.kernels, 19);
-  ASSERT_EQ(total.twins, 19);
-  // The targets (docs/diagnosis.md): named first on at least 90%, the line in the first three
-  // on at least 80%, a false defect on at most 10% of the clean twins.
+  const std::map<std::string, Score> by_class = score(Reading::deep, total);
+  if (total.kernels == 0) {
+    GTEST_SKIP() << "no kernel of the suite has recorded pages: record them with "
+                    "scripts/device-record-planted.sh (docs/device-e2e.md)";
+  }
+  // The 19 defects of the first recording (H200, 2026-12-01) stay recorded.
+  ASSERT_GE(total.kernels, 19);
+  // The targets (docs/diagnosis.md), per class on the recorded kernels: named first on at least
+  // 90%, the line in the first three on at least 80%, a false defect on at most 10% of the clean
+  // twins and never first.
+  for (const auto& [name, cls] : by_class) {
+    SCOPED_TRACE(name);
+    EXPECT_GE(10 * cls.first, 9 * cls.kernels);
+    EXPECT_GE(10 * cls.lines, 8 * cls.lines_scored);
+    EXPECT_LE(10 * (cls.twins - cls.twins_clean), cls.twins);
+    EXPECT_EQ(cls.twins_first, 0);
+  }
   EXPECT_GE(10 * total.first, 9 * total.kernels);
   EXPECT_GE(10 * total.lines, 8 * total.lines_scored);
   EXPECT_LE(10 * (total.twins - total.twins_clean), total.twins);
 }
 
+/// One test per manifest kernel: skipped, with the reason, while it has no recorded pages; else
+/// its diagnosis is there, and for a defect it is recorded what it scored (the targets are
+/// asserted per class above, where a miss within them is allowed).
+class PlantedKernel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PlantedKernel, Recorded) {
+  const Json suite = manifest();
+  const Json* kernel = nullptr;
+  for (const Json& k : suite["kernels"]) {
+    if (k["id"] == GetParam()) {
+      kernel = &k;
+    }
+  }
+  ASSERT_NE(kernel, nullptr);
+  const std::string problem = problem_of(*kernel);
+  if (!recorded(problem)) {
+    GTEST_SKIP() << GetParam() << ": problem " << problem
+                 << " has no recorded pages yet (scripts/device-record-planted.sh)";
+  }
+  const TempDir cache = make_cache();
+  const Json report = report_of(problem, Reading::deep, cache.path());
+  const Json* entry = entry_of(report, (*kernel)["kernel"]);
+  if (entry == nullptr) {
+    GTEST_SKIP() << GetParam() << ": " << (*kernel)["kernel"].get<std::string>()
+                 << " is not in the recording of " << problem
+                 << " yet (added since; scripts/device-record-planted.sh)";
+  }
+  const Json& diagnosis = (*entry)["diagnosis"];
+  ASSERT_FALSE(diagnosis.empty()) << GetParam();
+  RecordProperty("first_cause", diagnosis[0]["category"].get<std::string>());
+}
+
+/// The manifest's ids, read when the tests are registered (before main: by the standard library
+/// alone).
+std::vector<std::string> manifest_ids() {
+  std::ifstream in(fs::path(KPROF_SOURCE_ROOT) / "tests" / "planted" / "manifest.json");
+  const Json suite = Json::parse(in);
+  std::vector<std::string> ids;
+  for (const Json& kernel : suite["kernels"]) {
+    ids.push_back(kernel["id"]);
+  }
+  return ids;
+}
+
+INSTANTIATE_TEST_SUITE_P(Manifest, PlantedKernel, ::testing::ValuesIn(manifest_ids()),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           std::string name = param.param;
+                           std::replace(name.begin(), name.end(), '/', '_');
+                           return name;
+                         });
+
+TEST(PlantedSuite, GivesEveryCauseAFixInItsKernelsLanguage) {
+  const Json suite = manifest();
+  const TempDir cache = make_cache();
+  std::map<std::string, Json> reports;
+  for (const std::string& problem : problems(suite)) {
+    reports[problem] = report_of(problem, Reading::deep, cache.path());
+  }
+  for (const Json& kernel : suite["kernels"]) {
+    const std::string id = kernel["id"];
+    const Json* entry = entry_of(reports[id.substr(0, id.find('/'))], kernel["kernel"]);
+    if (entry == nullptr) {
+      continue; // no recorded pages yet (PlantedKernel/Recorded says so)
+    }
+    const bool triton = kernel["language"] == "triton";
+    // Words only the other language's fixes use.
+    const std::vector<std::string> foreign =
+        triton ? std::vector<std::string>{"In CUDA C++", "threadIdx", "__shared__", "__launch"}
+               : std::vector<std::string>{"In Triton", "tl.", "num_warps", "BLOCK"};
+    for (const Json& cause : (*entry)["diagnosis"]) {
+      const std::string fix = cause["fix"];
+      EXPECT_FALSE(fix.empty()) << id << " " << cause["category"];
+      for (const std::string& word : foreign) {
+        EXPECT_EQ(fix.find(word), std::string::npos) << id << ": " << fix;
+      }
+    }
+  }
+}
+
+TEST(PlantedSuite, PointsTheTritonCausesFixedAtTheLaunchAtTheLaunchInTheirKernelFiles) {
+  // A profiled round names its kernel file; each Triton kernel of the suite is launched in its
+  // own (the CUDA C++ ones in cuda/planted.cu, through the extension, so their files say so).
+  const Json suite = manifest();
+  const TempDir cache = make_cache();
+  int launches = 0;
+  for (const Json& kernel : suite["kernels"]) {
+    if (kernel["language"] != "triton") {
+      continue;
+    }
+    const std::string id = kernel["id"];
+    const fs::path file = k_source_root / kernel["kernel_file"].get<std::string>();
+    const Json report = report_of(id.substr(0, id.find('/')), Reading::deep, cache.path(),
+                                  Json{{"kernel_file", file.string()}});
+    const Json* entry = entry_of(report, kernel["kernel"]);
+    if (entry == nullptr) {
+      continue; // no recorded pages yet
+    }
+    for (const Json& cause : (*entry)["diagnosis"]) {
+      const std::string category = cause["category"];
+      const bool at_launch = category == "too_few_blocks" || category == "tail_effect" ||
+                             category == "low_occupancy" || category == "load_imbalance" ||
+                             category == "register_spills" || category == "launch_bound";
+      EXPECT_EQ(cause["launch"].is_object(), at_launch) << id << " " << category;
+      if (at_launch && cause["launch"].is_object()) {
+        ++launches;
+        EXPECT_TRUE(cause["launch"]["source"].get<std::string>().starts_with(
+            kernel["kernel"].get<std::string>() + "["))
+            << id << ": " << cause["launch"].dump();
+      }
+    }
+  }
+  EXPECT_GT(launches, 0);
+}
+
 TEST(PlantedSuite, ADetailsPageWithoutSourcePageSaysWhatTheSourcePageWouldAdd) {
   Score total;
   score(Reading::details_only, total);
-  EXPECT_EQ(total.kernels, 19);
+  EXPECT_GE(total.kernels, 19);
   const TempDir cache = make_cache();
   for (const std::string& problem : problems(manifest())) {
     const Json report = report_of(problem, Reading::details_only, cache.path());
+    if (report.is_null()) {
+      continue;
+    }
     for (const Json& entry : report["kernels"]) {
       const Json& notes = entry["diagnosis_notes"];
       EXPECT_TRUE(std::any_of(notes.begin(), notes.end(),
@@ -328,11 +534,14 @@ TEST(PlantedSuite, LeanAndDefaultCapturesSayWhatTheDeepSetWouldAdd) {
   for (const Reading reading : {Reading::default_set, Reading::lean}) {
     Score total;
     score(reading, total);
-    EXPECT_EQ(total.kernels, 19);
+    EXPECT_GE(total.kernels, 19);
     const Json suite = manifest();
     const TempDir cache = make_cache();
     for (const std::string& problem : problems(suite)) {
       const Json report = report_of(problem, reading, cache.path());
+      if (report.is_null()) {
+        continue;
+      }
       for (const Json& entry : report["kernels"]) {
         const Json& notes = entry["diagnosis_notes"];
         const bool names_deep = std::any_of(notes.begin(), notes.end(), [](const Json& note) {

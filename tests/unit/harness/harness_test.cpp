@@ -178,9 +178,21 @@ TEST(HarnessPlanJson, WritesCompileAheadOnlyWhenThePlanNamesItsDirectory) {
   HarnessPlan plan = sample_plan();
   EXPECT_FALSE(nlohmann::json::parse(plan_to_json(plan)).contains("compile_ahead"));
   plan.compile_ahead_dir = "/work/out/.kprof/round001/gpu0-0/compile-ahead";
+  plan.compile_ahead_max_wait_seconds = 2.5;
   const auto json = nlohmann::ordered_json::parse(plan_to_json(plan));
   EXPECT_EQ(json.back(),
-            (nlohmann::ordered_json{{"dir", "/work/out/.kprof/round001/gpu0-0/compile-ahead"}}));
+            (nlohmann::ordered_json{{"dir", "/work/out/.kprof/round001/gpu0-0/compile-ahead"},
+                                    {"max_wait_seconds", 2.5}}));
+  // A standby's message carries the same object.
+  const auto message = nlohmann::ordered_json::parse(standby_message(plan));
+  EXPECT_EQ(message["compile_ahead"], json.back());
+}
+
+TEST(CompileAheadMaxWait, IsAQuarterOfACandidatesTimeoutAndAtMostThirtySeconds) {
+  EXPECT_EQ(compile_ahead_max_wait_seconds(std::chrono::seconds(10)), 2.5);
+  EXPECT_EQ(compile_ahead_max_wait_seconds(std::chrono::seconds(60)), 15);
+  EXPECT_EQ(compile_ahead_max_wait_seconds(std::chrono::seconds(300)), 30);
+  EXPECT_EQ(compile_ahead_max_wait_seconds(std::chrono::seconds(1)), 0.25);
 }
 
 TEST(StandbyMessage, IsOneLineOfTheCandidatesAndTheCompileAheadDirectoryWhenNamed) {
@@ -383,6 +395,25 @@ TEST(ParseHarnessStatus, MapsAProblemErrorToProblemInvalid) {
   EXPECT_EQ(status->problem_error->category, ErrorCategory::problem_invalid);
   EXPECT_EQ(status->problem_error->message, "AttributeError: problem.py defines no get_inputs()");
   EXPECT_EQ(status->problem_error->detail, "Traceback ...");
+}
+
+TEST(ParseHarnessStatus, ReadsTheGpusCudaShowedAndTheMachinesCount) {
+  Json json = healthy_status();
+  EXPECT_EQ(parse(json)->cuda_devices, std::nullopt) << "a status before torch's import";
+  json["cuda_devices"] = 0;
+  json["machine_gpus"] = 2;
+  auto none = parse(json);
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_EQ(none->cuda_devices, 0);
+  EXPECT_EQ(none->machine_gpus, 2);
+  json["machine_gpus"] = nullptr; // neither NVML nor /proc could tell
+  EXPECT_EQ(parse(json)->machine_gpus, std::nullopt);
+  json["cuda_devices"] = -1;
+  auto bad = parse(json);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("status.cuda_devices must be a non-negative integer or null"),
+            std::string::npos)
+      << bad.error().message;
 }
 
 TEST(ParseHarnessStatus, ReportsAPoisonedCudaContext) {

@@ -193,6 +193,38 @@ TEST(DiffReports, RefusesANegativeDurationNamingTheSideItsSourceAndTheKey) {
       << launch.error().message;
 }
 
+TEST(DiffReports, RefusesANegativePercentageOrMetricByTheRuleThatRefusesACapture) {
+  Json negative_sol = after_report();
+  negative_sol["roofline"]["scale_kernel"]["compute_sol_pct"] = -1;
+  auto sol = diff_reports(before_report(), negative_sol);
+  ASSERT_FALSE(sol.ok());
+  EXPECT_EQ(sol.error().category, ErrorCategory::malformed_input);
+  EXPECT_NE(
+      sol.error().message.find(
+          "report B: 'roofline[\"scale_kernel\"].compute_sol_pct' is -1: a percentage cannot be "
+          "negative, so ncu did not measure it"),
+      std::string::npos)
+      << sol.error().message;
+
+  // A launch metric a fact is read from, in the words a capture holding it gets; a metric no
+  // fact is read from may be negative.
+  Json negative_metric = before_report();
+  negative_metric["kernels"][0]["metrics"]["sm__throughput.avg.pct_of_peak_sustained_elapsed"] =
+      Json{{"value", -2.5}, {"unit", "%"}};
+  negative_metric["kernels"][0]["metrics"]["device__attribute_host_numa_id"] =
+      Json{{"value", -1}, {"unit", ""}};
+  auto metric = diff_reports(negative_metric, after_report());
+  ASSERT_FALSE(metric.ok());
+  EXPECT_NE(metric.error().message.find(
+                "report A: 'kernels[0].metrics.sm__throughput.avg.pct_of_peak_sustained_elapsed' "
+                "is -2.5 %: a percentage cannot be negative"),
+            std::string::npos)
+      << metric.error().message;
+  negative_metric["kernels"][0]["metrics"].erase(
+      "sm__throughput.avg.pct_of_peak_sustained_elapsed");
+  EXPECT_TRUE(diff_reports(negative_metric, after_report()).ok());
+}
+
 /// A hot_lines member with one line per (line number, source, share).
 Json hot_lines_of(const std::vector<std::tuple<int, std::string, double>>& lines) {
   Json entries = Json::array();

@@ -85,7 +85,7 @@ TEST(RenderHistory, EmptyHistorySaysSo) {
 
 TEST(RenderHistory, JsonParsesBackWithEveryRow) {
   const Json doc = Json::parse(render_history(sample_rows(), Format::json));
-  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["schema_version"], k_document_schema_version);
   EXPECT_EQ(doc["kind"], "history");
   ASSERT_EQ(doc["rows"].size(), 3U);
   EXPECT_EQ(doc["rows"][0]["round"], 1);

@@ -71,6 +71,44 @@ TEST(JudgeCandidate, AnInvalidProblemFailsEveryCandidate) {
             ErrorCategory::problem_invalid);
 }
 
+/// A harness that found CUDA showing it no GPU (its status's cuda_devices 0), on a machine of
+/// `machine` GPUs (nullopt: it could not tell), in a session on GPU `gpu`.
+SessionOutcome no_gpu_session(int gpu, std::optional<int> machine) {
+  HarnessStatus status = harness_with({});
+  status.problem_ok = false;
+  status.cuda_devices = 0;
+  status.machine_gpus = machine;
+  status.problem_error = make_error(ErrorCategory::problem_invalid,
+                                    "NoGpu: CUDA shows no GPU under CUDA_VISIBLE_DEVICES=99");
+  SessionOutcome session = outcome(exited(2), "", status);
+  session.gpu = gpu;
+  return session;
+}
+
+TEST(JudgeCandidate, AGpuIndexTheMachineLacksIsAUsageErrorNamingItAndTheMachinesGpus) {
+  for (std::size_t position : {0U, 1U}) {
+    const CandidateVerdict verdict = judge_candidate(no_gpu_session(99, 2), plan_of(2), position);
+    EXPECT_TRUE(verdict.decided);
+    EXPECT_EQ(verdict.status, CandidateStatus::failed);
+    ASSERT_TRUE(verdict.error.has_value());
+    EXPECT_EQ(verdict.error->category, ErrorCategory::usage) << "not problem_invalid";
+    EXPECT_EQ(verdict.error->message,
+              "GPU 99 is not on this machine: it has 2 GPUs (valid: 0 to 1)");
+    EXPECT_NE(verdict.error->detail.find("CUDA_VISIBLE_DEVICES=99"), std::string::npos);
+    EXPECT_FALSE(verdict.retryable);
+  }
+  EXPECT_EQ(judge_candidate(no_gpu_session(1, 1), plan_of(1), 0).error->message,
+            "GPU 1 is not on this machine: it has 1 GPU (valid: 0 to 0)");
+  EXPECT_EQ(judge_candidate(no_gpu_session(0, 0), plan_of(1), 0).error->message,
+            "GPU 0 is not on this machine: it has no GPU");
+  EXPECT_EQ(judge_candidate(no_gpu_session(0, 4), plan_of(1), 0).error->message,
+            "GPU 0: CUDA shows the profiled program no GPU, though this machine has 4 (check "
+            "CUDA_VISIBLE_DEVICES)");
+  EXPECT_EQ(judge_candidate(no_gpu_session(99, std::nullopt), plan_of(1), 0).error->message,
+            "GPU 99: CUDA shows the profiled program no GPU, and how many GPUs this machine has "
+            "is unknown (no NVML, no /proc/driver/nvidia/gpus)");
+}
+
 TEST(JudgeCandidate, CandidatesAfterAPoisonedContextAreLeftForAFreshProcess) {
   const auto session = outcome(exited(3), "", harness_with({raised(0, /*poisoned=*/true)}));
   const CandidateVerdict first = judge_candidate(session, plan_of(2), 0);
@@ -89,6 +127,48 @@ TEST(JudgeCandidate, ATimeoutWithoutRowsIsARetryableFailureOfTheCandidateInFligh
   EXPECT_EQ(verdict.status, CandidateStatus::failed);
   EXPECT_EQ(verdict.error->category, ErrorCategory::timeout);
   EXPECT_TRUE(verdict.retryable);
+}
+
+TEST(JudgeCandidate, ACandidateFinishedBeforeALaterOneHungRunsAgainInsteadOfLaunchingNoKernel) {
+  // ncu writes its rows when the program ends: stopped at the timeout while candidate 1 hung, it
+  // took candidate 0's rows with it. Candidate 0 is not "no kernel": it runs again.
+  HarnessCandidateStatus hung;
+  hung.index = 1;
+  hung.range = candidate_range(1);
+  hung.phase = HarnessPhase::warmup;
+  HarnessStatus status = harness_with({finished_ok(0), hung});
+  status.phase = "candidates";
+  const auto session = outcome(timed_out(), "", status);
+  const CandidateVerdict first = judge_candidate(session, plan_of(3), 0);
+  EXPECT_FALSE(first.decided) << (first.error ? first.error->message : "ok");
+  const CandidateVerdict second = judge_candidate(session, plan_of(3), 1);
+  EXPECT_TRUE(second.decided);
+  EXPECT_EQ(second.error->category, ErrorCategory::timeout);
+  EXPECT_FALSE(judge_candidate(session, plan_of(3), 2).decided) << "never reached";
+}
+
+TEST(JudgeCandidate, ACandidateWhoseRowsWentWithAnNcuStoppedAfterTheHarnessSharesItsError) {
+  // The harness finished every candidate, then ncu hung writing its results: no candidate is to
+  // blame alone, and none launched nothing; each gets the session's error, naming it.
+  const auto session = outcome(timed_out(), "", harness_with({finished_ok(0), finished_ok(1)}));
+  for (std::size_t position : {0U, 1U}) {
+    const CandidateVerdict verdict = judge_candidate(session, plan_of(2), position);
+    EXPECT_TRUE(verdict.decided);
+    EXPECT_EQ(verdict.status, CandidateStatus::failed);
+    ASSERT_TRUE(verdict.error.has_value());
+    EXPECT_EQ(verdict.error->category, ErrorCategory::timeout);
+    EXPECT_NE(
+        verdict.error->message.find("kernel" + std::to_string(position) +
+                                    ".py ran to its end, but its rows were lost: ncu timed out"),
+        std::string::npos)
+        << verdict.error->message;
+    EXPECT_TRUE(verdict.retryable);
+  }
+  // Killed by a signal before it wrote them: the same.
+  const auto killed = outcome(killed_by(SIGSEGV), "", harness_with({finished_ok(0)}));
+  const CandidateVerdict verdict = judge_candidate(killed, plan_of(1), 0);
+  EXPECT_EQ(verdict.error->category, ErrorCategory::ncu_failed);
+  EXPECT_EQ(verdict.error->message.find("without launching"), std::string::npos);
 }
 
 TEST(JudgeCandidate, AHarnessThatNeverWroteItsStatusIsSaidSo) {

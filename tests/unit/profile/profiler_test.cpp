@@ -9,6 +9,7 @@
 #include "kprof/files.hpp"
 #include "kprof/gpu_lock.hpp"
 #include "kprof/history.hpp"
+#include "kprof/options.hpp"
 #include "kprof/profiler.hpp"
 #include "kprof/round_layout.hpp"
 #include "unit/profile/profile_test_support.hpp"
@@ -109,6 +110,39 @@ TEST_F(ProfilerWithFakeRunner, CreateRefusesAGpuBeyondTheVisibleOnesBeforeLookin
   ASSERT_FALSE(created.ok());
   EXPECT_EQ(created.error().category, ErrorCategory::usage) << created.error().message;
   EXPECT_EQ(created.error().message, "GPU 99: only 1 GPU is visible (valid: 0 to 0)");
+}
+
+TEST_F(ProfilerWithFakeRunner, OptionsMadeInCodeAreCheckedByTheOptionTableInItsWords) {
+  // Not a second list of checks: the table's own ranges and messages (check_run_options).
+  NcuInstall ncu{"/opt/ncu", "2025.3.1.0"};
+  const auto refusal = [&](ProfileOptions o) {
+    auto made = KernelProfiler::with_runner(
+        std::move(o), ncu, "/usr/bin/python3",
+        std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{}));
+    EXPECT_FALSE(made.ok());
+    return made.ok() ? std::string("made") : made.error().message;
+  };
+  ProfileOptions negative = options();
+  negative.retries = -1;
+  EXPECT_EQ(refusal(negative), parse_run_options(Json{{"retries", -1}}, {}).error().message);
+  ProfileOptions no_time = options();
+  no_time.timeout = std::chrono::seconds(0);
+  EXPECT_NE(refusal(no_time).find("timeout must be"), std::string::npos) << refusal(no_time);
+  ProfileOptions gpu = options();
+  gpu.gpus = {-2};
+  EXPECT_NE(refusal(gpu).find("-2"), std::string::npos) << refusal(gpu);
+}
+
+TEST_F(ProfilerWithFakeRunner, TheDeepSetImpliesHotLinesAsAPropertyOfTheSet) {
+  ProfileOptions o = options();
+  o.metrics = find_metric_set("deep").value();
+  EXPECT_TRUE(
+      make(std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{}), o).options().source);
+  o.metrics = resolve_metric_set("dram__bytes_read.sum,gpu__time_duration.sum").value();
+  EXPECT_FALSE(
+      make(std::make_shared<FakeRunner>(std::vector<FakeRunner::Script>{}), o).options().source);
+  EXPECT_EQ(o.metrics.words, "dram__bytes_read.sum,gpu__time_duration.sum");
+  EXPECT_EQ(option_values(o)["metrics"], "dram__bytes_read.sum,gpu__time_duration.sum");
 }
 
 TEST_F(ProfilerWithFakeRunner, AnOkRoundLandsInPlaceWithItsKernelAgentFileAndHistoryRow) {
@@ -260,13 +294,50 @@ TEST_F(ProfilerWithFakeRunner, AFreshProcessContinuesAfterACandidatePoisonsTheCo
   EXPECT_EQ(round->candidates[1].status, CandidateStatus::ok);
   const auto requests = runner->requests();
   ASSERT_EQ(requests.size(), 2U);
-  EXPECT_EQ(requests[1].plan.first_candidate, 1);
+  ASSERT_EQ(requests[1].plan.candidates.size(), 1U) << "only the candidate left";
+  EXPECT_EQ(requests[1].plan.candidates[0].range, candidate_range(1));
+  EXPECT_EQ(requests[1].plan.first_candidate, 0);
   EXPECT_EQ(requests[1].work_dir.filename(), "gpu0-part1");
   const RoundLayout layout(path() / "out");
   EXPECT_TRUE(fs::exists(layout.round_dir(1) / RoundLayout::k_batch));
   EXPECT_TRUE(fs::exists(layout.round_dir(1) / "cand0" / RoundLayout::k_error));
   EXPECT_TRUE(fs::exists(layout.kernelagent_file(1, 1)));
   EXPECT_FALSE(fs::exists(layout.kernelagent_file(1, 0)));
+}
+
+TEST_F(ProfilerWithFakeRunner, ACandidateWhoseRowsWentWithAStoppedNcuRunsAgainWithTheOnesLeft) {
+  // Three candidates: the harness finishes 0, then 1 hangs in its warm-up until the session's
+  // timeout; ncu, stopped, never wrote candidate 0's rows. Candidate 1 is the timeout; 0 and 2
+  // run in the next session and keep their true verdicts.
+  auto hangs_on_1 = [](const SessionRequest&) {
+    HarnessCandidateStatus hung;
+    hung.index = 1;
+    hung.range = candidate_range(1);
+    hung.phase = HarnessPhase::warmup;
+    HarnessStatus status = harness_with({finished_ok(0), hung});
+    status.phase = "candidates";
+    return outcome(timed_out(), "", status);
+  };
+  auto runner = std::make_shared<FakeRunner>(
+      std::vector<FakeRunner::Script>{hangs_on_1, profiles_ok({0, 2})});
+  ProfileOptions o = options();
+  o.retries = 0;
+  KernelProfiler profiler = make(runner, o);
+  ASSERT_TRUE(write_file_atomic(path() / "kernel2.py", "# test\n").ok());
+  auto round = profiler.profile_batch(
+      path() / "problem.py", {path() / "kernel0.py", path() / "kernel1.py", path() / "kernel2.py"},
+      1);
+  ASSERT_TRUE(round.ok()) << round.error().message;
+  EXPECT_EQ(round->candidates[0].status, CandidateStatus::ok)
+      << (round->candidates[0].error ? round->candidates[0].error->message : "");
+  EXPECT_EQ(round->candidates[1].error->category, ErrorCategory::timeout);
+  EXPECT_EQ(round->candidates[2].status, CandidateStatus::ok);
+  const auto requests = runner->requests();
+  ASSERT_EQ(requests.size(), 2U);
+  ASSERT_EQ(requests[1].plan.candidates.size(), 2U);
+  EXPECT_EQ(requests[1].plan.candidates[0].range, candidate_range(0));
+  EXPECT_EQ(requests[1].plan.candidates[1].range, candidate_range(2));
+  EXPECT_EQ(requests[1].timeout, 2 * o.timeout) << "the timeout of the candidates it runs";
 }
 
 TEST_F(ProfilerWithFakeRunner, EveryHarnessIsToldTheHostsProfiledCallLockAsAnAbsolutePath) {

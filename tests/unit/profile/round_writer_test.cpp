@@ -15,6 +15,7 @@
 #include "kprof/metric_sets.hpp"
 #include "kprof/ncu_output.hpp"
 #include "kprof/report.hpp"
+#include "kprof/round.hpp"
 #include "kprof/round_layout.hpp"
 #include "kprof/version.hpp"
 #include "profile/round_writer.hpp"
@@ -59,29 +60,6 @@ TEST(FailureDocument, KeepsTheVersionAndTimeOfTheKprofThatWroteIt) {
           .is_object());
 }
 
-TEST(BatchDocument, HasALinePerCandidateWithItsDurationOrItsError) {
-  CandidateResult ok;
-  ok.index = 0;
-  ok.kernel = "a/kernel.py";
-  ok.status = CandidateStatus::ok;
-  ok.report = testing::simple_report(1, 0, 1500, 40);
-  CandidateResult failed;
-  failed.index = 1;
-  failed.kernel = "b/kernel.py";
-  failed.error = make_error(ErrorCategory::kernel_import, "bad kernel");
-  const Json batch = batch_document(Json{{"round", 1}}, {ok, failed});
-  EXPECT_EQ(batch["schema_version"], k_report_schema_version);
-  EXPECT_EQ(batch["metadata"]["round"], 1);
-  ASSERT_EQ(batch["candidates"].size(), 2U);
-  EXPECT_EQ(batch["candidates"][0]["status"], "ok");
-  EXPECT_EQ(batch["candidates"][0]["kernel_file"], "a/kernel.py");
-  EXPECT_TRUE(batch["candidates"][0]["total_duration_ns"].is_number());
-  EXPECT_TRUE(batch["candidates"][0]["error"].is_null());
-  EXPECT_EQ(batch["candidates"][1]["status"], "failed");
-  EXPECT_TRUE(batch["candidates"][1]["total_duration_ns"].is_null());
-  EXPECT_EQ(batch["candidates"][1]["error"]["category"], "kernel_import");
-}
-
 class RoundWriterFiles : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -108,6 +86,43 @@ protected:
 private:
   std::optional<TempDir> m_dir;
 };
+
+TEST_F(RoundWriterFiles, BatchJsonIsTheRoundInItsOneShapeWithEachReportLeftInItsCandidate) {
+  auto writer = RoundWriter::begin(RoundLayout(out()), 2, true);
+  ASSERT_TRUE(writer.ok()) << writer.error().message;
+  writer->settle(true);
+  CandidateResult ok;
+  ok.index = 0;
+  ok.kernel = "a/kernel.py";
+  ok.status = CandidateStatus::ok;
+  ok.attempts = 1;
+  ok.report = testing::simple_report(1, 0, 1500, 40);
+  CandidateResult failed;
+  failed.index = 1;
+  failed.kernel = "b/kernel.py";
+  failed.attempts = 1;
+  failed.error = make_error(ErrorCategory::kernel_import, "bad kernel");
+  ASSERT_TRUE(writer->add(ok).ok());
+  ASSERT_TRUE(writer->add(failed, Json{{"round", 2}}).ok());
+  auto round = writer->commit(Json{{"round", 2}}, 1.5, CommitSettings{});
+  ASSERT_TRUE(round.ok()) << round.error().message;
+
+  auto batch = read_json(out() / "round002" / "batch.json");
+  ASSERT_TRUE(batch.ok()) << batch.error().message;
+  EXPECT_EQ(*batch, round_document(*round, ReportDetail::summary))
+      << "the file is what the round's JSON says, reports left in cand<i>/";
+  EXPECT_EQ((*batch)["kind"], "round");
+  EXPECT_EQ((*batch)["dir"], (out() / "round002").string());
+  const Json& first = (*batch)["candidates"][0];
+  EXPECT_EQ(first["document"], (out() / "round002" / "cand0" / "report.json").string());
+  EXPECT_TRUE(fs::is_regular_file(first["document"].get<std::string>()));
+  EXPECT_TRUE(first["report"].is_null());
+  EXPECT_EQ(first["summary"]["total_duration_ns"], 1500);
+  const Json& second = (*batch)["candidates"][1];
+  EXPECT_TRUE(fs::is_regular_file(second["document"].get<std::string>()));
+  EXPECT_EQ(second["error"]["category"], "kernel_import");
+  EXPECT_TRUE(second["rank"].is_null());
+}
 
 TEST_F(RoundWriterFiles, ACandidateWithoutAReportIsFailedWhateverItClaims) {
   CandidateResult candidate;

@@ -167,7 +167,7 @@ TEST(ServeRequestLine, ReadsAGoodLine) {
 TEST(OptionValues, NameEveryOptionOfTheTableAndReadBackAsTheSameOptions) {
   ProfileOptions options;
   options.out_dir = "/tmp/run";
-  options.metrics = "lean";
+  options.metrics = find_metric_set("lean").value();
   options.source = true;
   options.timeout = std::chrono::seconds(42);
   options.retries = 0;

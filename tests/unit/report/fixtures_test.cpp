@@ -238,6 +238,46 @@ TEST(StreamedReport, IsTheTreeByteForByteWithThePlantedSuitesDiagnoses) {
   }
 }
 
+TEST(ProfiledRoundReport, PointsTheCausesFixedAtTheLaunchAtTheLaunchInTheRoundsKernelFile) {
+  // A profiled round's metadata names its kernel file: the planted 4-program Triton kernel
+  // (tests/planted/vec_f32/few_programs.py) is launched at its line 22.
+  const std::filesystem::path kernel_file =
+      std::filesystem::path(KPROF_FIXTURES_DIR).parent_path() / "planted" / "vec_f32" /
+      "few_programs.py";
+  Result<Capture> capture = read_ncu_csv_file(k_fixtures / "planted/vec_f32/details.csv");
+  ASSERT_TRUE(capture.ok()) << capture.error().message;
+  Result<Analysis> analysis = analyse(*capture, SelectOptions{});
+  ASSERT_TRUE(analysis.ok());
+  Result<MetricSet> set = find_metric_set("deep");
+  ASSERT_TRUE(set.ok());
+  Json metadata = k_fixed_time;
+  metadata["kernel_file"] = kernel_file.string();
+  const Json tree = build_report(*capture, *analysis, *set, metadata);
+  const Json* few = nullptr;
+  for (const Json& kernel : tree["kernels"]) {
+    few = kernel["name"] == "few_programs_scale_kernel" ? &kernel : few;
+  }
+  ASSERT_NE(few, nullptr);
+  const Json& first = (*few)["diagnosis"][0];
+  EXPECT_EQ(first["category"], "too_few_blocks");
+  EXPECT_EQ(first["launch"]["file"], kernel_file.string());
+  EXPECT_EQ(first["launch"]["line"], 22);
+  const std::string launch =
+      "few_programs_scale_kernel[(programs,)](x, y, n, triton.cdiv(n, programs), BLOCK=1024)";
+  EXPECT_EQ(first["launch"]["source"], launch);
+  EXPECT_NE(render(Format::prompt, tree).find("launched at few_programs.py:22: `" + launch + "`"),
+            std::string::npos);
+  // The other kernels of the capture are launched from other files, and say so.
+  const Json& notes = tree["kernels"][0]["diagnosis_notes"];
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const Json& note) {
+    return note.get<std::string>().find("is not launched in few_programs.py") != std::string::npos;
+  })) << notes.dump();
+  std::string stream;
+  write_report_json(*capture, *analysis, *set, metadata, RenderOptions{},
+                    [&stream](std::string_view piece) { stream += piece; });
+  EXPECT_TRUE(stream == render(Format::json, tree));
+}
+
 // ---- build_report_of_representatives: the one-launch-per-name document renders the same -----
 
 /// Every fixture, both selections, two sets: table, prompt and html of the representatives'

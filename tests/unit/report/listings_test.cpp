@@ -1,6 +1,6 @@
-// The CLI's small artefacts as documents rendered by the sinks: metric sets, the batch ranking,
-// the doctor checks, and the document kinds. The table goldens were printed by the CLI before
-// the artefacts went through the sinks (kprof metrics, kprof batch on the stand-in ncu,
+// The CLI's small artefacts as documents rendered by the sinks: metric sets, the round (a batch's
+// ranking), the doctor checks, and the document kinds. The table goldens were printed by the CLI
+// before the artefacts went through the sinks (kprof metrics, kprof batch on the stand-in ncu,
 // kprof doctor), so the text the CLI prints is unchanged.
 #include <string>
 #include <vector>
@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "kprof/report.hpp"
+#include "kprof/round.hpp"
 #include "report_test_support.hpp"
 
 namespace kprof {
@@ -27,36 +28,44 @@ Json tiny_report(double total_ns, const std::string& dominant) {
 
 /// The batch of tests/e2e's BatchKeepsGoodCandidatesWhenOthersFailOrPoisonTheContext, as
 /// `kprof batch --round 4` printed it on the stand-in ncu.
-std::vector<BatchCandidate> sample_batch() {
-  std::vector<BatchCandidate> candidates(4);
+RoundResult sample_round() {
+  RoundResult round;
+  round.round = 4;
+  round.dir = "/out/round004";
+  round.batch = true;
+  round.wall_seconds = 9.5;
+  round.metadata = Json{{"round", 4}, {"ncu_version", "2025.3.1.0"}};
+  round.candidates.resize(4);
+  std::vector<CandidateResult>& candidates = round.candidates;
   const std::string cases = "/work/tests/python/cases/";
-  candidates[0].candidate = 0;
-  candidates[0].kernel_file = cases + "positional/kernel.py";
+  candidates[0].index = 0;
+  candidates[0].kernel = cases + "positional/kernel.py";
+  candidates[0].status = CandidateStatus::ok;
   candidates[0].report = tiny_report(181088, "add_kernel");
-  candidates[1].candidate = 1;
-  candidates[1].kernel_file = cases + "raises/kernel.py";
-  candidates[1].status = "failed";
+  candidates[1].index = 1;
+  candidates[1].kernel = cases + "raises/kernel.py";
   candidates[1].error =
       make_error(ErrorCategory::kernel_raised, "ValueError: the kernel rejects these inputs",
                  "Traceback (most recent call last):\n  ...");
-  candidates[2].candidate = 2;
-  candidates[2].kernel_file = cases + "poisoned/kernel.py";
-  candidates[2].status = "failed";
+  candidates[2].index = 2;
+  candidates[2].kernel = cases + "poisoned/kernel.py";
   candidates[2].error = make_error(
       ErrorCategory::kernel_raised,
       "RuntimeError: CUDA error: an illegal memory access was encountered (the CUDA context was "
       "poisoned; the remaining candidates continue in a fresh process)");
-  candidates[3].candidate = 3;
-  candidates[3].kernel_file = cases + "positional/kernel.py";
+  candidates[3].index = 3;
+  candidates[3].kernel = cases + "positional/kernel.py";
+  candidates[3].status = CandidateStatus::ok;
   candidates[3].report = tiny_report(206272, "matmul_kernel");
   for (auto& candidate : candidates) {
-    candidate.dir = "/out/round004/cand" + std::to_string(candidate.candidate);
+    candidate.dir = "/out/round004/cand" + std::to_string(candidate.index);
+    candidate.attempts = 1;
   }
-  return candidates;
+  return round;
 }
 
-Json sample_batch_document() {
-  return batch_document(4, 9.5, Json{{"round", 4}, {"ncu_version", "2025.3.1.0"}}, sample_batch());
+Json sample_round_document() {
+  return round_document(sample_round(), ReportDetail::full);
 }
 
 std::vector<DoctorLine> failed_doctor() {
@@ -78,7 +87,7 @@ TEST(DocumentKind, IsReportWithoutAKindMember) {
 TEST(DocumentKind, RoundTripsEveryKindThroughItsWord) {
   for (const DocumentKind kind :
        {DocumentKind::report, DocumentKind::history, DocumentKind::diff, DocumentKind::convergence,
-        DocumentKind::metric_set, DocumentKind::batch, DocumentKind::doctor}) {
+        DocumentKind::metric_set, DocumentKind::round, DocumentKind::doctor}) {
     auto parsed = document_kind(Json{{"kind", std::string(to_string(kind))}});
     ASSERT_TRUE(parsed.ok()) << to_string(kind);
     EXPECT_EQ(*parsed, kind);
@@ -133,28 +142,74 @@ TEST(MetricSetDocument, CsvHasOneQuotedWhereNeededLinePerMetric) {
             "name,label,group\na__x.sum,\"A, with comma\",Custom\n");
 }
 
-TEST(BatchDocument, TableIsWhatKprofBatchPrinted) {
-  test::expect_golden(render(Format::table, sample_batch_document()), "batch.table.txt");
+TEST(RoundDocument, TableIsWhatKprofBatchPrinted) {
+  test::expect_golden(render(Format::table, sample_round_document()), "batch.table.txt");
 }
 
-TEST(BatchDocument, RanksCandidatesByTotalDurationWithFailuresLast) {
-  const Json doc = Json::parse(render(Format::json, sample_batch_document()));
-  EXPECT_EQ(doc["kind"], "batch");
+TEST(RoundDocument, KeepsTheCandidatesOrderAndRanksThemByTotalDurationWithFailuresUnranked) {
+  const Json doc = Json::parse(render(Format::json, sample_round_document()));
+  EXPECT_EQ(doc["kind"], "round");
+  EXPECT_EQ(doc["schema_version"], k_document_schema_version);
   EXPECT_EQ(doc["round"], 4);
+  EXPECT_EQ(doc["batch"], true);
   EXPECT_EQ(doc["metadata"]["ncu_version"], "2025.3.1.0");
   ASSERT_EQ(doc["candidates"].size(), 4U);
-  EXPECT_EQ(doc["candidates"][0]["candidate"], 0);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(doc["candidates"][i]["candidate"], i);
+  }
   EXPECT_EQ(doc["candidates"][0]["rank"], 1);
-  EXPECT_EQ(doc["candidates"][1]["candidate"], 3);
-  EXPECT_EQ(doc["candidates"][1]["rank"], 2);
-  EXPECT_TRUE(doc["candidates"][2]["rank"].is_null());
+  EXPECT_EQ(doc["candidates"][3]["rank"], 2);
+  EXPECT_TRUE(doc["candidates"][1]["rank"].is_null());
   EXPECT_EQ(doc["candidates"][2]["status"], "failed");
   EXPECT_EQ(doc["candidates"][2]["error"]["category"], "kernel_raised");
+  EXPECT_EQ(doc["candidates"][2]["error"]["exit_code"], 10);
+  EXPECT_EQ(doc["candidates"][2]["document"], "/out/round004/cand2/error.json");
+  EXPECT_EQ(doc["candidates"][0]["document"], "/out/round004/cand0/report.json");
   EXPECT_EQ(doc["candidates"][0]["report"]["summary"]["dominant_kernel"], "add_kernel");
+  EXPECT_EQ(doc["candidates"][0]["summary"]["dominant_kernel"], "add_kernel");
+  EXPECT_EQ(doc["candidates"][0]["summary"]["total_duration_ns"], 181088);
 }
 
-TEST(BatchDocument, CsvHasOneLinePerCandidateInRankOrder) {
-  const std::string csv = render(Format::csv, sample_batch_document());
+TEST(RoundDocument, WithSummariesOnlyLeavesEveryReportOutAndKeepsTheirSummaries) {
+  const Json doc = round_document(sample_round(), ReportDetail::summary);
+  for (const Json& candidate : doc["candidates"]) {
+    EXPECT_TRUE(candidate["report"].is_null());
+  }
+  EXPECT_EQ(doc["candidates"][3]["summary"]["dominant_kernel"], "matmul_kernel");
+  EXPECT_EQ(render(Format::table, doc), render(Format::table, sample_round_document()));
+}
+
+TEST(RoundDocument, ReadsBackAsTheRoundItWasWrittenFrom) {
+  const RoundResult round = sample_round();
+  auto read =
+      round_result_from_json(Json::parse(json_text(round_document(round, ReportDetail::full))));
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(read->round, 4);
+  EXPECT_TRUE(read->batch);
+  ASSERT_EQ(read->candidates.size(), 4U);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(read->candidates[i].index, round.candidates[i].index);
+    EXPECT_EQ(read->candidates[i].kernel, round.candidates[i].kernel);
+    EXPECT_EQ(read->candidates[i].status, round.candidates[i].status);
+    EXPECT_EQ(read->candidates[i].dir, round.candidates[i].dir);
+    EXPECT_EQ(read->candidates[i].report.has_value(), round.candidates[i].report.has_value());
+    EXPECT_EQ(read->candidates[i].error.has_value(), round.candidates[i].error.has_value());
+  }
+  EXPECT_EQ(read->candidates[1].error->message, "ValueError: the kernel rejects these inputs");
+  EXPECT_EQ(round_document(*read, ReportDetail::full), round_document(round, ReportDetail::full));
+}
+
+TEST(RoundDocument, AnEntryWithoutItsCandidateIndexIsNotARound) {
+  Json doc = round_document(sample_round(), ReportDetail::full);
+  doc["candidates"][1].erase("candidate");
+  auto read = round_result_from_json(doc);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().category, ErrorCategory::malformed_input);
+  EXPECT_NE(read.error().message.find("candidates[].candidate"), std::string::npos);
+}
+
+TEST(RoundDocument, CsvHasOneLinePerCandidateInRankOrder) {
+  const std::string csv = render(Format::csv, sample_round_document());
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "rank,candidate,status,total_duration_ns,dominant_kernel,kernel_file,error_category,"
             "error_message");
@@ -162,20 +217,41 @@ TEST(BatchDocument, CsvHasOneLinePerCandidateInRankOrder) {
       csv.find("\n1,0,ok,181088,add_kernel,/work/tests/python/cases/positional/kernel.py,,\n"),
       std::string::npos)
       << csv;
+  EXPECT_LT(csv.find("\n1,0,ok"), csv.find("\n2,3,ok")) << csv;
   EXPECT_NE(csv.find("\n,1,failed,,,/work/tests/python/cases/raises/kernel.py,kernel_raised,"
                      "ValueError: the kernel rejects these inputs\n"),
             std::string::npos)
       << csv;
 }
 
-TEST(BatchDocument, ShowsOnlyTheFirstLineOfAMultiLineError) {
-  std::vector<BatchCandidate> candidates(1);
-  candidates[0].status = "failed";
-  candidates[0].error = make_error(ErrorCategory::kernel_raised, "first line\nsecond line");
-  const std::string text =
-      render(Format::table, batch_document(1, 1.0, Json::object(), candidates));
+TEST(RoundDocument, ShowsOnlyTheFirstLineOfAMultiLineError) {
+  RoundResult round;
+  round.batch = true;
+  round.candidates.resize(1);
+  round.candidates[0].error = make_error(ErrorCategory::kernel_raised, "first line\nsecond line");
+  const std::string text = render(Format::table, round_document(round, ReportDetail::full));
   EXPECT_NE(text.find("kernel_raised: first line\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("second line"), std::string::npos) << text;
+}
+
+TEST(RoundVerdict, ASingleProfileFailsWithItsCandidatePartialOrFailedABatchOnlyWhenAllFailed) {
+  RoundResult single = sample_round();
+  single.batch = false;
+  single.candidates.resize(1);
+  EXPECT_FALSE(round_error(single).has_value());
+  single.candidates[0].status = CandidateStatus::partial;
+  single.candidates[0].error = make_error(ErrorCategory::ncu_failed, "after the rows");
+  EXPECT_EQ(round_error(single)->category, ErrorCategory::ncu_failed);
+
+  RoundResult batch = sample_round();
+  EXPECT_FALSE(round_error(batch).has_value()) << "two of four ran";
+  for (CandidateResult& candidate : batch.candidates) {
+    candidate.status = CandidateStatus::failed;
+    candidate.report.reset();
+    candidate.error = make_error(ErrorCategory::kernel_raised, "no");
+  }
+  ASSERT_TRUE(round_error(batch).has_value());
+  EXPECT_EQ(round_error(batch)->category, ErrorCategory::kernel_raised);
 }
 
 TEST(DoctorDocument, TableIsWhatKprofDoctorPrinted) {

@@ -116,7 +116,7 @@ TEST(PrintableText, JsonKeepsItsOwnEscapingAndHtmlEscapesAsHtml) {
 }
 
 TEST(PrintableText, EveryDocumentKindIsEscapedToo) {
-  // A history row and a batch candidate whose names and error quote a hostile program.
+  // A history row and a round's candidate whose names and error quote a hostile program.
   const std::string hostile = "k\x1b[2J\x07\xc2\x9b\xff";
   const Json error = {{"category", "kernel_raised"},
                       {"message", "RuntimeError: " + hostile},
@@ -131,14 +131,15 @@ TEST(PrintableText, EveryDocumentKindIsEscapedToo) {
                            {"created_at", "2026-01-01T00:00:00Z"},
                            {"dominant_kernel", hostile},
                            {"error", error}}}}};
-  const Json batch = {{"schema_version", 1},
-                      {"kind", "batch"},
+  const Json batch = {{"schema_version", 2},
+                      {"kind", "round"},
                       {"round", 1},
                       {"candidates",
                        {{{"rank", nullptr},
                          {"candidate", 0},
                          {"kernel_file", "/tmp/" + hostile + ".py"},
                          {"status", "failed"},
+                         {"summary", nullptr},
                          {"report", nullptr},
                          {"error", error}}}}};
   for (const Json* doc : {&history, &batch}) {

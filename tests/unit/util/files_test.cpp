@@ -372,4 +372,49 @@ TEST(EnvVar, TreatsUnsetAndEmptyAlike) {
   ::unsetenv("KPROF_TEST_ENV_VAR");
 }
 
+TEST(EnvFlag, AcceptsTheUsualBooleanWordsInAnyCase) {
+  for (const char* yes : {"1", "true", "TRUE", "True", "yes", "Yes", "on", "ON"}) {
+    auto parsed = kprof::parse_env_flag("KPROF_X", yes);
+    ASSERT_TRUE(parsed.ok()) << yes << ": " << parsed.error().message;
+    EXPECT_EQ(*parsed, std::optional<bool>(true)) << yes;
+  }
+  for (const char* no : {"0", "false", "FALSE", "False", "no", "NO", "off", "Off"}) {
+    auto parsed = kprof::parse_env_flag("KPROF_X", no);
+    ASSERT_TRUE(parsed.ok()) << no << ": " << parsed.error().message;
+    EXPECT_EQ(*parsed, std::optional<bool>(false)) << no;
+  }
+}
+
+TEST(EnvFlag, AnEmptyValueIsUnset) {
+  auto parsed = kprof::parse_env_flag("KPROF_X", "");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_FALSE(parsed->has_value());
+  ::unsetenv("KPROF_TEST_ENV_FLAG");
+  auto unset = kprof::env_flag("KPROF_TEST_ENV_FLAG");
+  ASSERT_TRUE(unset.ok());
+  EXPECT_FALSE(unset->has_value());
+  ASSERT_EQ(::setenv("KPROF_TEST_ENV_FLAG", "", 1), 0);
+  auto empty = kprof::env_flag("KPROF_TEST_ENV_FLAG");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_FALSE(empty->has_value());
+  ASSERT_EQ(::setenv("KPROF_TEST_ENV_FLAG", "Off", 1), 0);
+  auto off = kprof::env_flag("KPROF_TEST_ENV_FLAG");
+  ::unsetenv("KPROF_TEST_ENV_FLAG");
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(*off, std::optional<bool>(false));
+}
+
+TEST(EnvFlag, RefusesAnyOtherValueNamingTheVariableAndTheValidWords) {
+  for (const char* other : {"maybe", " 1", "1 ", "2", "y", "n", "enable", "-1", "0x0"}) {
+    auto parsed = kprof::parse_env_flag("KPROF_COMPILE_AHEAD", other);
+    ASSERT_FALSE(parsed.ok()) << other;
+    EXPECT_EQ(parsed.error().category, kprof::ErrorCategory::usage);
+    EXPECT_NE(parsed.error().message.find(std::string("KPROF_COMPILE_AHEAD='") + other + "'"),
+              std::string::npos)
+        << parsed.error().message;
+    EXPECT_NE(parsed.error().message.find("1, true, yes, on, 0, false, no, off"), std::string::npos)
+        << parsed.error().message;
+  }
+}
+
 } // namespace

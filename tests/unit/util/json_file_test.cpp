@@ -6,12 +6,13 @@
 namespace kprof {
 namespace {
 
-TEST(ErrorJson, WritesCategoryMessageAndDetailInThatOrderAndReadsThemBack) {
+TEST(ErrorJson, WritesCategoryExitCodeMessageAndDetailInThatOrderAndReadsThemBack) {
   const Error error = make_error(ErrorCategory::ncu_failed, "ncu failed (exit code 1)", "log tail");
   const Json json = to_json(error);
-  EXPECT_EQ(json_text(json, -1),
-            "{\"category\":\"ncu_failed\",\"message\":\"ncu failed (exit code 1)\","
-            "\"detail\":\"log tail\"}");
+  EXPECT_EQ(
+      json_text(json, -1),
+      "{\"category\":\"ncu_failed\",\"exit_code\":13,\"message\":\"ncu failed (exit code 1)\","
+      "\"detail\":\"log tail\"}");
   const auto back = error_from_json(json);
   ASSERT_TRUE(back);
   EXPECT_EQ(back->category, ErrorCategory::ncu_failed);

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -364,6 +365,121 @@ TEST(RunProcess, TheChildDiesWhenKprofIsKilled) {
     ::kill(child, SIGKILL);
   }
   EXPECT_TRUE(dead) << "the child outlived its killed parent";
+}
+
+/// The pid a stand-in wrote to `path` (0 when it did not).
+pid_t pid_in(const std::filesystem::path& path) {
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    if (auto text = kprof::read_file(path)) {
+      return static_cast<pid_t>(std::stol(*text));
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  return 0;
+}
+
+/// Expects `pid` to die soon; kills it when it does not, so that no test leaves it behind.
+void expect_dies(pid_t pid, const char* what) {
+  ASSERT_GT(pid, 1) << what << " never started";
+  const bool dead = becomes_dead(pid);
+  if (!dead) {
+    ::kill(pid, SIGKILL);
+  }
+  EXPECT_TRUE(dead) << what << " (" << pid << ") outlived the run";
+}
+
+/// Why kprof's process keeper cannot run here (a child runs first, so that it was tried); tests
+/// of what only it guarantees are skipped then (only the child's process group is killed).
+std::optional<std::string> keeper_missing() {
+  (void)kprof::run_process({.argv = {"true"}});
+  return kprof::process_keeper_unavailable();
+}
+
+TEST(RunProcess, RunsEveryChildUnderTheProcessKeeperHere) {
+  const auto why = keeper_missing();
+  EXPECT_FALSE(why.has_value()) << *why;
+}
+
+TEST(RunProcess, LeavesNothingTheChildStartedRunningWhenItExitsNormally) {
+  // A child that starts `sleep 1000` in the background and a daemon (fork, setsid, fork: in
+  // none of its groups, nobody's child), then exits 0 at once.
+  if (auto why = keeper_missing()) {
+    GTEST_SKIP() << "kprof's process keeper cannot run here: " << *why;
+  }
+  const kprof::TempDir dir = make_temp_dir();
+  const std::string sleeper = (dir.path() / "sleep.pid").string();
+  const std::string daemon = (dir.path() / "daemon.pid").string();
+  auto result = kprof::run_process(
+      {.argv = {"/bin/sh", "-c", "sleep 1000 & echo $! > \"$0\"; \"$1\" \"$2\"; echo done", sleeper,
+                standin("daemonize"), daemon}});
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_TRUE(result->succeeded()) << result->describe() << result->err;
+  EXPECT_EQ(result->out, "done\n");
+  expect_dies(pid_in(sleeper), "the background sleep");
+  expect_dies(pid_in(daemon), "the daemon");
+}
+
+TEST(RunProcess, KillsADaemonTheChildStartedAtTheTimeout) {
+  if (auto why = keeper_missing()) {
+    GTEST_SKIP() << "kprof's process keeper cannot run here: " << *why;
+  }
+  const kprof::TempDir dir = make_temp_dir();
+  const std::string daemon = (dir.path() / "daemon.pid").string();
+  auto result = kprof::run_process(
+      {.argv = {"/bin/sh", "-c", "\"$0\" \"$1\"; exec sleep 1000", standin("daemonize"), daemon},
+       .timeout = 1000ms,
+       .kill_grace = 200ms});
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_TRUE(result->timed_out);
+  EXPECT_EQ(result->describe(), "timed out after 1.0 s");
+  expect_dies(pid_in(daemon), "the daemon");
+}
+
+TEST(RunProcess, WhatTheChildStartedDiesWhenKprofIsKilled) {
+  // As TheChildDiesWhenKprofIsKilled, with a background `sleep 1000` (its parent-death signal is
+  // not the child's) and a daemon that left the child's group and session.
+  if (auto why = keeper_missing()) {
+    GTEST_SKIP() << "kprof's process keeper cannot run here: " << *why;
+  }
+  const kprof::TempDir dir = make_temp_dir();
+  const std::string child_file = (dir.path() / "child.pid").string();
+  const std::string sleeper = (dir.path() / "sleep.pid").string();
+  const std::string daemon = (dir.path() / "daemon.pid").string();
+  const pid_t runner = ::fork();
+  ASSERT_GE(runner, 0);
+  if (runner == 0) {
+    kprof::ProcessSpec spec;
+    spec.argv = {"/bin/sh",
+                 "-c",
+                 "sleep 1000 & echo $! > \"$1\"; \"$2\" \"$3\"; echo $$ > \"$0.partial\"; "
+                 "mv \"$0.partial\" \"$0\"; exec sleep 1000",
+                 child_file,
+                 sleeper,
+                 standin("daemonize"),
+                 daemon};
+    (void)kprof::run_process(spec);
+    ::_exit(0);
+  }
+  const pid_t child = pid_in(child_file);
+  ASSERT_NE(child, 0) << "the child never started";
+  ASSERT_EQ(::kill(runner, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(runner, &status, 0), runner);
+  expect_dies(child, "the child");
+  expect_dies(pid_in(sleeper), "the background sleep");
+  expect_dies(pid_in(daemon), "the daemon");
+}
+
+TEST(RunProcess, ReportsTheProgramsOwnExitCodeAndSignalNotTheKeepers) {
+  // Whatever the program left behind (killed by the keeper at its end).
+  auto crashed = kprof::run_process({.argv = {standin("crash")}});
+  ASSERT_TRUE(crashed.ok()) << crashed.error().message;
+  EXPECT_TRUE(crashed->signaled);
+  EXPECT_EQ(crashed->term_signal, SIGSEGV);
+  auto code = kprof::run_process({.argv = {"/bin/sh", "-c", "sleep 1000 & exit 7"}});
+  ASSERT_TRUE(code.ok()) << code.error().message;
+  EXPECT_EQ(code->exit_code, 7);
+  EXPECT_FALSE(code->signaled);
 }
 
 TEST(ProcessResult, DescribesHowTheChildEnded) {

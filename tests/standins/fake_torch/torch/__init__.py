@@ -6,9 +6,10 @@ environment variable KPROF_FAKE_TORCH_LOG names a file, append one line per even
 (a fake @triton.jit kernel launched with kernel[grid](...)), "cast <dtype>" (a Tensor.to() that
 changes the dtype).
 
-With CUDA_VISIBLE_DEVICES empty there is no GPU, as in real torch: torch.cuda.is_available() is
-False, and making a CUDA tensor or synchronizing raises RuntimeError("No CUDA GPUs are
-available").
+The machine has KPROF_FAKE_GPU_COUNT GPUs (default 1), and CUDA_VISIBLE_DEVICES shows them as
+CUDA does: empty, or naming an index the machine lacks, there is no GPU, as in real torch:
+torch.cuda.device_count() is 0, torch.cuda.is_available() is False, and making a CUDA tensor or
+synchronizing raises RuntimeError("No CUDA GPUs are available").
 
 Test hooks (not in real torch): KPROF_FAKE_TORCH_IMPORT_SECONDS=S makes `import torch` take S
 seconds, like real torch's import, and KPROF_FAKE_TORCH_LOG_IMPORT=1 logs "import torch" and
@@ -36,9 +37,26 @@ __version__ = "0.0-fake"
 _PID = _os.getpid()
 
 
+def _visible_gpus():
+    """The GPUs this process sees, as CUDA counts them: the machine has KPROF_FAKE_GPU_COUNT
+    (default 1); CUDA_VISIBLE_DEVICES, when set, names them by index (or UUID, "GPU-..."), and
+    CUDA stops at the first entry that names none ("" and "99" on a one-GPU machine show none)."""
+    machine = _builtins.int(_os.environ.get("KPROF_FAKE_GPU_COUNT", "1"))
+    visible = _os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is None:
+        return machine
+    count = 0
+    for entry in visible.split(","):
+        entry = entry.strip()
+        if not (entry.startswith(("GPU-", "MIG-")) or (entry.isdigit() and _builtins.int(entry) < machine)):
+            break
+        count += 1
+    return count
+
+
 def _no_gpu():
-    """Whether this process sees no GPU (CUDA_VISIBLE_DEVICES set to nothing)."""
-    return _os.environ.get("CUDA_VISIBLE_DEVICES") == ""
+    """Whether this process sees no GPU (_visible_gpus() is 0)."""
+    return _visible_gpus() == 0
 
 
 def _fake_log(event):

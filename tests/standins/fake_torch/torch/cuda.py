@@ -1,8 +1,9 @@
-"""Fake torch.cuda: one "Fake GPU" that always works, with an event log (see torch/__init__.py)."""
+"""Fake torch.cuda: "Fake GPU"s that always work, as many as the machine has and
+CUDA_VISIBLE_DEVICES shows (see torch/__init__.py), with an event log."""
 
 import types as _types
 
-from . import _fake_log, _no_gpu
+from . import _fake_log, _no_gpu, _visible_gpus
 
 _sticky_error = []
 
@@ -12,7 +13,7 @@ def is_available():
 
 
 def device_count():
-    return 0 if _no_gpu() else 1
+    return _visible_gpus()
 
 
 def current_device():

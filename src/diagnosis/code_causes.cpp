@@ -1,0 +1,375 @@
+// Causes from the code and the metrics: uncoalesced global accesses, bank conflicts, spills,
+// tensor cores unused, contended atomics, warp divergence (docs/diagnosis.md, "Categories").
+#include "diagnosis/diagnoser.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "diagnosis/text.hpp"
+#include "kprof/numbers.hpp"
+
+namespace kprof::diagnosis {
+
+void Diagnoser::add_uncoalesced() {
+  Rule* found = rule("UncoalescedGlobalAccess");
+  double sectors = 0;
+  double excessive = 0;
+  for (const Instruction& instruction : m_code.instructions) {
+    sectors += instruction.sass->counters.l2_sectors;
+    excessive += instruction.sass->counters.l2_sectors_excessive;
+  }
+  const std::optional<SourcedNumber>& use = m_facts.global_load_sector_use_pct;
+  const bool by_code = m_has_code && sectors > 0 && excessive / sectors >= k_excess_fraction;
+  // 0 means the kernel ran no LDG whose sectors ncu could average.
+  const bool by_metric =
+      use && use->value > 0 && use->value <= 100 * (1 - k_excess_fraction) && !m_has_code;
+  if (found == nullptr && !by_code && !by_metric) {
+    return;
+  }
+  Draft& draft = add(Category::uncoalesced_access,
+                     found != nullptr ? "ncu:UncoalescedGlobalAccess"
+                                      : (by_code ? "kprof:source" : "kprof:metrics"));
+  if (found != nullptr) {
+    take_rule(draft, *found);
+  }
+  const auto excessive_of = [](const Instruction& i) {
+    return i.sass->counters.l2_sectors_excessive;
+  };
+  own(draft, [&](const Instruction& i) { return excessive_of(i) > 0; });
+  const std::optional<std::size_t> line =
+      largest(per_line([&](const Instruction& i) { return excessive_of(i) > 0; }, excessive_of));
+  std::string what = "global accesses";
+  std::string used_text;
+  if (line) {
+    set_line(draft, *line);
+    const UserLine& user = m_code.lines[*line];
+    const LineCounters& counters = user.counters;
+    bool stores = false;
+    bool loads = false;
+    for (const Instruction& instruction : m_code.instructions) {
+      if (instruction.line == line && excessive_of(instruction) > 0) {
+        stores = stores || instruction.op.kind == SassKind::global_store;
+        loads = loads || instruction.op.kind == SassKind::global_load;
+      }
+    }
+    what = stores && !loads ? "global stores" : (loads && !stores ? "global loads" : what);
+    if (counters.l2_sectors > 0 && counters.l2_sectors_ideal > 0) {
+      const double used = counters.l2_sectors_ideal / counters.l2_sectors;
+      used_text = fmt::format("{} of the sectors moved are needed ({}x the ideal)", pct(100 * used),
+                              format_fixed(1 / used, 1));
+      draft.cause.evidence.push_back(
+          {"source page: L2 Theoretical Sectors Global at " + where(user), counters.l2_sectors,
+           fmt::format("sectors the line's accesses move; {} would do",
+                       count(counters.l2_sectors_ideal))});
+    }
+    add_waiting_lines(draft);
+  } else if (use && use->value > 0) {
+    what = "global loads";
+    used_text = fmt::format("{} of each loaded 32-byte sector used (up to {}x fewer bytes)",
+                            pct(use->value), format_fixed(100 / use->value, 1));
+  }
+  if (use && use->value > 0) {
+    draft.cause.evidence.push_back(
+        fact_evidence(*use, fmt::format("the global loads use {} of the bytes of each sector "
+                                        "they move",
+                                        pct(use->value))));
+  }
+  if (sectors > 0) {
+    draft.cause.evidence.push_back(
+        {"source page: L2 Theoretical Sectors Global Excessive", excessive,
+         fmt::format("{} of the kernel's {} global sectors are excessive",
+                     pct(100 * excessive / sectors), count(sectors))});
+  }
+  draft.cause.title = fmt::format("Uncoalesced {}{}{}", what,
+                                  line ? " at " + where(m_code.lines[*line]) : std::string(),
+                                  used_text.empty() ? "" : ": " + used_text);
+  if (!draft.cause.estimated_speedup_pct && !m_has_code && use) {
+    // Without rule or source page: the wasted share of the load bytes, as much of the time as
+    // memory is busy.
+    const double memory = m_facts.roofline.memory_sol_pct.value_or(0.0);
+    estimate(draft, (1 - use->value / 100) * memory, EstimateConfidence::high);
+  }
+}
+
+void Diagnoser::add_bank_conflicts() {
+  Rule* found = rule("UncoalescedSharedAccess");
+  double wavefronts = 0;
+  double excessive = 0;
+  for (const Instruction& instruction : m_code.instructions) {
+    wavefronts += instruction.sass->counters.shared_wavefronts;
+    excessive += instruction.sass->counters.shared_wavefronts_excessive;
+  }
+  const bool by_code =
+      m_has_code && wavefronts > 0 && excessive / wavefronts >= k_shared_excess_fraction;
+  if (found == nullptr && !by_code) {
+    return;
+  }
+  Draft& draft = add(Category::bank_conflicts,
+                     found != nullptr ? "ncu:UncoalescedSharedAccess" : "kprof:source");
+  if (found != nullptr) {
+    take_rule(draft, *found);
+  }
+  const auto excessive_of = [](const Instruction& i) {
+    return i.sass->counters.shared_wavefronts_excessive;
+  };
+  own(draft, [&](const Instruction& i) { return excessive_of(i) > 0; });
+  const std::optional<std::size_t> line =
+      largest(per_line([&](const Instruction& i) { return excessive_of(i) > 0; }, excessive_of));
+  std::string detail;
+  if (line) {
+    set_line(draft, *line);
+    const UserLine& user = m_code.lines[*line];
+    const LineCounters& counters = user.counters;
+    if (counters.shared_wavefronts_ideal > 0) {
+      const double ways = counters.shared_wavefronts / counters.shared_wavefronts_ideal;
+      detail = fmt::format(": {} wavefronts per access where 1 would do", format_fixed(ways, 1));
+    }
+    draft.cause.evidence.push_back(
+        {"source page: L1 Wavefronts Shared Excessive at " + where(user),
+         counters.shared_wavefronts_excessive,
+         fmt::format("excessive shared-memory wavefronts of the line, of {} in all",
+                     count(counters.shared_wavefronts))});
+    add_waiting_lines(draft);
+  }
+  if (wavefronts > 0) {
+    draft.cause.evidence.push_back(
+        {"source page: L1 Wavefronts Shared Excessive", excessive,
+         fmt::format("{} of the kernel's {} shared-memory wavefronts are excessive",
+                     pct(100 * excessive / wavefronts), count(wavefronts))});
+  }
+  draft.cause.title =
+      fmt::format("Shared-memory bank conflicts{}{}",
+                  line ? " at " + where(m_code.lines[*line]) : std::string(), detail);
+}
+
+void Diagnoser::add_spills() {
+  const auto is_local = [](const Instruction& i) {
+    return (i.op.kind == SassKind::local_load || i.op.kind == SassKind::local_store) &&
+           i.sass->counters.instructions_executed > 0;
+  };
+  const bool by_code =
+      m_has_code && std::any_of(m_code.instructions.begin(), m_code.instructions.end(), is_local);
+  const std::optional<SourcedNumber>& spills = m_facts.spill_requests;
+  if (!by_code && !(spills && spills->value > 0)) {
+    return;
+  }
+  Draft& draft = add(Category::register_spills, by_code ? "kprof:source" : "kprof:metrics");
+  own(draft, is_local);
+  std::string registers;
+  if (m_facts.registers_per_thread) {
+    registers =
+        fmt::format(" at {} registers per thread", count(m_facts.registers_per_thread->value));
+    draft.cause.evidence.push_back(
+        fact_evidence(*m_facts.registers_per_thread, "registers per thread"));
+  }
+  if (spills && spills->value > 0) {
+    draft.cause.evidence.push_back(fact_evidence(*spills, "local-memory requests the spills make"));
+    draft.cause.title =
+        fmt::format("Register spills: {} local-memory requests{}", count(spills->value), registers);
+  } else {
+    double executed = 0;
+    for (const Instruction& instruction : m_code.instructions) {
+      executed += is_local(instruction) ? instruction.sass->counters.instructions_executed : 0;
+    }
+    draft.cause.title = fmt::format("Register spills: {} local-memory instructions executed{}",
+                                    count(executed), registers);
+  }
+  if (by_code) {
+    const auto line =
+        largest(per_line(is_local, [](const Instruction& i) { return i.sass->counters.samples; }));
+    if (line) {
+      const UserLine& user = m_code.lines[*line];
+      draft.cause.evidence.push_back(
+          {"source page: local-memory instructions at " + where(user), user.counters.samples,
+           fmt::format("the line with the most spill code ({} of the samples on the line); "
+                       "where spills land is the compiler's choice",
+                       pct0(100 * share_of(user.counters.samples)))});
+    }
+  }
+  // Occupancy limited by the same registers is the same register pressure.
+  Draft* occupancy = find(Category::low_occupancy);
+  const std::vector<Limit> limits = occupancy_limits();
+  if (occupancy != nullptr && !limits.empty() && limits.front().resource == "registers") {
+    m_spill_absorbs_occupancy = true;
+  }
+}
+
+void Diagnoser::add_tensor_cores() {
+  const std::optional<SourcedNumber>& tensor = m_facts.tensor_pipe_pct;
+  if (!m_has_code || !tensor || tensor->value >= k_tensor_in_use_pct) {
+    return;
+  }
+  static constexpr std::array<std::string_view, 7> k_matrix_products{
+      "tl.dot(", "tl.dot_scaled(", "mma_sync(", "mma.sync", "wgmma", "__hmma", "tcgen05.mma"};
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < m_code.lines.size(); ++i) {
+    const UserLine& line = m_code.lines[i];
+    const bool product =
+        std::any_of(k_matrix_products.begin(), k_matrix_products.end(), [&](std::string_view call) {
+          return line.text.find(call) != std::string::npos;
+        });
+    if (product && share_of(line.counters.samples) >= k_tensor_line_share &&
+        (!best || line.counters.samples > m_code.lines[*best].counters.samples)) {
+      best = i;
+    }
+  }
+  if (!best) {
+    return;
+  }
+  double tensor_ops = 0;
+  double fma_ops = 0;
+  for (const Instruction& instruction : m_code.instructions) {
+    if (instruction.line != best) {
+      continue;
+    }
+    if (instruction.op.kind == SassKind::tensor) {
+      tensor_ops += instruction.sass->counters.instructions_executed;
+    } else if (instruction.sass->text.find("FFMA") != std::string::npos ||
+               instruction.sass->text.find("HFMA2") != std::string::npos) {
+      fma_ops += instruction.sass->counters.instructions_executed;
+    }
+  }
+  if (tensor_ops > 0) {
+    return; // the line does reach the tensor pipe
+  }
+  Draft& draft = add(Category::tensor_cores_unused, "kprof:source");
+  set_line(draft, *best);
+  own(draft, [&](const Instruction& i) { return i.line == best; });
+  const UserLine& line = m_code.lines[*best];
+  const double share = share_of(line.counters.samples);
+  draft.cause.title = fmt::format(
+      "Tensor cores unused: the matrix product at {} runs on the FMA pipe (tensor pipe {}, {} "
+      "of the samples on the line)",
+      where(line), pct(tensor->value), pct0(100 * share));
+  draft.cause.evidence.push_back(fact_evidence(*tensor, "the tensor pipe's activity, of its peak"));
+  if (m_facts.fma_pipe_pct) {
+    draft.cause.evidence.push_back(fact_evidence(*m_facts.fma_pipe_pct, "FMA pipe utilization"));
+  }
+  draft.cause.evidence.push_back({"source page: instructions at " + where(line), fma_ops,
+                                  "FFMA/HFMA2 instructions the line executed, and no "
+                                  "tensor-core (HMMA, HGMMA, ...) instruction"});
+}
+
+void Diagnoser::add_atomics() {
+  if (!m_has_code) {
+    return;
+  }
+  // Lanes per sector above the addresses a sector holds: some lanes of each request update the
+  // same address (pigeonhole), and the L2 serializes them.
+  const auto contended = [](const Instruction& i) {
+    const LineCounters& c = i.sass->counters;
+    if (i.op.kind != SassKind::global_atomic || c.l2_sectors <= 0 ||
+        c.thread_instructions_executed <= 0) {
+      return false;
+    }
+    const double addresses_per_sector = k_sector_bytes / std::max(4, i.op.access_bytes);
+    return c.thread_instructions_executed / c.l2_sectors > addresses_per_sector;
+  };
+  if (std::none_of(m_code.instructions.begin(), m_code.instructions.end(), contended)) {
+    return;
+  }
+  Draft& draft = add(Category::atomic_contention, "kprof:source");
+  std::set<std::size_t> atomic_lines;
+  double updates = 0;
+  double sectors = 0;
+  for (std::size_t i = 0; i < m_code.instructions.size(); ++i) {
+    const Instruction& instruction = m_code.instructions[i];
+    if (contended(instruction)) {
+      draft.owned.insert(i);
+      updates += instruction.sass->counters.thread_instructions_executed;
+      sectors += instruction.sass->counters.l2_sectors;
+      if (instruction.line) {
+        atomic_lines.insert(*instruction.line);
+      }
+    }
+  }
+  // The fences around them on their lines (Triton's acq_rel atomics) wait for them too.
+  own(draft, [&](const Instruction& i) {
+    return i.op.kind == SassKind::fence && i.line && atomic_lines.contains(*i.line);
+  });
+  std::optional<std::size_t> line = largest(
+      per_line([&](const Instruction& i) { return i.line && atomic_lines.contains(*i.line); },
+               [](const Instruction& i) { return i.sass->counters.samples; }));
+  if (!line && !atomic_lines.empty()) {
+    line = *atomic_lines.begin();
+  }
+  if (line) {
+    set_line(draft, *line);
+  }
+  const double lanes = sectors > 0 ? updates / sectors : 0;
+  draft.cause.title = fmt::format(
+      "Atomic contention{}: {} lanes update each 32-byte sector per request, {} updates in all",
+      line ? " at " + where(m_code.lines[*line]) : std::string(), format_fixed(lanes, 1),
+      count(updates));
+  draft.cause.evidence.push_back({"source page: Thread Instructions Executed (atomics)", updates,
+                                  "lanes that ran the atomic instructions: one update each"});
+  draft.cause.evidence.push_back(
+      {"source page: L2 Theoretical Sectors Global (atomics)", sectors,
+       "sectors they update: more lanes per sector than addresses in it means lanes of one "
+       "request update the same address"});
+}
+
+void Diagnoser::add_divergence() {
+  Rule* found = rule("ThreadDivergence");
+  const std::optional<SourcedNumber>& lanes = m_facts.active_threads_per_warp;
+  const bool by_metrics = m_rules.empty() && lanes && lanes->value <= k_divergent_lanes;
+  if (found == nullptr && !by_metrics) {
+    return;
+  }
+  Draft& draft =
+      add(Category::warp_divergence, found != nullptr ? "ncu:ThreadDivergence" : "kprof:metrics");
+  if (found != nullptr) {
+    take_rule(draft, *found);
+  }
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < m_code.lines.size(); ++i) {
+    const LineCounters& c = m_code.lines[i].counters;
+    if (c.instructions_executed <= 0 ||
+        c.thread_instructions_executed / c.instructions_executed > k_divergent_lanes) {
+      continue;
+    }
+    if (!best || c.samples > m_code.lines[*best].counters.samples) {
+      best = i;
+    }
+  }
+  std::string at;
+  if (best && m_code.lines[*best].counters.samples > 0) {
+    set_line(draft, *best);
+    const LineCounters& c = m_code.lines[*best].counters;
+    const double line_lanes = c.thread_instructions_executed / c.instructions_executed;
+    at = " at " + where(m_code.lines[*best]);
+    draft.cause.evidence.push_back(
+        {"source page: Thread Instructions Executed / Instructions Executed at " +
+             where(m_code.lines[*best]),
+         line_lanes,
+         fmt::format("lanes of 32 active on the line's instructions ({} of the samples)",
+                     pct0(100 * share_of(c.samples)))});
+  }
+  std::string detail;
+  if (lanes) {
+    detail = fmt::format(": {} of 32 lanes active on average", format_fixed(lanes->value, 1));
+    draft.cause.evidence.push_back(fact_evidence(*lanes, "lanes of 32 active per instruction"));
+  }
+  if (const std::optional<SourcedNumber>& on = m_facts.predicated_on_threads_per_warp) {
+    detail += fmt::format("{} {} not predicated off", detail.empty() ? ":" : ",",
+                          format_fixed(on->value, 1));
+    draft.cause.evidence.push_back(
+        fact_evidence(*on, "lanes of 32 that run an instruction and are not predicated off"));
+  }
+  if (m_facts.branch_uniform_pct) {
+    draft.cause.evidence.push_back(
+        fact_evidence(*m_facts.branch_uniform_pct, "branch targets taken by the whole warp"));
+  }
+  if (m_facts.divergent_branches) {
+    draft.cause.evidence.push_back(
+        fact_evidence(*m_facts.divergent_branches, "divergent branches per warp scheduler"));
+  }
+  draft.cause.title = "Warp divergence" + at + detail;
+}
+
+} // namespace kprof::diagnosis

@@ -1,0 +1,11 @@
+# Clean twin: as many loads per thread, next[i + s * n], independent and coalesced.
+# CUDA C++ built with load_inline and -lineinfo: tests/planted/cuda/planted.cu.
+import os
+import sys
+
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cuda"))
+import planted_cuda  # noqa: E402
+
+
+def kernel_function(next_index):
+    return planted_cuda.module().independent_loads(next_index, next_index.numel() // 32, 32)

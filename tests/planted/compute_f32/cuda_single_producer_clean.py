@@ -1,0 +1,11 @@
+# Clean twin: every thread computes its own value; no barrier.
+# CUDA C++ built with load_inline and -lineinfo: tests/planted/cuda/planted.cu.
+import os
+import sys
+
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cuda"))
+import planted_cuda  # noqa: E402
+
+
+def kernel_function(x):
+    return planted_cuda.module().all_threads_produce(x, 1 << 20, 8)

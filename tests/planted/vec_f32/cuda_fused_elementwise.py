@@ -1,0 +1,11 @@
+# Clean, at the DRAM roof (no twin): x * sigmoid(x) * a + b fused in one float4 pass over 2^26 floats.
+# CUDA C++ built with load_inline and -lineinfo: tests/planted/cuda/planted.cu.
+import os
+import sys
+
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cuda"))
+import planted_cuda  # noqa: E402
+
+
+def kernel_function(x):
+    return planted_cuda.module().fused_silu_axpb(x, x.numel())
