@@ -203,14 +203,6 @@ int stored_schema_version(sqlite3* db) {
   return version ? *version : 0;
 }
 
-/// A run's report document: the documents table's (version 3), else runs.document (rows
-/// recorded before version 3, and every row of an older database).
-std::string_view document_column(sqlite3* db) {
-  return stored_schema_version(db) >= 3
-             ? "coalesce((SELECT document FROM documents WHERE run_id = runs.id), runs.document)"
-             : "runs.document";
-}
-
 /// The condition that picks the rows whose files are roundNNN/ (every row before version 2).
 std::string_view in_place_rows(sqlite3* db) {
   return stored_schema_version(db) >= 2 ? " AND kept_at IS NULL" : "";
