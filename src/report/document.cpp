@@ -659,18 +659,25 @@ Json report_outline(const Json& report) {
 Result<Json> parse_report_outline(std::istream& in) {
   RepresentativePicker picker;
   std::vector<Json> kept;
-  std::string member; // the top-level member being read
-  bool agent_metrics = false;
+  std::string member;    // the top-level member being read
+  bool launches = false; // it is kernels[], an array: its elements are launches
   const Json::parser_callback_t keep = [&](int depth, Json::parse_event_t event, Json& parsed) {
     if (depth == 1 && event == Json::parse_event_t::key) {
       member = parsed.is_string() ? parsed.get<std::string>() : std::string();
-      agent_metrics = agent_metrics || member == "metrics";
-      return member != "metrics"; // the KernelAgent metrics: not built
+      launches = false;
+      return true;
+    }
+    if (depth == 1 && event == Json::parse_event_t::array_start) {
+      launches = member == "kernels";
+      return true;
+    }
+    if (depth == 2 && event == Json::parse_event_t::key && member == "metrics") {
+      return false; // the KernelAgent metrics' members: not built, the object stays in its place
     }
     const bool element = event == Json::parse_event_t::object_end ||
                          event == Json::parse_event_t::array_end ||
                          event == Json::parse_event_t::value;
-    if (depth == 2 && element && member == "kernels") {
+    if (depth == 2 && element && launches) {
       if (const std::optional<std::size_t> slot = picker.offer(parsed)) {
         keep_in_slot(kept, *slot, std::move(parsed));
       }
@@ -687,9 +694,6 @@ Result<Json> parse_report_outline(std::istream& in) {
   if (doc.is_object()) {
     if (const auto kernels = doc.find("kernels"); kernels != doc.end() && kernels->is_array()) {
       *kernels = Json(std::move(kept));
-    }
-    if (agent_metrics) {
-      doc["metrics"] = Json::object(); // read past, not built: an outline's is empty
     }
   }
   return doc;

@@ -511,6 +511,27 @@ TEST(ReportOutline, KeepsEachNamesLongestLaunchTheFirstOnATieAndEveryOtherMember
   EXPECT_EQ(render(Format::prompt, outline), render(Format::prompt, tree));
 }
 
+TEST(LoadReportOutline, KeepsTheKernelAgentMetricsEmptyInTheirPlaceBeforeALaterMember) {
+  test::CaptureBuilder builder;
+  builder.column("gpu__time_duration.sum", "ns");
+  builder.launch("k", 1, {5.0}).launch("k", 2, {9.0}).launch("other", 3, {7.0});
+  const Capture capture = builder.build();
+  Result<Analysis> analysis = analyse(capture, SelectOptions{});
+  ASSERT_TRUE(analysis.ok()) << analysis.error().message;
+  Json tree = build_report(capture, *analysis, *find_metric_set("default"), k_fixed_time);
+  ASSERT_FALSE(tree["metrics"].empty());
+  tree["a_later_member"] = Json{{"kept", true}};
+  auto dir = TempDir::create("kprof-outline-test");
+  ASSERT_TRUE(dir.ok());
+  const std::filesystem::path file = dir->path() / "report.json";
+  ASSERT_TRUE(write_json_atomic(file, tree).ok());
+  Result<Json> outline = load_report_outline(file);
+  ASSERT_TRUE(outline.ok()) << outline.error().message;
+  EXPECT_EQ(json_text(*outline, -1), json_text(report_outline(tree), -1));
+  EXPECT_EQ((*outline)["kernels"].size(), 2U);
+  EXPECT_EQ((*outline)["kernels"][0]["id"], 2);
+}
+
 TEST(CaptureReport, GivesEveryTextTheTimeOfItsConstruction) {
   Result<Capture> capture = read_ncu_csv_file(k_fixtures / "curated_nvtx_twostage.csv");
   ASSERT_TRUE(capture.ok()) << capture.error().message;
