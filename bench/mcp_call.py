@@ -2,7 +2,7 @@
 """mcp_call.py KPROF TOOL ARGUMENTS_JSON [N [SERVER_OPTIONS...]]: drives `KPROF mcp` over stdio as
 an agent would (initialize, notifications/initialized, then N tools/call of TOOL sent at once),
 prints each answer's first text line and closes stdin. For measuring the server's peak memory
-and time on big captures (docs/performance.md, "kprof mcp on big captures"):
+and time on big captures (docs/mcp.md, "Big captures"):
 
   /usr/bin/time -v bench/mcp_call.py build/kprof report '{"path": "/tmp/big.csv"}'
   /usr/bin/time -v bench/mcp_call.py build/kprof report '{"path": "/tmp/big.csv"}' 16 --read-slots 16
