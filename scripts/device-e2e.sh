@@ -10,7 +10,7 @@
 #   4. kprof batch of the eight softmax candidates on one GPU (and on two when two are visible);
 #   5. the Python API over the cases, with a thread pool.
 # Everything lands in $OUT (or ./device-out): a summary (summary.md) and logs in results.tar.gz.
-# Options: STEPS="build doctor cases failures batch python smoke interrupt hostile" (default: the first six),
+# Options: STEPS="build doctor cases failures batch python smoke interrupt hostile shared" (default: the first six),
 # KPROF_CLOCK=none, WARM_RUNS=3 (warm runs per case), BATCH_RUNS=2 (runs per batch setting).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -245,6 +245,49 @@ if want hostile; then
   pkill -9 -f 'harness.py' 2>/dev/null; pkill -9 -x ncu 2>/dev/null
   read -r rc t < <(profile "hostile-after-kill" "$work/kill9" 0 examples/vadd/kernel.py examples/vadd/problem.py)
   note "- the next run in that directory: exit $rc ($t s); leftover staging dirs: $(ls -a "$work/kill9" | grep -c staging)"
+fi
+
+# ---- 7b. a shared host (issue 40) ---------------------------------------------------------------
+# Run as root on the GPU machine: another user (uid 65534) made /tmp/kprof-locks first and planted
+# a dangling symlink gpu0.lock -> a file root must never create; a candidate starts a child that
+# would outlive it; the same user then profiles with its own kprof.
+if want shared; then
+  note ""
+  note "## A shared host: a planted lock directory, a candidate's child, another user"
+  victim=/tmp/kprof-victim-$$
+  rm -rf /tmp/kprof-locks "$victim"
+  setpriv --reuid 65534 --regid 65534 --clear-groups sh -c \
+    "mkdir -m 0755 /tmp/kprof-locks && ln -s $victim /tmp/kprof-locks/gpu0.lock && ln -s $victim /tmp/kprof-locks/profiled-calls.lock"
+  note "- planted: $(stat -c '%U %a %n' /tmp/kprof-locks) with $(ls -l /tmp/kprof-locks | tail -n +2 | awk '{print $9, $10, $11}' | tr '\n' ';')"
+  read -r rc t < <(profile "shared-planted" "$work/shared" 0 examples/vadd/kernel.py examples/vadd/problem.py)
+  note "- root's kprof profile (vadd) beside it: exit $rc ($t s); the symlink's target created: $([ -e "$victim" ] && echo YES || echo no); locks used: $(ls -d /tmp/kprof-locks-* 2>/dev/null | tr '\n' ' ')"
+  note "- stderr: \`$(grep -v '^kprof-harness' "$logs/shared-planted.err" | head -3 | tr '\n' ' ' | cut -c1-400)\`"
+  mkdir -p "$work/child"
+  cat >"$work/child/kernel.py" <<PY
+import subprocess
+import sys
+
+sys.path.insert(0, "$root/examples/vadd")
+from kernel import kernel_function as vadd
+
+def kernel_function(*args):
+    subprocess.Popen(["sleep", "271828"])  # a child the candidate leaves behind
+    return vadd(*args)
+PY
+  read -r rc t < <(profile "shared-child" "$work/shared" 1 "$work/child/kernel.py" examples/vadd/problem.py)
+  sleep 1
+  note "- a candidate that starts \`sleep 271828\`: exit $rc ($t s); such sleeps left after kprof exited: $(pgrep -f 'sleep 271828' | wc -l)"
+  pkill -f 'sleep 271828' 2>/dev/null
+  nobody_out=$(mktemp -d /tmp/kprof-nobody.XXXXXX)
+  cp "$kprof" examples/vadd/kernel.py examples/vadd/problem.py "$nobody_out/"
+  chown -R 65534:65534 "$nobody_out"
+  t0=$(now)
+  (cd "$nobody_out" && setpriv --reuid 65534 --regid 65534 --clear-groups env HOME="$nobody_out" \
+    timeout 300 ./kprof profile kernel.py problem.py --out out \
+    --clock-control "$clock") >"$logs/shared-nobody.out" 2>"$logs/shared-nobody.err"
+  rc=$?
+  note "- uid 65534's own kprof profile (vadd): exit $rc in $(elapsed "$t0" "$(now)") s: \`$(grep -v '^kprof-harness' "$logs/shared-nobody.err" | head -2 | tr '\n' ' ' | cut -c1-300)\`; its lock directory: $(ls -ld /tmp/kprof-locks-65534 2>/dev/null | awk '{print $1, $3}')"
+  rm -rf /tmp/kprof-locks "$victim"
 fi
 
 # ---- 8. Python API ------------------------------------------------------------------------------
