@@ -389,7 +389,7 @@ int run_cli_command(int argc, char** argv) {
     try {
       return finish(command->run());
     } catch (const std::exception& e) {
-      return fail(make_error(ErrorCategory::internal, e.what()));
+      return fail(error_from_exception(e));
     }
   }
   return fail(make_error(

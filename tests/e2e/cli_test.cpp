@@ -140,9 +140,38 @@ TEST_F(KprofCli, SelectLastKeepsOneLaunchPerName) {
   EXPECT_EQ(json::parse(run.out)["kernels"].size(), 5U); // five distinct names, one launch each
 }
 
-TEST_F(KprofCli, KernelFilterThatMatchesNothingIsNoKernels) {
+TEST_F(KprofCli, KernelFilterThatMatchesNothingIsNoKernelsNamingTheKernels) {
   KprofRun run = run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--kernel", "nope"});
   EXPECT_EQ(run.exit_code, 5) << run.err;
+  // kprof mcp's diagnosis and hot_lines say the same of a round (McpServer tests).
+  EXPECT_NE(run.err.find("no kernel name contains 'nope' (kernels in the capture: "),
+            std::string::npos)
+      << run.err;
+}
+
+TEST_F(KprofCli, AnEmptyOutIsAUsageErrorSayingItMayNotBeEmpty) {
+  const std::string capture = fixture("curated_nvtx_twostage.csv");
+  KprofRun file = run_kprof({"report", capture, "--out", ""}, {}, std::chrono::seconds(120), dir());
+  EXPECT_EQ(file.exit_code, 2) << file.err;
+  EXPECT_NE(file.err.find("--out may not be empty: give the output file"), std::string::npos)
+      << file.err;
+  EXPECT_TRUE(file.out.empty()) << "nothing on standard output instead";
+  KprofRun round = run_kprof({"report", capture, "--round", "1", "--out", ""}, {},
+                             std::chrono::seconds(120), dir());
+  EXPECT_EQ(round.exit_code, 2) << round.err;
+  EXPECT_NE(round.err.find("--out may not be empty: give the run directory of --round"),
+            std::string::npos)
+      << round.err;
+  EXPECT_FALSE(std::filesystem::exists(dir() / "kprof-out")) << "no round in the default";
+  for (const char* command : {"profile", "batch"}) {
+    KprofRun run =
+        run_kprof({command, "k.py", "p.py", "--out", ""}, {}, std::chrono::seconds(120), dir());
+    EXPECT_EQ(run.exit_code, 2) << command << ": " << run.err;
+    EXPECT_NE(run.err.find("--out may not be empty: give the output directory (by default "
+                           "kprof-out)"),
+              std::string::npos)
+        << command << ": " << run.err;
+  }
 }
 
 TEST_F(KprofCli, UnknownSelectWordListsTheValidOnes) {

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "kprof/analysis.hpp"
+#include "kprof/files.hpp"
+#include "kprof/json_file.hpp"
 #include "kprof/kernelagent.hpp"
 #include "kprof/metric_sets.hpp"
 #include "kprof/ncu_output.hpp"
@@ -436,6 +438,98 @@ TEST(CaptureReport, WritesTheTreesJsonCsvAndKernelAgentFileOnEveryFixture) {
   for (const std::string& file : files) {
     expect_capture_report_writes_the_tree(file);
   }
+}
+
+TEST(ReportOutline, OfTheTreeIsTheCaptureReportsOutlineOnEveryFixture) {
+  // What kprof mcp trims and draws of a report held as a tree (a report.json, a profiled round)
+  // is what a CaptureReport holds of the same capture: one launch per name, no KernelAgent
+  // metrics.
+  for (const std::string& file : capture_fixtures()) {
+    for_each_analysis(
+        file, [](const Capture& capture, const Analysis& analysis, const MetricSet& set) {
+          const Json tree = build_report(capture, analysis, set, k_fixed_time);
+          EXPECT_EQ(report_outline(tree),
+                    build_report_of_representatives(capture, analysis, set, k_fixed_time));
+        });
+  }
+}
+
+TEST(LoadReportOutline, ReadsTheOutlineOfEveryFixturesReportJsonAsAStream) {
+  auto dir = TempDir::create("kprof-outline-test");
+  ASSERT_TRUE(dir.ok());
+  const std::filesystem::path file = dir->path() / "report.json";
+  for (const std::string& fixture : capture_fixtures()) {
+    for_each_analysis(fixture,
+                      [&](const Capture& capture, const Analysis& analysis, const MetricSet& set) {
+                        const Json tree = build_report(capture, analysis, set, k_fixed_time);
+                        ASSERT_TRUE(write_json_atomic(file, tree).ok());
+                        // The tree as written (invalid UTF-8 as U+FFFD), whole, then reduced in
+                        // memory.
+                        Result<Json> whole = load_report(file);
+                        ASSERT_TRUE(whole.ok()) << whole.error().message;
+                        Result<Json> outline = load_report_outline(file);
+                        ASSERT_TRUE(outline.ok()) << outline.error().message;
+                        EXPECT_TRUE(*outline == report_outline(*whole));
+                      });
+  }
+}
+
+TEST(LoadReportOutline, SaysWhatAFileIsInLoadReportsWordsWhenItIsNoReport) {
+  auto dir = TempDir::create("kprof-outline-test");
+  ASSERT_TRUE(dir.ok());
+  for (const std::filesystem::path& file :
+       {k_fixtures / "curated_nvtx_twostage.csv", dir->path() / "missing.json", dir->path()}) {
+    Result<Json> outline = load_report_outline(file);
+    Result<Json> whole = load_report(file);
+    ASSERT_FALSE(outline.ok()) << file;
+    ASSERT_FALSE(whole.ok()) << file;
+    EXPECT_EQ(outline.error().category, whole.error().category) << file;
+    EXPECT_EQ(outline.error().message, whole.error().message) << file;
+  }
+}
+
+TEST(ReportOutline, KeepsEachNamesLongestLaunchTheFirstOnATieAndEveryOtherMember) {
+  test::CaptureBuilder builder;
+  builder.column("gpu__time_duration.sum", "ns");
+  builder.launch("k", 1, {test::TestValue{}})
+      .launch("k", 2, {5.0})
+      .launch("other", 3, {7.0})
+      .launch("k", 4, {9.0})
+      .launch("k", 5, {9.0});
+  const Capture capture = builder.build();
+  Result<Analysis> analysis = analyse(capture, SelectOptions{});
+  ASSERT_TRUE(analysis.ok()) << analysis.error().message;
+  Json tree = build_report(capture, *analysis, *find_metric_set("default"), k_fixed_time);
+  tree["a_later_member"] = Json{{"kept", true}};
+  const Json outline = report_outline(tree);
+  ASSERT_EQ(outline["kernels"].size(), 2U);
+  EXPECT_EQ(outline["kernels"][0]["id"], 4);
+  EXPECT_EQ(outline["kernels"][1]["id"], 3);
+  EXPECT_EQ(outline["metrics"], Json::object());
+  EXPECT_EQ(outline["summary"], tree["summary"]);
+  EXPECT_EQ(outline["a_later_member"], tree["a_later_member"]);
+  EXPECT_EQ(render(Format::prompt, outline), render(Format::prompt, tree));
+}
+
+TEST(LoadReportOutline, KeepsTheKernelAgentMetricsEmptyInTheirPlaceBeforeALaterMember) {
+  test::CaptureBuilder builder;
+  builder.column("gpu__time_duration.sum", "ns");
+  builder.launch("k", 1, {5.0}).launch("k", 2, {9.0}).launch("other", 3, {7.0});
+  const Capture capture = builder.build();
+  Result<Analysis> analysis = analyse(capture, SelectOptions{});
+  ASSERT_TRUE(analysis.ok()) << analysis.error().message;
+  Json tree = build_report(capture, *analysis, *find_metric_set("default"), k_fixed_time);
+  ASSERT_FALSE(tree["metrics"].empty());
+  tree["a_later_member"] = Json{{"kept", true}};
+  auto dir = TempDir::create("kprof-outline-test");
+  ASSERT_TRUE(dir.ok());
+  const std::filesystem::path file = dir->path() / "report.json";
+  ASSERT_TRUE(write_json_atomic(file, tree).ok());
+  Result<Json> outline = load_report_outline(file);
+  ASSERT_TRUE(outline.ok()) << outline.error().message;
+  EXPECT_EQ(json_text(*outline, -1), json_text(report_outline(tree), -1));
+  EXPECT_EQ((*outline)["kernels"].size(), 2U);
+  EXPECT_EQ((*outline)["kernels"][0]["id"], 2);
 }
 
 TEST(CaptureReport, GivesEveryTextTheTimeOfItsConstruction) {
