@@ -367,8 +367,8 @@ TEST_F(KprofProfile, UnderUmask000NothingItWritesIsWritableByOtherUsers) {
 TEST_F(KprofProfile, WritesTheWholeRoundLayoutAndReportsBothKernels) {
   KprofRun run = profile({example("twostage/kernel.py"), example("twostage/problem.py")});
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  for (const char* file : {"harness.py", "plan.json", "status.json", "ncu.log", "report.ncu-rep",
-                           "metrics.csv", "report.json"}) {
+  for (const char* file : {"harness.py", "kprof_harness/main.py", "plan.json", "status.json",
+                           "ncu.log", "report.ncu-rep", "metrics.csv", "report.json"}) {
     EXPECT_TRUE(fs::exists(out() / "round000" / file)) << file;
   }
   EXPECT_FALSE(fs::exists(out() / "round000" / "error.json"));
