@@ -514,7 +514,7 @@ class TritonKey:
     Triton's triton_key(): the hash of Triton's own sources and shared library that begins every
     compile's cache key, computed once per process (functools.lru_cache) and otherwise paid by
     the process's first compile or launch. Measured on an H100 (2026-12-05,
-    scripts/device-triton-target.sh): 0.47-0.97 s in a new process. Hashing the library releases
+    bench/device/run triton-target): 0.47-0.97 s in a new process. Hashing the library releases
     the GIL, so it runs beside torch's import. join() waits for the thread (torch's import
     usually outlasts it) and records status["triton_key_seconds"]; a Triton without an
     lru-cached triton_key where 3.6 (triton.runtime.cache) or earlier versions
@@ -834,8 +834,8 @@ class EarlyPrimer:
     """Started before `import torch` (plan "early_primer"): a thread that makes device 0's
     primary CUDA context, the one torch uses later, and profiles PRIMER_PTX in PRIMER_RANGE,
     synchronized, with the profiled-call lock held around it as a candidate's call. Measured on
-    the H200 (ncu 2025.3.1, scripts/device-startup.sh): a session's start to its first profiled
-    kernel's end went from 5.99-7.53 s to 4.00-4.71 s. A standby's thread waits for its GPU's
+    the H200 (ncu 2025.3.1, docs/device-runs/2026-12-02-early-primer.md): a session's start to
+    its first profiled kernel's end went from 5.99-7.53 s to 4.00-4.71 s. A standby's thread waits for its GPU's
     lock first and lets it go after (plan standby.gpu_lock). join() waits for the thread and
     merges what it did into the status; it never raises."""
 

@@ -1,6 +1,6 @@
 // `kprof profile` and `kprof batch` end to end, on a machine without a GPU: a stand-in ncu
 // (tests/standins/ncu) runs the real harness under a fake torch and replays recorded H200 output.
-// The real ncu is exercised by scripts/device-e2e.sh on a GPU machine (docs/device-e2e.md).
+// The real ncu is exercised by bench/device/run e2e on a GPU machine (docs/device-e2e.md).
 #include <algorithm>
 #include <array>
 #include <csignal>

@@ -150,3 +150,34 @@ def test_the_build_script_tells_cmake_not_to_warn_about_python_when_the_main_job
     configure = calls(log)[0].split()
     assert "--no-warn-unused-cli" in configure
     assert "-DPython3_EXECUTABLE=/usr/bin/python3" in configure
+
+
+def documents():
+    """The docs, README, ARCHITECTURE and tests' READMEs, without the dated device transcripts."""
+    paths = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").glob("*.md")),
+             *sorted((ROOT / "tests").rglob("README.md")), *sorted((ROOT / "examples").rglob("README.md"))]
+    return {path: path.read_text(encoding="utf-8") for path in paths}
+
+
+def test_every_device_step_the_docs_quote_is_a_step_of_the_one_driver():
+    import re
+    listed = subprocess.run(["bash", str(ROOT / "bench" / "device" / "run"), "--list"], capture_output=True,
+                            text=True, timeout=60, check=True).stdout
+    steps = {line.split()[0] for line in listed.splitlines() if line.strip()}
+    assert {"e2e", "standby", "record-planted"} <= steps
+    quoted = {(path.name, step) for path, text in documents().items()
+              for step in re.findall(r"bench/device/run ([a-z0-9][a-z0-9-]*)", text)}
+    assert quoted
+    assert [(name, step) for name, step in sorted(quoted) if step not in steps] == []
+    # scripts/ holds what a user runs; the measurements are bench/device's.
+    assert [path.name for path, text in documents().items() if "scripts/device-" in text] == []
+    assert sorted(path.name for path in (ROOT / "scripts").glob("device-*")) == []
+
+
+def test_the_device_driver_refuses_a_step_it_does_not_have_and_lists_those_it_has():
+    done = subprocess.run(["bash", str(ROOT / "bench" / "device" / "run"), "no-such-step"], capture_output=True,
+                          text=True, timeout=60)
+
+    assert done.returncode == 2
+    assert "no step 'no-such-step'" in done.stderr
+    assert "  e2e " in done.stderr
