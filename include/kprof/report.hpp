@@ -108,7 +108,10 @@ struct RenderOptions {
   /// format_with_unit(), whose precision is fixed, so no sink reads this today.
   int round_digits = 3;
   std::size_t max_rules = 5; ///< NCU rule findings per kernel in the prompt/table
-  bool compact = false;      ///< JSON without indentation
+  /// Columns the table fills (wrapping, and cutting only what cannot wrap). The CLI gives the
+  /// terminal's: COLUMNS, else the width of the terminal that stdout is, else this default.
+  std::size_t width = 100;
+  bool compact = false; ///< JSON without indentation
 };
 
 /// What a kprof JSON document holds. Every artefact kprof prints is a document of one kind

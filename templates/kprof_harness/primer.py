@@ -151,8 +151,8 @@ class EarlyPrimer:
     """Started before `import torch` (plan "early_primer"): a thread that makes device 0's
     primary CUDA context, the one torch uses later, and profiles PRIMER_PTX in PRIMER_RANGE,
     synchronized, with the profiled-call lock held around it as a candidate's call. Measured on
-    the H200 (ncu 2025.3.1, scripts/device-startup.sh): a session's start to its first profiled
-    kernel's end went from 5.99-7.53 s to 4.00-4.71 s. A standby's thread waits for its GPU's
+    the H200 (ncu 2025.3.1, docs/device-runs/2026-12-02-early-primer.md): a session's start to
+    its first profiled kernel's end went from 5.99-7.53 s to 4.00-4.71 s. A standby's thread waits for its GPU's
     lock first and lets it go after (plan standby.gpu_lock). join() waits for the thread and
     merges what it did into the status; it never raises."""
 

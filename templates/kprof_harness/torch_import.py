@@ -30,7 +30,7 @@ class TritonKey:
     Triton's triton_key(): the hash of Triton's own sources and shared library that begins every
     compile's cache key, computed once per process (functools.lru_cache) and otherwise paid by
     the process's first compile or launch. Measured on an H100 (2026-12-05,
-    scripts/device-triton-target.sh): 0.47-0.97 s in a new process. Hashing the library releases
+    bench/device/run triton-target): 0.47-0.97 s in a new process. Hashing the library releases
     the GIL, so it runs beside torch's import. join() waits for the thread (torch's import
     usually outlasts it) and records status["triton_key_seconds"]; a Triton without an
     lru-cached triton_key where 3.6 (triton.runtime.cache) or earlier versions

@@ -1,4 +1,5 @@
 // The kprof binary on recorded H200 captures: output shapes and documented exit codes.
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -122,6 +123,35 @@ TEST_F(KprofCli, PromptNamesTheGpuTheRooflineAndEachKernel) {
   EXPECT_NE(run.out.find("NVIDIA H200"), std::string::npos);
   EXPECT_NE(run.out.find("matmul_kernel"), std::string::npos);
   EXPECT_NE(run.out.find("compute-bound"), std::string::npos) << run.out;
+}
+
+TEST_F(KprofCli, TableIsAsWideAsColumnsSaysAndAHundredColumnsWhenNotATerminal) {
+  const auto widest = [](const std::string& text) {
+    std::size_t most = 0;
+    std::size_t start = 0;
+    for (std::size_t end = text.find('\n'); end != std::string::npos;
+         start = end + 1, end = text.find('\n', start)) {
+      most = std::max(most, end - start);
+    }
+    return most;
+  };
+  const std::string capture = fixture("curated_nvtx_twostage.csv");
+  KprofRun piped = run_kprof({"report", capture, "--format", "table"});
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_LE(widest(piped.out), 100U) << piped.out;
+  EXPECT_GT(widest(piped.out), 90U) << piped.out;
+
+  KprofRun wide = run_kprof({"report", capture, "--format", "table"}, {{"COLUMNS", "200"}});
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  EXPECT_GT(widest(wide.out), 100U) << wide.out;
+  EXPECT_LE(widest(wide.out), 200U) << wide.out;
+  EXPECT_NE(wide.out.find("of the warps' cycles, DRAM at 36.8% of peak [no estimate; "
+                          "kprof:metrics]\n"),
+            std::string::npos)
+      << wide.out;
+
+  KprofRun nonsense = run_kprof({"report", capture, "--format", "table"}, {{"COLUMNS", "wide"}});
+  EXPECT_EQ(nonsense.out, piped.out) << "a COLUMNS that is not a width is ignored";
 }
 
 TEST_F(KprofCli, DetailsPageReportCarriesNcuRules) {

@@ -107,6 +107,78 @@ TEST(TwostageReport, MatchesTheGoldenTable) {
   test::expect_golden(render(Format::table, doc), "twostage.table.txt");
 }
 
+/// The widest line of `text`, in columns.
+std::size_t widest_line(const std::string& text) {
+  std::size_t widest = 0;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) {
+      end = text.size();
+    }
+    std::size_t columns = 0;
+    for (std::size_t i = start; i < end; ++i) {
+      columns += (static_cast<unsigned char>(text[i]) & 0xC0U) != 0x80U ? 1U : 0U;
+    }
+    widest = std::max(widest, columns);
+    start = end + 1;
+  }
+  return widest;
+}
+
+TEST(TwostageReport, TableFollowsTheWidthItIsGivenAndCutsNoCause) {
+  const Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
+  for (const std::size_t width : {std::size_t{72}, std::size_t{100}, std::size_t{200}}) {
+    RenderOptions options;
+    options.width = width;
+    const std::string table = render(Format::table, doc, options);
+    if (width >= 100) { // the kernel table's columns need 97 here; the text below wraps to any
+      EXPECT_LE(widest_line(table), width) << table;
+    }
+    EXPECT_EQ(table.find("\xE2\x80\xA6"), std::string::npos) << "nothing cut:\n" << table;
+    // The figure that matters, at the end of the cause, is always there (wrapped, maybe).
+    std::string joined;
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      if (table[i] == '\n') {
+        joined += ' ';
+        while (i + 1 < table.size() && table[i + 1] == ' ') {
+          ++i;
+        }
+      } else {
+        joined += table[i];
+      }
+    }
+    EXPECT_NE(joined.find("DRAM at 56.3% of peak [no estimate; kprof:metrics]"), std::string::npos)
+        << table;
+  }
+  RenderOptions wide;
+  wide.width = 200;
+  const std::string table = render(Format::table, doc, wide);
+  EXPECT_NE(table.find("  1. Memory latency: warps wait on global or local memory (long-scoreboard "
+                       "stalls): 58.2% of the warps' cycles, DRAM at 36.8% of peak [no estimate; "
+                       "kprof:metrics]\n"),
+            std::string::npos)
+      << "one line on a 200-column terminal:\n"
+      << table;
+}
+
+TEST(TwostageReport, TableHasNoEmptyColumnAndSaysEachUnitOnce) {
+  const std::string table =
+      render(Format::table, fixture_report("curated_nvtx_twostage.csv", "default"));
+  EXPECT_EQ(table.find("1.    -"), std::string::npos) << "the estimate column of old:\n" << table;
+  EXPECT_NE(table.find("[no estimate; kprof:metrics]"), std::string::npos) << table;
+  for (const char* repeated : {"register/thread", " block;", " block\n", "byte/block", " cycle;",
+                               " cycle\n", " inst;", " inst\n"}) {
+    EXPECT_EQ(table.find(repeated), std::string::npos) << repeated << " in:\n" << table;
+  }
+  EXPECT_NE(table.find("Registers per thread 48;"), std::string::npos) << table;
+  EXPECT_NE(table.find("Block limit: blocks 32;"), std::string::npos) << table;
+  EXPECT_NE(table.find("Shared memory per block 1.15 KB;"), std::string::npos) << table;
+  // One formatting of a percentage: the DRAM throughput as the columns print it.
+  EXPECT_NE(table.find("DRAM throughput 56.5%"), std::string::npos) << table;
+  EXPECT_EQ(table.find("56.50"), std::string::npos) << table;
+}
+
 TEST(TwostageReport, MatchesTheGoldenCsv) {
   const Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
   ASSERT_TRUE(doc.is_object());

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Hot lines on a real GPU (issue 9, docs/hot-lines.md), from the repository root of the GPU
-# machine. Builds kprof and its Python module into build-device/ (scripts/device-common.sh), then:
+# machine. Builds kprof and its Python module into build-device/ (bench/device/common.sh), then:
 #   1. the four examples with --source: the hot lines of each kernel, wall time with and
 #      without --source (the same warm Triton cache);
 #   2. softmax with --metrics deep (implies --source): hot lines, the fp32 roofline inputs;
@@ -10,10 +10,10 @@
 #   5. kprof report R.ncu-rep --source, and the Python API with source=True.
 # Results in $OUT (or ./device-out): summary.md plus the reports and prompts.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
-# shellcheck source=scripts/device-common.sh
-. "$root/scripts/device-common.sh"
+# shellcheck source=bench/device/common.sh
+. "$root/bench/device/common.sh"
 work=$(mktemp -d /tmp/kprof-hot.XXXXXX)
 clock=${KPROF_CLOCK:-none}
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""The Python half of scripts/device-record-planted.sh (the planted-defect suite, docs/diagnosis.md).
+"""The Python half of bench/device/run record-planted (the planted-defect suite, docs/diagnosis.md).
 
-    device-record-planted.py plan [PROBLEM...]
+    bench/device/record-planted.py plan [PROBLEM...]
         One line per problem of tests/planted/manifest.json, in manifest order:
         "<problem name> <problem.py> <kernel.py>..." (every kernel of that problem: defects and
         their clean twins share a problem, so one `kprof batch` records them in one process).
         PROBLEM names (vec_f32, ...) keep only those problems.
 
-    device-record-planted.py pack RUN_DIR TRITON_CACHE DEST ROUND:PROBLEM...
+    bench/device/record-planted.py pack RUN_DIR TRITON_CACHE DEST ROUND:PROBLEM...
         Gathers what one recorded `kprof batch` round per problem left in RUN_DIR into
         DEST/<problem>/ (the fixture layout of tests/fixtures/ncu/2025.3.1/planted/):
           details.csv      ncu's details page (the session's rows.csv: sections and rule results)
@@ -29,7 +29,7 @@ import os
 import shutil
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MANIFEST = os.path.join(ROOT, "tests", "planted", "manifest.json")
 
 

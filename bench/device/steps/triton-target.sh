@@ -8,10 +8,10 @@
 # of Triton's triton_key() after it (the hash of its own files that a first compile pays).
 # REPS=2 unless set. No kprof build needed. Results in $OUT/summary.md.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
-# shellcheck source=scripts/device-common.sh
-. "$root/scripts/device-common.sh"
+# shellcheck source=bench/device/common.sh
+. "$root/bench/device/common.sh"
 note "# Triton's target: fresh and warm cache, plainly and under ncu (issue 22)"
 note_environment
 work=$(mktemp -d /tmp/kprof-triton-target.XXXXXX)

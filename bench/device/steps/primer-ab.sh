@@ -6,10 +6,10 @@
 # with options that skip its section and rule files (`python3 -c pass` under ncu). Builds kprof
 # unless SKIP_BUILD=1. Results in $OUT/summary.md.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
-# shellcheck source=scripts/device-common.sh
-. "$root/scripts/device-common.sh"
+# shellcheck source=bench/device/common.sh
+. "$root/bench/device/common.sh"
 note "# The early primer, on and off, on one machine"
 note_environment
 build_unless_skipped python

@@ -1,4 +1,4 @@
-"""Profiles the example cases through kprof's Python API on a GPU machine (scripts/device-e2e.sh).
+"""Profiles the example cases through kprof's Python API on a GPU machine (bench/device/run e2e).
 
 Sequential profile_kernel calls, then a thread pool that profiles the four cases at once (they
 queue on the per-GPU lock, or spread over GPUs when several are visible), then the History API.
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import kprof
 
-root = Path(__file__).resolve().parent.parent
+root = Path(__file__).resolve().parents[2]
 work = Path(os.environ.get("KPROF_E2E_WORK", "/tmp/kprof-python"))
 clock = os.environ.get("KPROF_CLOCK", "none")
 cases = ["vadd", "twostage", "softmax", "matmul"]

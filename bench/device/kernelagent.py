@@ -1,5 +1,5 @@
 """KernelAgent's own profiler against kprof through KernelAgent's platform registry, on a GPU
-machine (scripts/device-kernelagent.sh runs it; docs/kernelagent.md).
+machine (bench/device/run kernelagent runs it; docs/kernelagent.md).
 
 For each case (KernelAgent's three optimize examples, input.py + problem.py, and the cases of
 --cases, kernel.py + problem.py: the same kernel files for every profiler) and each mode:

@@ -13,10 +13,10 @@
 # Options: STEPS="build doctor cases failures batch python smoke interrupt hostile shared" (default: the first six),
 # KPROF_CLOCK=none, WARM_RUNS=3 (warm runs per case), BATCH_RUNS=2 (runs per batch setting).
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
-# shellcheck source=scripts/device-common.sh
-. "$root/scripts/device-common.sh"
+# shellcheck source=bench/device/common.sh
+. "$root/bench/device/common.sh"
 work=$(mktemp -d /tmp/kprof-e2e.XXXXXX)
 logs="$work/logs"
 mkdir -p "$logs"
@@ -297,7 +297,7 @@ if want python; then
   if [ -d "$build/python/kprof" ]; then
     t0=$(now)
     PYTHONPATH="$build/python" KPROF_E2E_WORK="$work/python" KPROF_CLOCK="$clock" \
-      timeout 500 python3 scripts/device-python-example.py >"$logs/python.txt" 2>&1
+      timeout 500 python3 bench/device/python-example.py >"$logs/python.txt" 2>&1
     rc=$?
     note "exit $rc in $(elapsed "$t0" "$(now)") s"
     note '```'

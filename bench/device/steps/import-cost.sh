@@ -6,10 +6,10 @@
 # rounds unless set, each mode once per round in turn, so that a slow spell of the host shows in
 # every column. No kprof build needed. Results in $OUT/summary.md.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
-# shellcheck source=scripts/device-common.sh
-. "$root/scripts/device-common.sh"
+# shellcheck source=bench/device/common.sh
+. "$root/bench/device/common.sh"
 note "# A harness's setup, part by part, plainly (issue 22)"
 note_environment
 note "- host: $(nproc) CPUs, $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)"

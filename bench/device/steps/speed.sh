@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Issue 22's numbers on a GPU machine: the cold `kprof profile` of each example twice (fresh
 # output directories, so the second shows the cached metric check), then the agent loop of
-# scripts/device-standby.py with standbys (primer on). Builds kprof and its Python module into
-# build-device/ (scripts/device-common.sh; with SKIP_BUILD=1 an existing build is reused).
+# bench/device/standby.py with standbys (primer on). Builds kprof and its Python module into
+# build-device/ (bench/device/common.sh; with SKIP_BUILD=1 an existing build is reused).
 # Env: STEPS="nvtx cold loop" (any of: nvtx cold loop), CASES="vadd twostage softmax matmul",
 # THINK=8, SOURCE=0|1 (the loop with source=True), UNIQUE=0|1 (the loop's candidates made new
 # kernels, compiled each round). Results in $OUT/summary.md and $OUT/speed.json.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
-# shellcheck source=scripts/device-common.sh
-. "$root/scripts/device-common.sh"
+# shellcheck source=bench/device/common.sh
+. "$root/bench/device/common.sh"
 steps=${STEPS:-nvtx cold loop}
 cases=${CASES:-vadd twostage softmax matmul}
 note "# kprof speed on the GPU"
@@ -96,7 +96,7 @@ case " $steps " in *" loop "*)
   note "## agent loop (standby, primer on), think ${THINK:-8} s, source ${SOURCE:-0}"
   PYTHONPATH="$build/python" KPROF_CLOCK=none MODES=standby CASES="$cases" PHASES=1 \
     SOURCE="${SOURCE:-0}" THINK="${THINK:-8}" timeout 540 \
-    python3 scripts/device-standby.py "$work/loop" 2>&1 | grep -v '^INFO' | tee -a "$summary"
+    python3 bench/device/standby.py "$work/loop" 2>&1 | grep -v '^INFO' | tee -a "$summary"
   # The primer's rows are in the session's ncu log, and in no report.
   log=$(find "$work/loop" -name ncu.log | head -1)
   note "- primer rows in one session's ncu log: $(grep -c 'kprof:primer' "$log" 2>/dev/null || echo 0); in reports: $(grep -l 'kprof:primer' $(find "$work/loop" -name report.json) 2>/dev/null | wc -l)"

@@ -7,7 +7,7 @@
 #   - under ncu while PyTorch's profiler records too (do two CUPTI subscribers coexist?).
 # Writes $OUT/workload-probe.md (and the raw logs in $OUT/workload-probe.tar.gz).
 #   PROBLEMS=".device/kernelbench/35_LSTM.py .device/kernelbench/11_VGG16.py" \
-#     bash bench/device/workload-probe.sh
+#     bench/device/run workload-probe
 set -uo pipefail
 out=${OUT:-/tmp/workload-probe}
 mkdir -p "$out/probe"

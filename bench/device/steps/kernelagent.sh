@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # KernelAgent's own profiler against kprof through KernelAgent's platform registry
 # (kprof.kernelagent.register(), docs/kernelagent.md), on the same kernels: KernelAgent's three
-# optimize examples and the cases of $CASES. Runs scripts/device-kernelagent.py; builds kprof and
-# its Python module first (scripts/device-common.sh).
+# optimize examples and the cases of $CASES. Runs bench/device/kernelagent.py; builds kprof and
+# its Python module first (bench/device/common.sh).
 # Env: KA (a KernelAgent checkout, carried to the device and never committed: e.g. a clone of
 # meta-pytorch/KernelAgent in .kernelagent/, ignored by git, 6 MB, carried with .device/; an
 # export without .git names its commit in .kernelagent/.commit),
@@ -12,12 +12,12 @@
 # Prints per case and mode the kernels found, the memory/compute SOL of the kernel KernelAgent's
 # loop reads, and the seconds per call; $OUT/kernelagent.json holds the whole summary.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
 : "${KA:?set KA to a KernelAgent checkout (its examples/optimize_0* are profiled)}"
 : "${CASES:?set CASES to the cases directory (<case>/kernel.py + problem.py)}"
-# shellcheck source=scripts/device-common.sh
-. "$root/scripts/device-common.sh"
+# shellcheck source=bench/device/common.sh
+. "$root/bench/device/common.sh"
 note "# KernelAgent's profiler vs kprof in KernelAgent's registry"
 note_environment
 kernelagent_commit() { # its own checkout's HEAD (not that of a repository it lies in), else $KA/.commit
@@ -33,7 +33,7 @@ note "- cases: $CASES; calls: ${CALLS:-2}; modes: ${MODES:-kernelagent kprof kpr
 build_kprof python
 work=$(mktemp -d /tmp/kprof-kernelagent.XXXXXX)
 PYTHONPATH="$build/python:$KA${PYTHONPATH:+:$PYTHONPATH}" KPROF_CLOCK="${KPROF_CLOCK:-none}" timeout 540 \
-  python3 scripts/device-kernelagent.py --kernelagent "$KA" --cases "$CASES" --work "$work" \
+  python3 bench/device/kernelagent.py --kernelagent "$KA" --cases "$CASES" --work "$work" \
     --json "$out/kernelagent.json" --calls "${CALLS:-2}" \
     --modes "${MODES:-kernelagent kprof kprof-standby}" --only "${ONLY:-}" 2>&1 \
   | grep -v '^INFO' | tee -a "$summary"

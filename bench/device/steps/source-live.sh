@@ -5,7 +5,7 @@
 #    A (kprof before 2026-12-04) the session prints its rows, then `ncu --import R --page source
 #    --print-source cuda,sass`; B (now) the session prints the source page, then `ncu --import R
 #    --csv --page raw`. REPS runs each, alternating; the session and the import timed apart.
-# 2. "loop": the agent loop with source=True (scripts/device-standby.py, THINK s apart) on
+# 2. "loop": the agent loop with source=True (bench/device/standby.py, THINK s apart) on
 #    LOOP_CASES, and without source on softmax, in the same call.
 # 3. "batch": N new softmax candidates on GPU 0, twice with one Triton cache (the first run
 #    compiles every candidate, the second finds them compiled), once more with --warmup 1, then
@@ -21,14 +21,14 @@
 # 4. "checks": the batch of 8 softmax variants with a raising and an illegal-address candidate
 #    (statuses and messages as before), and the source page live on two kernels and on a failing
 #    program: twostage --source (hot lines of both), raises.py --source (exit 10).
-# Builds kprof and its Python module into build-device/ (scripts/device-common.sh).
+# Builds kprof and its Python module into build-device/ (bench/device/common.sh).
 # Env: STEPS="ab loop batch checks", REPS=3, LOOP_CASES="vadd softmax", THINK=8, N=32.
 # Results in $OUT/summary.md.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
-# shellcheck source=scripts/device-common.sh
-. "$root/scripts/device-common.sh"
+# shellcheck source=bench/device/common.sh
+. "$root/bench/device/common.sh"
 steps=${STEPS:-ab loop batch checks}
 note "# Hot lines for less; a batch's time (issue 22)"
 note_environment
@@ -104,7 +104,7 @@ case " $steps " in *" loop "*)
   note "## agent loop, think ${THINK:-8} s, source=True: ${LOOP_CASES:-vadd softmax}"
   PYTHONPATH="$build/python" KPROF_CLOCK=none MODES=standby CASES="${LOOP_CASES:-vadd softmax}" PHASES=1 \
     SOURCE=1 THINK="${THINK:-8}" timeout 300 \
-    python3 scripts/device-standby.py "$work/loop-source" 2>&1 | grep -v '^INFO' | tee -a "$summary"
+    python3 bench/device/standby.py "$work/loop-source" 2>&1 | grep -v '^INFO' | tee -a "$summary"
   python3 - "$work/loop-source" <<'PY' | tee -a "$summary"
 import glob, json, sys
 for path in sorted(glob.glob(sys.argv[1] + "/**/report.json", recursive=True)):
@@ -117,7 +117,7 @@ PY
   note "## agent loop, think ${THINK:-8} s, without source: softmax"
   PYTHONPATH="$build/python" KPROF_CLOCK=none MODES=standby CASES=softmax PHASES=1 \
     SOURCE=0 THINK="${THINK:-8}" timeout 200 \
-    python3 scripts/device-standby.py "$work/loop-plain" 2>&1 | grep -v '^INFO' | tee -a "$summary"
+    python3 bench/device/standby.py "$work/loop-plain" 2>&1 | grep -v '^INFO' | tee -a "$summary"
   ;;
 esac
 

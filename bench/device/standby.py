@@ -1,4 +1,4 @@
-"""The agent loop of issue 10 on a GPU machine (scripts/device-standby.sh runs it).
+"""The agent loop of issue 10 on a GPU machine (bench/device/run standby runs it).
 
 For each case of examples/ (vadd, twostage, softmax, matmul): 5 candidates profiled one after the
 other through KernelProfiler.profile_kernel, with THINK seconds between calls (the agent's model
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import kprof
 
-root = Path(__file__).resolve().parent.parent
+root = Path(__file__).resolve().parents[2]
 work = Path(sys.argv[1])
 clock = os.environ.get("KPROF_CLOCK", "none")
 think = float(os.environ.get("THINK", "8"))

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Scores the diagnoses of a live recording of the planted-defect suite (docs/diagnosis.md).
 
-    python3 scripts/score-planted.py PLANTED_DIR
+    python3 bench/device/score-planted.py PLANTED_DIR
 
-PLANTED_DIR is what scripts/device-record-planted.sh packs (planted/<problem>/reports/<kernel
+PLANTED_DIR is what bench/device/run record-planted packs (planted/<problem>/reports/<kernel
 file stem>.report.json, the reports kprof wrote on the GPU during its batches). Each report's
 kernels[].diagnosis is scored against tests/planted/manifest.json with the rules of
 tests/unit/diagnosis/planted_suite_test.cpp (which scores the reports kprof builds from the
@@ -20,7 +20,7 @@ import json
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def entry_of(report, kernel):

@@ -4,7 +4,7 @@
 # trace of PyTorch's profiler (what each kernel event carries, its cost), ncu's
 # --filter-mode per-launch-config --launch-count 1 (one launch per name and launch shape?) with one
 # metric and with default sections, and --kernel-id with a regex. Writes $OUT/probe2.md.
-#   bash bench/device/workload-filters.sh
+#   bench/device/run workload-filters
 set -u
 out=${OUT:-/tmp/p2}; mkdir -p $out
 empty=$(mktemp -d)

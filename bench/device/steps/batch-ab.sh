@@ -20,10 +20,10 @@
 # Builds kprof unless SKIP_BUILD=1. Env: N=8, REPS=2, WORKERS=4, TARGETS="all application-only",
 # AHEAD="0 1", CACHED=1 (the runs on a warm cache), WRAPPED=0, STUBS=0. Results in $OUT/summary.md.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
-# shellcheck source=scripts/device-common.sh
-. "$root/scripts/device-common.sh"
+# shellcheck source=bench/device/common.sh
+. "$root/bench/device/common.sh"
 note "# A batch of new candidates: ncu's target processes and the compile ahead (issue 22)"
 note_environment
 build_unless_skipped

@@ -2,15 +2,15 @@
 # Issue 10: the batch on one GPU and on two when the candidates are new (never compiled), as an
 # agent's are: N candidates, each a softmax variant made unique by a comment in its kernel (so
 # Triton compiles every one), a fresh Triton cache per run. Profiling itself is serialized
-# host-wide, in the NVIDIA driver (scripts/device-ncu-wait.sh); compiling, importing and warming
-# up are not. Each setting runs twice: on GPU 0; on GPUs 0 and 1; and on GPUs 0 and 1 without the
+# host-wide, in the NVIDIA driver (docs/device-runs/2026-12-01-driver-serialization.md);
+# compiling, importing and warming up are not. Each setting runs twice: on GPU 0; on GPUs 0 and 1; and on GPUs 0 and 1 without the
 # profiled-call lock (docs/harness.md), which a directory in the lock file's place turns off.
 # Per setting: wall time, and from the reports the median profiled call and the lock waits.
-# Builds kprof into build-device/ (scripts/device-common.sh). Results in $OUT/summary.md.
+# Builds kprof into build-device/ (bench/device/common.sh). Results in $OUT/summary.md.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
-. "$root/scripts/device-common.sh"
+. "$root/bench/device/common.sh"
 n=${N:-32}
 note "# kprof batch of new candidates on one and two GPUs"
 note "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ); gpus: $(nvidia-smi --query-gpu=index,name --format=csv,noheader | tr '\n' ';')"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Records the planted-defect suite (tests/planted/, docs/diagnosis.md) on the GPU machine, from
 # the repository root there:
-#   bash scripts/device-record-planted.sh [PROBLEM...]     # results in $OUT (or ./device-out)
+#   bash bench/device/run record-planted [PROBLEM...]     # results in $OUT (or ./device-out)
 # PROBLEM names (vec_f32, compute_f32, ...; tests/planted/manifest.json) record only those.
-#  1. builds kprof into build-device/ (scripts/device-common.sh) and the suite's CUDA extension
+#  1. builds kprof into build-device/ (bench/device/common.sh) and the suite's CUDA extension
 #     (tests/planted/cuda/planted_cuda.py, load_inline with -lineinfo) once, into
 #     build-device/planted/torch-extensions, so the profiled processes only load it;
 #  2. one `kprof batch PROBLEM KERNEL... --metrics deep` per problem (a defect and its clean twin
@@ -15,7 +15,7 @@
 #     (planted/<problem>/..., the layout of tests/fixtures/ncu/2025.3.1/planted/), and the .ncu-rep
 #     files into $OUT/planted-ncu-rep.tar.gz when that stays under 15 MiB; summary.md has the
 #     environment, the times and per kernel its top hot lines and ncu's largest rules.
-#  4. scores the reports kprof wrote on the GPU against the manifest (scripts/score-planted.py:
+#  4. scores the reports kprof wrote on the GPU against the manifest (bench/device/score-planted.py:
 #     per kernel and per class, the kernels without a report listed as skipped) into summary.md.
 # All 66 kernels of the 9 problems in one device call of about 6 minutes on an H100 (build about
 # 1 min, CUDA extension about 1 min, batches about 4 min; docs/device-e2e.md). $OUT gets 6 files:
@@ -23,10 +23,10 @@
 # Batches stop being started once PLANTED_BUDGET_S seconds (default 420) have passed since the
 # start, so the packing still happens inside a 10-minute device call; skipped problems are named.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root" || exit 1
-# shellcheck source=scripts/device-common.sh
-. "$root/scripts/device-common.sh"
+# shellcheck source=bench/device/common.sh
+. "$root/bench/device/common.sh"
 started=$(now)
 budget=${PLANTED_BUDGET_S:-420}
 state="$build/planted"              # kept between calls on a warm machine: caches and runs
@@ -51,7 +51,7 @@ t0=$(now)
 python3 tests/planted/cuda/planted_cuda.py >"$out/cuda-build.log" 2>&1
 note "- CUDA extension (load_inline, -lineinfo): rc $? in $(elapsed "$t0" "$(now)") s: $(tail -1 "$out/cuda-build.log")"
 
-mapfile -t plan < <(python3 scripts/device-record-planted.py plan "$@")
+mapfile -t plan < <(python3 bench/device/record-planted.py plan "$@")
 note ""
 note "## batches"
 note ""
@@ -92,13 +92,13 @@ done
 note ""
 note "## per kernel"
 if [ ${#packed[@]} -gt 0 ]; then
-  python3 scripts/device-record-planted.py pack "$run" "$TRITON_CACHE_DIR" "$pack/planted" "${packed[@]}" \
+  python3 bench/device/record-planted.py pack "$run" "$TRITON_CACHE_DIR" "$pack/planted" "${packed[@]}" \
     2>&1 | tee -a "$summary"
 fi
 note ""
-note "## score (the reports kprof wrote on this GPU; scripts/score-planted.py)"
+note "## score (the reports kprof wrote on this GPU; bench/device/score-planted.py)"
 note ""
-python3 scripts/score-planted.py "$pack/planted" 2>&1 | tee -a "$summary"
+python3 bench/device/score-planted.py "$pack/planted" 2>&1 | tee -a "$summary"
 note "- score-planted.py: rc ${PIPESTATUS[0]} (0: every recorded class meets the targets)"
 cp tests/planted/manifest.json "$pack/planted/manifest.json"
 cp "$summary" "$pack/planted/summary.md"

@@ -1,4 +1,4 @@
-# Sourced by the scripts/device-*.sh measurement scripts after they set `root`: the output folder
+# Sourced by the measurement steps of bench/device/run after they set `root`: the output folder
 # ($OUT, else device-out/), summary.md with note(), timing helpers, note_environment (date, GPUs,
 # driver, ncu, Python, torch, triton), only_tritons_own (a Triton cache with only Triton's own
 # helper module), profile_case (one timed cold `kprof profile` of an example), default_metrics

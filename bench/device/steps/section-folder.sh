@@ -6,10 +6,10 @@
 # empty folder) on CASES, and `ncu --import --page source` with and without the empty folder.
 # Builds kprof unless SKIP_BUILD=1. Results in $OUT/summary.md.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
-# shellcheck source=scripts/device-common.sh
-. "$root/scripts/device-common.sh"
+# shellcheck source=bench/device/common.sh
+. "$root/bench/device/common.sh"
 note "# An empty section folder for metrics-only sessions"
 note_environment
 build_unless_skipped
