@@ -24,7 +24,14 @@ steps=${STEPS:-"build doctor cases failures batch python"}
 clock=${KPROF_CLOCK:-none}
 warm_runs=${WARM_RUNS:-3}
 batch_runs=${BATCH_RUNS:-2}
-build="$work/build" # its own build, with a fallback without the Python module (below)
+# Its own build, with a fallback without the Python module (below); with SKIP_BUILD=1 the one
+# build-device/ holds (bench/device/common.sh's build_kprof python), so that steps share a build.
+if [ "${SKIP_BUILD:-0}" = 1 ] && [ -x "$root/build-device/kprof" ]; then
+  build="$root/build-device"
+  steps=${steps/build/}
+else
+  build="$work/build"
+fi
 kprof="$build/kprof"
 
 want() { [[ " $steps " == *" $1 "* ]]; }
