@@ -84,6 +84,7 @@ import sys
 if sys.path and sys.path[0] and os.path.realpath(sys.path[0]) == os.path.dirname(os.path.realpath(__file__)):
     del sys.path[0]
 
+import bisect  # noqa: E402
 import contextlib  # noqa: E402
 import copy  # noqa: E402
 import ctypes  # noqa: E402
@@ -224,6 +225,7 @@ def read_plan(path):
         ok = isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait >= 0
         require(ok, "profiled_call_lock.max_wait_seconds", "a non-negative number")
     check_compile_ahead(plan)
+    check_timeline_gate(plan)
     return plan
 
 
@@ -1194,6 +1196,7 @@ def run_candidate(problem, plan, entry, status_file, ahead=None):
     torch.cuda.synchronize()
     entry["warmup_seconds"] = time.perf_counter() - started
 
+    wait_for_timeline_gate(plan, entry)
     status_file.set_candidate_phase(entry, "profiled_call")
     lock_fd, entry["call_lock"], entry["call_lock_wait_seconds"] = take_call_lock(plan)
     try:
@@ -1336,6 +1339,149 @@ def run_each_candidate(problem, plan, status_file, entries, ahead):
         entry["ok"] = True
         status_file.set_candidate_phase(entry, "done")
     return EXIT_OK if all_ok else EXIT_CANDIDATE_FAILED
+
+
+# ---------------------------------------------------------------------------------------------
+# Many launches (issue 42, docs/harness.md "Many launches"): the timeline, and its gate
+#
+# `harness.py PLAN --timeline OUT.json` is the first tier: run by kprof beside the ncu session,
+# NOT under ncu (under ncu PyTorch's profiler records no kernel: ncu holds CUPTI), it calls the
+# first candidate once under PyTorch's profiler and writes every kernel launch of that call, in
+# launch order: name, grid, block, registers, shared memory, stream, duration and the PyTorch op
+# that launched it. The session's harness waits at its profiled call until kprof has read the
+# timeline (plan "timeline_gate"): kprof either lets it go on (few launches: every launch is
+# replayed, as without the timeline) or stops the session and starts one that replays only
+# representatives.
+
+TIMELINE_VERSION = 1
+
+
+def check_timeline_gate(plan):
+    gate = plan.setdefault("timeline_gate", None)
+    ok = gate is None or (isinstance(gate, dict) and isinstance(gate.get("path"), str) and gate["path"] != "")
+    require(ok, "timeline_gate", "null or an object with a non-empty string path")
+    if gate is not None:
+        wait = gate.setdefault("max_wait_seconds", 120)
+        ok = isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait >= 0
+        require(ok, "timeline_gate.max_wait_seconds", "a non-negative number")
+
+
+def wait_for_timeline_gate(plan, entry):
+    """Waits until the gate file exists (kprof read the timeline and keeps this session), at most
+    max_wait_seconds: never a condition of an answer, a timeline that never comes costs only the
+    wait. Only the first candidate of a session waits."""
+    gate = plan["timeline_gate"]
+    if gate is None or entry["index"] != plan["first_candidate"]:
+        return
+    started = time.perf_counter()
+    deadline = started + gate["max_wait_seconds"]
+    while not os.path.exists(gate["path"]) and time.perf_counter() < deadline:
+        time.sleep(0.01)
+    entry["timeline_wait_seconds"] = time.perf_counter() - started
+
+
+def run_timeline(plan, out_path):
+    """The timeline mode: writes OUT.json (atomically), `{"version": 1, "launches": [...]}`, or
+    `{"version": 1, "error": "..."}` when the call could not be made or recorded. Exit 0 once the
+    file is written."""
+    started = time.perf_counter()
+    try:
+        result = timeline_of_call(plan, os.path.dirname(os.path.abspath(out_path)))
+    except (Exception, SystemExit) as exc:
+        result = {"version": TIMELINE_VERSION, "error": exception_words(exc)}
+    result["process_seconds"] = time.perf_counter() - _STARTED
+    result["timeline_seconds"] = time.perf_counter() - started
+    write_json_atomic(out_path, result)
+    return EXIT_OK
+
+
+def timeline_of_call(plan, scratch_dir):
+    """Problem, inputs and the first candidate's call as the session's harness makes them (same
+    seed, cast and call style), warmed up, then one call under PyTorch's profiler."""
+    status = {}
+    problem = load_problem(plan, status)
+    make_inputs(problem, status)
+    torch = problem.torch
+    candidate = plan["candidates"][plan["first_candidate"]]
+    module = load_module("_kprof_timeline_kernel", candidate["kernel"])
+    kernel_function = getattr(module, "kernel_function", None)
+    if not callable(kernel_function):
+        raise AttributeError("kernel.py defines no kernel_function")
+    cast, _ = choose_cast(kernel_function, plan["cast"])
+    _, _, args, kwargs = choose_call(kernel_function, problem, cast)
+    for _ in range(max(1, plan["warmup"])):
+        kernel_function(*args, **kwargs)
+    torch.cuda.synchronize()
+
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        called = time.perf_counter()
+        kernel_function(*args, **kwargs)
+        torch.cuda.synchronize()
+        call_us = (time.perf_counter() - called) * 1e6
+    fd, trace_path = tempfile.mkstemp(prefix=".kprof-trace-", suffix=".json", dir=scratch_dir)
+    os.close(fd)
+    try:
+        prof.export_chrome_trace(trace_path)
+        with open(trace_path, "r", encoding="utf-8") as f:
+            events = json.load(f).get("traceEvents", [])
+    finally:
+        os.unlink(trace_path)
+    return {"version": TIMELINE_VERSION, "call_us": call_us, "launches": trace_launches(events)}
+
+
+def trace_launches(events):
+    """Kernel launches of a chrome trace (PyTorch's profiler's export), in launch order (the
+    correlation id of the launch's runtime call, else the start), each with the innermost CPU op
+    around its runtime call on the same thread."""
+    kernels = [e for e in events if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    runtime = {}
+    for e in events:
+        if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {}):
+            runtime[e["args"]["correlation"]] = e
+    ops_by_thread = {}
+    for e in events:
+        if e.get("cat") == "cpu_op" and e.get("ph") == "X":
+            ops_by_thread.setdefault((e.get("pid"), e.get("tid")), []).append(e)
+    starts_by_thread = {}
+    for key, ops in ops_by_thread.items():
+        ops.sort(key=lambda e: e.get("ts", 0))
+        starts_by_thread[key] = [e.get("ts", 0) for e in ops]
+
+    def op_of(call):
+        if call is None:
+            return None
+        key = (call.get("pid"), call.get("tid"))
+        ops, starts = ops_by_thread.get(key, []), starts_by_thread.get(key, [])
+        at = bisect.bisect_right(starts, call.get("ts", 0)) - 1
+        # Nested ops start later than their parents: the latest start still open is innermost.
+        for i in range(at, max(-1, at - 256), -1):
+            if ops[i].get("ts", 0) + ops[i].get("dur", 0) >= call.get("ts", 0):
+                return ops[i].get("name")
+        return None
+
+    def order(e):
+        args = e.get("args", {})
+        return (args.get("correlation", 0), e.get("ts", 0))
+
+    kernels.sort(key=order)
+    first = min((e.get("ts", 0) for e in kernels), default=0)
+    launches = []
+    for e in kernels:
+        args = e.get("args", {})
+        launches.append({
+            "name": e.get("name", ""),
+            "grid": list(args.get("grid", [0, 0, 0])),
+            "block": list(args.get("block", [0, 0, 0])),
+            "registers": args.get("registers per thread"),
+            "shared_memory": args.get("shared memory"),
+            "stream": args.get("stream"),
+            "start_us": e.get("ts", 0) - first,
+            "duration_us": e.get("dur", 0),
+            "op": op_of(runtime.get(args.get("correlation"))),
+        })
+    return launches
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1564,11 +1710,14 @@ def main(argv):
     report_crashes()
     sys.dont_write_bytecode = True  # never leave __pycache__ in the user's kernel directories
     worker = argv[2:] == ["--compile-worker"]
-    if len(argv) != 2 and not worker:
-        log("usage: harness.py PLAN.json [--compile-worker]")
+    timeline_out = argv[3] if len(argv) == 4 and argv[2] == "--timeline" else None
+    if len(argv) != 2 and not worker and timeline_out is None:
+        log("usage: harness.py PLAN.json [--compile-worker | --timeline OUT.json]")
         return EXIT_PROBLEM_INVALID
     try:
         plan = read_plan(argv[1])
+        if timeline_out is not None:
+            return run_timeline(plan, timeline_out)
         if worker:
             require(plan["compile_ahead"] is not None, "compile_ahead", "set for a compile worker")
             return run_compile_worker(plan)
