@@ -90,6 +90,9 @@ public:
     };
 
     std::string out = header_line(doc) + "\n\n";
+    if (const std::string workload = workload_text(doc); !workload.empty()) {
+      out += workload + "\n";
+    }
 
     std::size_t kernel_width = std::string_view("kernel").size();
     for (const ReportKernel& group : groups) {
