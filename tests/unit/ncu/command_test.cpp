@@ -245,8 +245,9 @@ TEST(BuildNcuArgv, EmitsOnlyOptionsAndValuesThatNcu2025HelpLists) {
 
 TEST(BuildNcuArgv, PutsTheLaunchFiltersBeforeTheTargetAndNcu2025KnowsThem) {
   NcuCommand command = basic_command();
-  command.launch_filters = {"--filter-mode", "per-launch-config", "--launch-count", "1",
-                            "--kernel-name", "regex:^(.*::)?(gemv)([<(].*)?$"};
+  command.launch_filters = {"--filter-mode",  "per-launch-config",
+                            "--launch-count", "1",
+                            "--kernel-name",  "regex:^(.*::)?(gemv)([<(].*)?$"};
   const Argv argv = build_ncu_argv(command);
   const auto filter = std::find(argv.begin(), argv.end(), "--filter-mode");
   const auto target = std::find(argv.begin(), argv.end(), "/usr/bin/python3");
