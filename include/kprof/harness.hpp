@@ -1,6 +1,7 @@
 // kprof: the generated Python harness that loads kernel.py + problem.py and runs the profiled call.
 //
-// The harness script is a fixed file (templates/harness.py, embedded in the binary). Everything
+// The harness is a fixed set of files (templates/harness.py, a thin entry, and the package
+// templates/kprof_harness/ beside it, embedded in the binary). Everything
 // that varies (paths, warm-up count, ranges) reaches it as data: a JSON plan file named on its
 // command line. Nothing is ever spliced into Python source.
 #pragma once
@@ -109,13 +110,30 @@ std::string candidate_range(int index);
 /// "regex:kprof:(cand[0-9]+|primer)/" (flat ranges; nested do not work).
 std::string nvtx_include_for_ranges();
 
-/// The harness script (templates/harness.py).
-std::string_view harness_script();
+/// One file of the harness as kprof writes it: its path relative to the directory of the entry
+/// script ("harness.py", "kprof_harness/plan.py") and its text.
+struct HarnessFile {
+  std::string_view path;
+  std::string_view text;
+};
+
+/// The directory, beside the entry script, that holds the harness's package (its modules).
+inline constexpr std::string_view k_harness_package = "kprof_harness";
+
+/// The harness, embedded at build time: the entry script (templates/harness.py) first, then the
+/// package's modules (templates/kprof_harness/*.py), each path relative to the entry's directory.
+std::span<const HarnessFile> harness_files();
+
+/// Writes the harness so that `python3 script_path PLAN` runs it: the package
+/// (k_harness_package, beside `script_path`) whole or not at all, replacing an older one there
+/// (write_directory_atomic), then the entry script, atomically. io error when either cannot be
+/// written ("while writing the harness script").
+Result<void> write_harness_script(const std::filesystem::path& script_path);
 
 /// The plan as JSON text (stable key order).
 std::string plan_to_json(const HarnessPlan& plan);
 
-/// Writes `script_path` (the harness) and `plan_path` (the plan), each atomically.
+/// Writes the harness (write_harness_script) and `plan_path` (the plan), each atomically.
 /// io error when either cannot be written; usage error when a path in the plan is not valid
 /// UTF-8 (JSON cannot carry it, and the harness could not open it).
 Result<void> write_harness(const std::filesystem::path& script_path,

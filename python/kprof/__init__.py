@@ -32,6 +32,7 @@ from ._errors import (
     NcuFailed,
     NcuNotFound,
     NoKernelsProfiled,
+    OutOfMemory,
     OutputError,
     PermissionDenied,
     ProblemInvalid,
@@ -78,6 +79,7 @@ __all__ = [
     "GpuBusy",
     "SlurmError",
     "ProgramCrashed",
+    "OutOfMemory",
     "InternalError",
 ]
 

@@ -149,6 +149,13 @@ class ProgramCrashed(KprofError):
     category = "program_crashed"
 
 
+class OutOfMemory(KprofError, MemoryError):
+    """An allocation failed: the input needs more memory than the host or the process's limit
+    allows."""
+
+    category = "out_of_memory"
+
+
 class InternalError(KprofError):
     """A bug in kprof."""
 
@@ -175,6 +182,7 @@ ERROR_CLASSES: Dict[str, Type[KprofError]] = {
         GpuBusy,
         SlurmError,
         ProgramCrashed,
+        OutOfMemory,
         InternalError,
     )
 }

@@ -1,5 +1,6 @@
 // kprof: the C++ half of the harness: its plan (what kprof asks for) and its status (what the
-// Python script reports). The script itself is templates/harness.py, embedded at build time.
+// Python script reports). The script itself is templates/harness.py and the package beside it,
+// templates/kprof_harness/, embedded at build time.
 //
 // Everything that varies reaches the script as JSON data written by nlohmann-json, so quotes,
 // newlines and non-ASCII in paths are escaped by the library and never become code. The status
@@ -12,7 +13,9 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,8 +24,8 @@
 
 namespace kprof {
 
-/// Defined by the file kprof_embed_text generates from templates/harness.py.
-std::string_view harness_template();
+/// Defined by the file kprof_embed_files generates from templates/ (src/harness/CMakeLists.txt).
+std::span<const std::pair<std::string_view, std::string_view>> harness_template_files();
 
 namespace {
 
@@ -373,8 +376,37 @@ std::string nvtx_include_for_ranges() {
   return "regex:kprof:(cand[0-9]+|primer)/";
 }
 
-std::string_view harness_script() {
-  return harness_template();
+std::span<const HarnessFile> harness_files() {
+  static const std::vector<HarnessFile> files = [] {
+    std::vector<HarnessFile> all;
+    for (const auto& [path, text] : harness_template_files()) {
+      all.push_back({path, text});
+    }
+    return all;
+  }();
+  return files;
+}
+
+Result<void> write_harness_script(const std::filesystem::path& script_path) {
+  const std::string prefix = fmt::format("{}/", k_harness_package);
+  std::vector<std::pair<std::string_view, std::string_view>> package;
+  std::string_view entry;
+  for (const HarnessFile& file : harness_files()) {
+    if (file.path.starts_with(prefix)) {
+      package.emplace_back(file.path.substr(prefix.size()), file.text);
+    } else {
+      entry = file.text;
+    }
+  }
+  KPROF_ASSERT(!entry.empty() && !package.empty());
+  const fs::path package_dir = script_path.parent_path() / k_harness_package;
+  if (auto written = write_directory_atomic(package_dir, package); !written) {
+    return written.error().with_context("while writing the harness script");
+  }
+  if (auto written = write_file_atomic(script_path, entry); !written) {
+    return written.error().with_context("while writing the harness script");
+  }
+  return {};
 }
 
 std::string plan_to_json(const HarnessPlan& plan) {
@@ -390,8 +422,8 @@ Result<void> write_harness(const std::filesystem::path& script_path,
     return make_error(ErrorCategory::usage,
                       fmt::format("a path in the harness plan is not valid UTF-8 ({})", e.what()));
   }
-  if (auto written = write_file_atomic(script_path, harness_script()); !written) {
-    return written.error().with_context("while writing the harness script");
+  if (auto written = write_harness_script(script_path); !written) {
+    return written;
   }
   if (auto written = write_file_atomic(plan_path, plan_text); !written) {
     return written.error().with_context("while writing the harness plan");

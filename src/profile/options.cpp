@@ -341,12 +341,6 @@ bool is_number_for_integer(const Json& value) {
          (value.is_number_float() && !std::isfinite(value.get<double>()));
 }
 
-/// Paths, checked for NUL bytes: the path options and the output directory (text for its
-/// default's sake).
-bool is_path_option(const OptionSpec& spec) {
-  return spec.kind == OptionKind::path || spec.name == "out_dir";
-}
-
 /// What a value of `kind` must be, for "X must be ..., not ...".
 std::string_view expected_type(OptionKind kind) {
   switch (kind) {
@@ -544,6 +538,10 @@ std::string option_value_text(const Json& value) {
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+bool is_path_option(const OptionSpec& spec) {
+  return spec.kind == OptionKind::path || spec.id == OptionId::out_dir;
+}
+
 Result<void> check_path_text(std::string_view text, std::string_view name) {
   const auto nul = text.find('\0');
   if (nul == std::string_view::npos) {
@@ -690,6 +688,12 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
       request.round = static_cast<int>(number);
       break;
     case OptionId::out_dir:
+      if (value.get<std::string>().empty()) {
+        return make_error(ErrorCategory::usage,
+                          fmt::format("{} may not be empty: give the output directory (by "
+                                      "default {})",
+                                      name, spec.default_text));
+      }
       options.out_dir = value.get<std::string>();
       break;
     case OptionId::metrics: {

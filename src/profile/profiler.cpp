@@ -812,7 +812,7 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
   if (!writer) {
     return std::move(writer).error();
   }
-  if (auto written = write_file_atomic(writer->staging().script(), harness_script()); !written) {
+  if (auto written = write_harness_script(writer->staging().script()); !written) {
     return written.error();
   }
 

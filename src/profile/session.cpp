@@ -41,7 +41,7 @@ std::vector<std::string> preserved_env_names() {
 
 /// The compile workers of one session: `harness.py PLAN --compile-worker` processes beside the
 /// harness, outside ncu and seeing no GPU, that compile the later candidates' Triton kernels
-/// while the earlier ones run (templates/harness.py, run_compile_worker). A worker that is
+/// while the earlier ones run (templates/kprof_harness/compile_worker.py). A worker that is
 /// still running when the session ends (one waiting for a harness that failed before it
 /// published its target) is stopped with its process group; all are reaped by stop().
 class CompileWorkers {
@@ -405,8 +405,8 @@ private:
     spec.argv = argv;
     spec.timeout = request.timeout;
     spec.cwd = dir;
-    // The harness watches this process too (templates/harness.py, die_with_owner): ncu may run
-    // it under a process of its own that a `kill -9` of kprof does not reach.
+    // The harness watches this process too (templates/kprof_harness/lifetime.py, die_with_owner):
+    // ncu may run it under a process of its own that a `kill -9` of kprof does not reach.
     spec.env_set = {{"PYTHONUNBUFFERED", "1"},
                     {"PYTHONDONTWRITEBYTECODE", "1"},
                     {"KPROF_OWNER_PID", std::to_string(::getpid())}};
@@ -794,8 +794,8 @@ private:
     if (::mkfifo(standby->fifo.c_str(), 0600) != 0) {
       return;
     }
-    const fs::path script = standby->dir / "harness.py";
-    if (!write_file_atomic(script, harness_script())) {
+    const fs::path script = standby->dir / RoundLayout::k_harness_script;
+    if (!write_harness_script(script)) {
       return;
     }
     HarnessPlan plan = request.plan;

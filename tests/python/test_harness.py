@@ -1,4 +1,6 @@
-"""Runs the real templates/harness.py against the fake torch (tests/standins/fake_torch).
+"""Runs the real harness (templates/harness.py and its package templates/kprof_harness/) against
+the fake torch (tests/standins/fake_torch), end to end; each module's own tests are in
+test_harness_<module>.py.
 
 Each test writes a plan into its own temp directory, runs the harness in a child interpreter with
 PYTHONPATH pointing at the fake torch, and checks the exit code, the status JSON and the event log
@@ -19,10 +21,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-HARNESS = ROOT / "templates" / "harness.py"
-FAKE_TORCH = ROOT / "tests" / "standins" / "fake_torch"
-CASES = Path(__file__).resolve().parent / "cases"
+from harness_helpers import CASES, FAKE_TORCH, ROOT, install_harness
 EXAMPLES = ROOT / "examples"
 
 
@@ -46,21 +45,11 @@ def run_harness(tmp_path, problem, kernels, real_torch=False, env=None, **settin
     return run_plan(tmp_path, script, plan_path, real_torch, env=env)
 
 
-def harness_module():
-    """The harness loaded as a module (its functions tested one by one)."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("harness_under_test", HARNESS)
-    harness = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(harness)
-    return harness
-
-
 def write_plan(tmp_path, problem, kernels, **settings):
     """The harness copied into tmp_path/run and its plan beside it: (script, plan path)."""
     run_dir = tmp_path / "run"
     run_dir.mkdir(exist_ok=True)
-    script = run_dir / "harness.py"
-    shutil.copyfile(HARNESS, script)
+    script = install_harness(run_dir)
     plan = {
         "version": 1,
         "problem": str(problem),
@@ -502,7 +491,8 @@ def test_status_file_is_replaced_whole_and_leaves_no_temp_files(tmp_path):
     run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"])
 
     assert run.status is not None
-    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["harness.py", "plan.json", "status.json"]
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [
+        "harness.py", "kprof_harness", "plan.json", "status.json"]
 
 
 @pytest.mark.parametrize("example, launches", [
@@ -519,8 +509,7 @@ def test_examples_run_under_the_fake_torch(tmp_path, example, launches):
 
 
 def test_unreadable_plan_exits_2_without_a_status(tmp_path):
-    script = tmp_path / "harness.py"
-    shutil.copyfile(HARNESS, script)
+    script = install_harness(tmp_path)
     plan = tmp_path / "plan.json"
     plan.write_text("{not json", encoding="utf-8")
 
@@ -769,8 +758,7 @@ def start_standby(tmp_path, problem, idle_seconds=60, primer=False, fake_torch=F
     run_dir, events log)."""
     run_dir = tmp_path / "run"
     run_dir.mkdir(exist_ok=True)
-    script = run_dir / "harness.py"
-    shutil.copyfile(HARNESS, script)
+    script = install_harness(run_dir)
     fifo = run_dir / "candidates.fifo"
     os.mkfifo(fifo)
     plan = {"version": 1, "problem": str(problem), "candidates": [],
@@ -965,22 +953,6 @@ def write_candidate_and_finish(process, fifo, kernel):
     with open(fifo, "w", encoding="utf-8") as f:
         f.write(json.dumps(message) + "\n")
     return process.communicate(timeout=60)
-
-
-def test_the_triton_primers_source_is_found_as_triton_reads_a_kernels_source():
-    # Triton's JITFunction reads inspect.getsourcelines(fn) and keeps the text from the `def` on;
-    # the primer's kernel has no file, and linecache serves its lines.
-    import inspect
-    harness = harness_module()
-    sys.path.insert(0, str(FAKE_TORCH))
-    try:
-        kernel = harness.triton_primer_kernel()
-    finally:
-        sys.path.remove(str(FAKE_TORCH))
-    assert kernel.__name__ == "kprof_triton_primer"
-    assert kernel.src == "def kprof_triton_primer(out):\n    tl.store(out, 1.0)\n"
-    assert kernel.starting_line_number == 5
-    assert inspect.getsourcefile(kernel.fn) == harness.TRITON_PRIMER_FILE
 
 
 def test_a_failing_triton_primer_is_recorded_and_changes_nothing_else(tmp_path):
@@ -1473,15 +1445,6 @@ def test_a_candidate_that_raises_in_its_worker_is_reported_by_its_own_run(tmp_pa
     assert failed["compiled_ahead"] == "not compiled ahead: ValueError: the kernel rejects these inputs"
     assert failed["error"]["category"] == "kernel_raised" and failed["phase"] == "warmup"
     assert run.candidate(2)["compiled_ahead"] == "compiled" and run.candidate(2)["ok"] is True
-
-
-def test_an_outcome_names_the_exception_by_its_type_and_its_messages_first_line():
-    harness = harness_module()
-
-    assert harness.exception_words(ValueError("bad\nshape (3, 4)")) == "ValueError: bad"
-    assert harness.exception_words(KeyboardInterrupt()) == "KeyboardInterrupt"
-    long = harness.exception_words(RuntimeError("x" * 500))
-    assert len(long) == harness.WORDS_LENGTH and long.startswith("RuntimeError: xxx") and long.endswith("...")
 
 
 def test_a_candidate_that_exits_when_compiled_ahead_is_profiled_as_before(tmp_path):
