@@ -1,4 +1,4 @@
-"""Issue 42, bench/device/workload.sh's first question: what does ncu's `--filter-mode
+"""Issue 42, bench/device/steps/workload.sh's first question: what does ncu's `--filter-mode
 per-launch-config` count launches per? Compares the rows of `ncu --filter-mode per-launch-config
 --launch-count 1` (a raw-page CSV) with the distinct launch shapes of the same call's timeline
 (kprof's timeline.json, written by `harness.py PLAN --timeline`).

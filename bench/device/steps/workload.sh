@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Issue 42 items 1-2 on the GPU, one visit (under 9 minutes): builds kprof (as
-# scripts/device-e2e.sh does, headers from .device/include), then
+# Issue 42 items 1-2: many launches in two tiers, timed on LSTM, VGG16, RNN and softmax
+# (one visit, under 9 minutes). Builds kprof (bench/device/common.sh, headers from
+# .device/include), then
 #   1. what ncu's `--filter-mode per-launch-config` counts per: the rows of `ncu --filter-mode
 #      per-launch-config --launch-count 1` on LSTM's and VGG16's call against the distinct
 #      (grid, block, shared memory) and (name, grid, block, shared memory) of the same call's
@@ -12,12 +13,12 @@
 #      while the time allows; and --launches all for softmax and VGG16 (today's behaviour);
 #   3. what the LSTM, VGG16 and RNN reports say (prompt format) and the progress lines.
 # Writes $OUT/workload.md and $OUT/workload-logs.tar.gz.
-#   OUT=/tmp/out bash bench/device/workload.sh      (SKIP_BUILD=1 reuses build-device/)
+#   bench/device/run workload      (SKIP_BUILD=1 reuses build-device/)
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
-# shellcheck source=scripts/device-common.sh
-. "$root/scripts/device-common.sh"
+# shellcheck source=bench/device/common.sh
+. "$root/bench/device/common.sh"
 summary="$out/workload.md"; : >"$summary"
 work=$(mktemp -d /tmp/kprof-workload.XXXXXX)
 logs="$work/logs"; mkdir -p "$logs"
