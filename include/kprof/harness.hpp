@@ -78,6 +78,11 @@ struct HarnessPlan {
   /// profiled_call_lock_max_wait_seconds the call goes ahead without it.
   std::optional<std::filesystem::path> profiled_call_lock;
   double profiled_call_lock_max_wait_seconds = 30;
+  /// Many launches (docs/harness.md): the first candidate's profiled call waits until this file
+  /// exists (kprof read the call's timeline and keeps this session), at most
+  /// timeline_gate_max_wait_seconds. Empty: no wait.
+  std::optional<std::filesystem::path> timeline_gate;
+  double timeline_gate_max_wait_seconds = 120;
   /// Compiling ahead (docs/harness.md): a directory only this user can write, where the harness
   /// and the compile workers kprof starts beside it (`harness.py PLAN --compile-worker`, outside
   /// ncu, seeing no GPU) claim the candidates, publish the harness's Triton target and the

@@ -62,6 +62,8 @@ enum class OptionId {
   cast,
   seed,
   clock_control,
+  launches,
+  max_replayed,
   select,
   kernels,
   gpu,

@@ -144,9 +144,17 @@ private:
       break;
     case Format::prompt:
     case Format::table:
-    case Format::html:
-      outcome.text = render(format, report->outline(), render_options());
+    case Format::html: {
+      if (!parts->workload) {
+        outcome.text = render(format, report->outline(), render_options());
+        break;
+      }
+      // A round's call replayed in two tiers: its workload, as the round wrote it.
+      Json outline = report->outline();
+      outline["workload"] = *parts->workload;
+      outcome.text = render(format, outline, render_options());
       break;
+    }
     }
     return outcome;
   }

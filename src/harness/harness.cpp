@@ -131,6 +131,10 @@ OrderedJson plan_json(const HarnessPlan& plan) {
   if (plan.compile_ahead_dir) {
     json["compile_ahead"] = compile_ahead_json(plan);
   }
+  if (plan.timeline_gate) {
+    json["timeline_gate"] = {{"path", plan.timeline_gate->string()},
+                             {"max_wait_seconds", plan.timeline_gate_max_wait_seconds}};
+  }
   return json;
 }
 

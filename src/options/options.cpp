@@ -4,6 +4,7 @@
 // digits), Python its keyword arguments. Every check happens here once, so a bad value reads the
 // same from `kprof profile --timeout 0` and `KernelProfiler(..., ncu_timeout_seconds=0)`.
 #include "kprof/options.hpp"
+#include "kprof/workload.hpp"
 
 #include <algorithm>
 #include <array>
@@ -26,6 +27,7 @@ constexpr std::array<std::string_view, 5> k_select_words{"first", "last", "max-c
 constexpr std::array<std::string_view, 2> k_inputs_words{"gpu", "cpu"};
 constexpr std::array<std::string_view, 5> k_cast_words{"none", "auto", "bf16", "fp16", "fp32"};
 constexpr std::array<std::string_view, 2> k_clock_words{"base", "none"};
+constexpr std::array<std::string_view, 2> k_launches_words{"auto", "all"};
 
 constexpr std::uint64_t k_max_u64 = std::numeric_limits<std::uint64_t>::max();
 
@@ -173,6 +175,20 @@ constexpr std::array k_specs{
                k_scope_all},
     OptionSpec{OptionId::clock_control, "clock_control", "--clock-control", OptionKind::word,
                "none", "ncu clock control", k_clock_words, 0, 0, k_scope_run},
+    OptionSpec{OptionId::launches, "launches", "--launches", OptionKind::word, "auto",
+               "Launches replayed: auto (a call of more than 32 launches is timed whole outside "
+               "ncu, and only representatives of each distinct kernel are replayed), all",
+               k_launches_words, 0, 0, k_scope_run},
+    OptionSpec{OptionId::max_replayed,
+               "max_replayed",
+               "--max-replayed",
+               OptionKind::integer,
+               "24",
+               "Under --launches auto, the most launches of a many-launch call ncu replays",
+               {},
+               1,
+               100000,
+               k_scope_run},
     OptionSpec{OptionId::select, "select", "--select", OptionKind::word, "all",
                "Launches kept per kernel name", k_select_words, 0, 0, k_scope_run | k_scope_report},
     OptionSpec{OptionId::kernels,
@@ -738,6 +754,12 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
     case OptionId::clock_control:
       options.clock_control = parse_clock_control(word).value();
       break;
+    case OptionId::launches:
+      options.launches = parse_launch_tiers(word).value();
+      break;
+    case OptionId::max_replayed:
+      options.max_replayed = static_cast<std::size_t>(number);
+      break;
     case OptionId::select:
       options.select.select = parse_select(word).value();
       break;
@@ -841,6 +863,12 @@ Json option_values(const ProfileOptions& options) {
       break;
     case OptionId::clock_control:
       value = std::string(to_string(options.clock_control));
+      break;
+    case OptionId::launches:
+      value = std::string(to_string(options.launches));
+      break;
+    case OptionId::max_replayed:
+      value = options.max_replayed;
       break;
     case OptionId::select:
       value = std::string(to_string(options.select.select));

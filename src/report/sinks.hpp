@@ -157,6 +157,11 @@ std::string share_text(double share);
 /// "9.4%", or `missing` when nullopt.
 std::string percent_text(std::optional<double> pct, std::string_view missing);
 
+/// A report's `workload` member (a call of many launches) as lines of text ending in a newline:
+/// the totals, each distinct kernel's sentence (the first 12) and what the budget left out.
+/// Empty without the member.
+std::string workload_text(const Json& doc);
+
 /// "GPU: NVIDIA H200 (peak DRAM 4.80 TB/s)" (or "GPU: unknown").
 std::string gpu_line(const Json& doc);
 

@@ -94,6 +94,9 @@ public:
     };
 
     std::string out = header_line(doc) + "\n\n";
+    if (const std::string workload = workload_text(doc); !workload.empty()) {
+      out += workload + "\n";
+    }
 
     std::size_t kernel_width = std::string_view("kernel").size();
     const std::size_t name_width = k_max_kernel_width + (width > 100 ? width - 100 : 0);

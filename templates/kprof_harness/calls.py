@@ -6,7 +6,7 @@ import inspect
 import time
 
 from .inputs import choose_cast
-from .locks import let_go, take_call_lock
+from .locks import let_go, take_call_lock, wait_for_timeline_gate
 from .modules import candidate_imports, load_module
 from .problem import ProblemError
 from .report import EXIT_CANDIDATE_FAILED, EXIT_CUDA_POISONED, EXIT_OK, describe_exception, log
@@ -89,6 +89,7 @@ def run_candidate(problem, plan, entry, status_file, ahead=None):
     torch.cuda.synchronize()
     entry["warmup_seconds"] = time.perf_counter() - started
 
+    wait_for_timeline_gate(plan, entry)
     status_file.set_candidate_phase(entry, "profiled_call")
     lock_fd, entry["call_lock"], entry["call_lock_wait_seconds"] = take_call_lock(plan)
     try:

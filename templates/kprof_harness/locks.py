@@ -99,3 +99,17 @@ def take_gpu_lock(path, status):
             os.close(fd)
             status["gpu_lock"] = "not held: cannot lock %s: %s" % (path, exc.strerror)
             return None
+
+
+def wait_for_timeline_gate(plan, entry):
+    """Waits until the gate file exists (kprof read the timeline and keeps this session), at most
+    max_wait_seconds: never a condition of an answer, a timeline that never comes costs only the
+    wait. Only the first candidate of a session waits."""
+    gate = plan["timeline_gate"]
+    if gate is None or entry["index"] != plan["first_candidate"]:
+        return
+    started = time.perf_counter()
+    deadline = started + gate["max_wait_seconds"]
+    while not os.path.exists(gate["path"]) and time.perf_counter() < deadline:
+        time.sleep(0.01)
+    entry["timeline_wait_seconds"] = time.perf_counter() - started

@@ -13,6 +13,7 @@ from .plan import PlanError, read_plan, require
 from .report import EXIT_INTERNAL, EXIT_PROBLEM_INVALID, clean_text, log
 from .session import run
 from .status import StatusFile, new_status
+from .timeline import run_timeline
 
 STARTED = time.perf_counter()  # the harness's start, its imports done: setup_seconds counts from here
 
@@ -24,11 +25,14 @@ def main(argv):
     report_crashes()
     sys.dont_write_bytecode = True  # never leave __pycache__ in the user's kernel directories
     worker = argv[2:] == ["--compile-worker"]
-    if len(argv) != 2 and not worker:
-        log("usage: harness.py PLAN.json [--compile-worker]")
+    timeline_out = argv[3] if len(argv) == 4 and argv[2] == "--timeline" else None
+    if len(argv) != 2 and not worker and timeline_out is None:
+        log("usage: harness.py PLAN.json [--compile-worker | --timeline OUT.json]")
         return EXIT_PROBLEM_INVALID
     try:
         plan = read_plan(argv[1])
+        if timeline_out is not None:
+            return run_timeline(plan, timeline_out, STARTED)
         if worker:
             require(plan["compile_ahead"] is not None, "compile_ahead", "set for a compile worker")
             return run_compile_worker(plan)

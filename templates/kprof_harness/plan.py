@@ -48,6 +48,7 @@ def read_plan(path):
         ok = isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait >= 0
         require(ok, "profiled_call_lock.max_wait_seconds", "a non-negative number")
     check_compile_ahead(plan)
+    check_timeline_gate(plan)
     return plan
 
 
@@ -91,3 +92,13 @@ def check_candidates(plan):
 def require(condition, key, expected):
     if not condition:
         raise PlanError("plan field %r must be %s" % (key, expected))
+
+
+def check_timeline_gate(plan):
+    gate = plan.setdefault("timeline_gate", None)
+    ok = gate is None or (isinstance(gate, dict) and isinstance(gate.get("path"), str) and gate["path"] != "")
+    require(ok, "timeline_gate", "null or an object with a non-empty string path")
+    if gate is not None:
+        wait = gate.setdefault("max_wait_seconds", 120)
+        ok = isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait >= 0
+        require(ok, "timeline_gate.max_wait_seconds", "a non-negative number")

@@ -1358,5 +1358,138 @@ TEST_F(KprofProfile, AKernelThatDiesOfSigsegvIsTheProgramsCrashWithThePhaseAndTh
   EXPECT_EQ(error["metadata"]["attempts"], 1);
 }
 
+// ---- Many launches (issue 42): the timeline outside ncu, representatives under it ----------
+
+std::string many_launches_kernel() {
+  return standin("../python/cases/many_launches/kernel.py");
+}
+
+bool has_word(const json& argv, std::string_view word) {
+  return std::find(argv.begin(), argv.end(), word) != argv.end();
+}
+
+TEST_F(KprofProfile, AModelsThousandsOfLaunchesAreAllTimedAndOnlyRepresentativesReplayed) {
+  KprofRun run = profile({many_launches_kernel(), example("vadd/problem.py")},
+                         {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                          {"KPROF_FAKE_STEPS", "3000"},
+                          {"KPROF_FAKE_NCU_REPLAY_SECONDS", "0.7"}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(fs::exists(out() / "round000" / "timeline.json"));
+  const json report = read_json(out() / "round000" / "report.json");
+  EXPECT_EQ(report["schema_version"], 3);
+  ASSERT_TRUE(report.contains("workload")) << report.dump().substr(0, 400);
+  const json& workload = report["workload"];
+  EXPECT_EQ(workload["launches"], 6002);
+  EXPECT_EQ(workload["distinct_kernels"], 4);
+  EXPECT_EQ(workload["replayed"], 4);
+  EXPECT_DOUBLE_EQ(workload["covered_share"].get<double>(), 1.0);
+  EXPECT_EQ(report["kernels"].size(), 4U); // the representatives, not 6,002 launches
+  const json& gemv = workload["kernels"][0];
+  EXPECT_EQ(gemv["function"], "gemv_kernel");
+  EXPECT_EQ(gemv["launches"], 3000);
+  EXPECT_EQ(gemv["ops"], json::array({"aten::fake_op"}));
+  EXPECT_EQ(gemv["summary"], "measured on launch 2 of 6,002; the 3,000 launches take 9.00 ms, "
+                             "60% of the call's kernel time");
+  const json& argv = report["metadata"]["ncu_argv"];
+  EXPECT_TRUE(has_word(argv, "per-launch-config"));
+  EXPECT_FALSE(has_word(argv, "--kernel-name"));
+  // Progress goes to stderr only when it is a terminal (tests/python/test_api.py reads it).
+  EXPECT_EQ(run.err.find("replayed 4 of 4 launches"), std::string::npos) << run.err;
+}
+
+TEST_F(KprofProfile, UnderTheReplayBudgetTheKernelsOfMostTimeAreKeptAndTheRestNamedAsLeftOut) {
+  KprofRun run =
+      profile({many_launches_kernel(), example("vadd/problem.py"), "--max-replayed", "2"},
+              {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+               {"KPROF_FAKE_STEPS", "100"}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = read_json(out() / "round000" / "report.json");
+  const json& workload = report["workload"];
+  EXPECT_EQ(workload["replayed"], 2);
+  EXPECT_EQ(workload["left_out"]["kernels"], 2);
+  EXPECT_NE(workload["left_out"]["note"].get<std::string>().find("--max-replayed, now 2"),
+            std::string::npos);
+  EXPECT_TRUE(has_word(report["metadata"]["ncu_argv"], "--kernel-name"));
+  // The prompt says it, for the model that reads it, also when the round is read again.
+  KprofRun prompt =
+      run_kprof({"report", (out() / "round000" / "report.json").string(), "--format", "prompt"});
+  ASSERT_EQ(prompt.exit_code, 0) << prompt.err;
+  EXPECT_NE(prompt.out.find("Workload: 202 launches of 4 distinct kernels"), std::string::npos)
+      << prompt.out;
+  EXPECT_NE(prompt.out.find("not replayed (left out by the budget of 2 replays)"),
+            std::string::npos)
+      << prompt.out;
+}
+
+TEST_F(KprofProfile, ACallOfFewLaunchesIsReplayedWholeAsBeforeInTheSessionAlreadyStarted) {
+  KprofRun run = profile(
+      {many_launches_kernel(), example("vadd/problem.py")},
+      {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}, {"KPROF_FAKE_STEPS", "2"}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = read_json(out() / "round000" / "report.json");
+  EXPECT_FALSE(report.contains("workload"));
+  EXPECT_FALSE(has_word(report["metadata"]["ncu_argv"], "--filter-mode"));
+  EXPECT_TRUE(fs::exists(out() / "round000" / "timeline.json"));
+  EXPECT_TRUE(fs::exists(out() / "round000" / "timeline-gate"));
+}
+
+TEST_F(KprofProfile, LaunchesAllMakesNoTimelineAndReplaysEveryLaunch) {
+  KprofRun run = profile({many_launches_kernel(), example("vadd/problem.py"), "--launches", "all"},
+                         {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                          {"KPROF_FAKE_STEPS", "100"}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_FALSE(fs::exists(out() / "round000" / "timeline.json"));
+  EXPECT_FALSE(read_json(out() / "round000" / "plan.json").contains("timeline_gate"));
+  EXPECT_FALSE(read_json(out() / "round000" / "report.json").contains("workload"));
+}
+
+TEST_F(KprofProfile, ATimelineThatFailsCostsNothingButTheReasonTheSessionGoesOnWhole) {
+  // The candidate raises in its call: the timeline holds the error; the session judges it.
+  KprofRun run = profile({example("failures/raises.py"), example("vadd/problem.py")});
+  EXPECT_NE(run.exit_code, 0);
+  const json timeline = read_json(out() / "round000" / "timeline.json");
+  EXPECT_TRUE(timeline.contains("error")) << timeline.dump();
+}
+
+TEST_F(KprofProfile, AReplaySessionCutShortKeepsTheTimelineAndSaysSoInTheCandidatesError) {
+  const std::vector<std::string> argv = {"profile",
+                                         many_launches_kernel(),
+                                         example("vadd/problem.py"),
+                                         "--ncu",
+                                         standin("ncu"),
+                                         "--python",
+                                         "/usr/bin/python3",
+                                         "--out",
+                                         (dir() / "out").string(),
+                                         "--format",
+                                         "json",
+                                         "--retries",
+                                         "0",
+                                         "--timeout",
+                                         "6"};
+  KprofRun run =
+      run_with_env(argv, {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                          {"KPROF_FAKE_STEPS", "100"},
+                          {"KPROF_FAKE_NCU_REPLAY_SECONDS", "4"}});
+  EXPECT_NE(run.exit_code, 0) << run.err;
+  const fs::path round = out() / "round000";
+  ASSERT_TRUE(fs::exists(round / "error.json")) << run.err;
+  EXPECT_TRUE(fs::exists(round / "timeline.json"));
+  const json error = read_json(round / "error.json");
+  const std::string note = error["metadata"]["timeline"].get<std::string>();
+  EXPECT_NE(note.find("202 launches of 4 distinct kernels timed outside ncu (timeline.json)"),
+            std::string::npos)
+      << note;
+  EXPECT_NE(note.find("this round holds the timeline, not metrics"), std::string::npos) << note;
+}
+
+TEST_F(KprofProfile, LaunchesRefusesAnUnknownWordNamingTheValidOnes) {
+  KprofRun run =
+      profile({example("vadd/kernel.py"), example("vadd/problem.py"), "--launches", "some"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("auto"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("all"), std::string::npos) << run.err;
+}
+
 } // namespace
 } // namespace kprof::e2e

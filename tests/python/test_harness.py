@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -1545,3 +1546,82 @@ def test_a_compile_ahead_directory_removed_during_the_batch_costs_the_later_cand
     assert run.code == 0, run.stderr
     assert run.candidate(1)["compiled_ahead"] == "not compiled ahead: No such file or directory"
     assert run.candidate(1)["ok"] is True
+
+
+# ---- Many launches: the timeline mode and its gate (docs/harness.md, "Many launches") ----------
+
+
+def run_timeline_mode(tmp_path, problem, kernel, env=None, **settings):
+    """`harness.py PLAN --timeline OUT` with the fake torch: (completed process, OUT's JSON)."""
+    script, plan_path = write_plan(tmp_path, problem, [kernel], **settings)
+    out = plan_path.parent / "timeline.json"
+    environment = dict(os.environ, PYTHONPATH=str(FAKE_TORCH))
+    environment.update(env or {})
+    done = subprocess.run([sys.executable, str(script), str(plan_path), "--timeline", str(out)],
+                          cwd=str(tmp_path), env=environment, capture_output=True, text=True, timeout=120)
+    return done, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_timeline_mode_records_every_launch_of_the_call_in_order_with_its_shape_time_and_op(tmp_path):
+    done, timeline = run_timeline_mode(tmp_path, CASES / "vector" / "problem.py",
+                                       CASES / "many_launches" / "kernel.py", env={"KPROF_FAKE_STEPS": "1000"})
+    assert done.returncode == 0, done.stderr
+    launches = timeline["launches"]
+    assert len(launches) == 2002  # one call: not the warm-up's launches
+    assert [l["name"] for l in launches[:3]] == ["fill_kernel", "gemv_kernel", "cell_kernel"]
+    assert launches[-1]["name"] == "gemm_kernel" and launches[-1]["grid"] == [2, 2, 1]
+    cell = launches[2]
+    assert (cell["grid"], cell["block"], cell["shared_memory"], cell["duration_us"]) == ([16, 1, 1], [64, 1, 1], 1024, 2.0)
+    assert cell["op"] == "aten::fake_op" and cell["stream"] == 7 and cell["registers"] == 32
+    assert timeline["call_us"] > 0 and timeline["process_seconds"] > 0
+    assert not list((tmp_path / "run").glob(".kprof-trace-*"))  # the chrome trace is not left behind
+
+
+def test_timeline_mode_writes_why_when_the_call_raises_and_still_exits_zero(tmp_path):
+    done, timeline = run_timeline_mode(tmp_path, CASES / "vector" / "problem.py", CASES / "raises" / "kernel.py")
+    assert done.returncode == 0, done.stderr
+    assert "launches" not in timeline
+    assert "Error" in timeline["error"]
+
+
+def test_the_first_candidates_profiled_call_waits_for_the_timeline_gate(tmp_path):
+    gate = tmp_path / "gate"
+    status = tmp_path / "run" / "status.json"
+
+    def open_gate_once_warm():
+        """kprof's part: the gate opens 0.5 s after the candidate reached its warm-up."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if json.loads(status.read_text(encoding="utf-8"))["candidates"][0]["phase"] in ("warmup", "profiled_call"):
+                    break
+            except (OSError, ValueError, KeyError, IndexError):
+                pass
+            time.sleep(0.01)
+        time.sleep(0.5)
+        gate.write_text("go on\n")
+
+    opener = threading.Thread(target=open_gate_once_warm)
+    opener.start()
+    try:
+        run = run_harness(tmp_path, CASES / "vector" / "problem.py", [CASES / "positional" / "kernel.py"],
+                          timeline_gate={"path": str(gate), "max_wait_seconds": 30})
+    finally:
+        opener.join()
+    assert run.code == 0, run.stderr
+    assert run.candidate(0)["timeline_wait_seconds"] >= 0.3
+    assert run.events[-4:-1] == ["push kprof:cand0", "launch add_kernel", "sync"]
+
+
+def test_a_timeline_gate_that_never_opens_costs_only_its_wait(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector" / "problem.py", [CASES / "positional" / "kernel.py"],
+                      timeline_gate={"path": str(tmp_path / "never"), "max_wait_seconds": 0.3})
+    assert run.code == 0, run.stderr
+    assert 0.25 <= run.candidate(0)["timeline_wait_seconds"] < 5
+
+
+def test_a_timeline_gate_without_a_path_is_a_plan_error(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector" / "problem.py", [CASES / "positional" / "kernel.py"],
+                      timeline_gate={"max_wait_seconds": 1})
+    assert run.code == 2
+    assert "timeline_gate" in run.stderr

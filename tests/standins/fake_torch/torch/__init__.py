@@ -299,3 +299,4 @@ bool = bool_
 
 from . import cuda  # noqa: E402  (submodules need the names above)
 from . import nn  # noqa: E402
+from . import profiler  # noqa: E402
