@@ -105,7 +105,7 @@ def wait_for_timeline_gate(plan, entry):
     """Waits until the gate file exists (kprof read the timeline and keeps this session), at most
     max_wait_seconds: never a condition of an answer, a timeline that never comes costs only the
     wait. Only the first candidate of a session waits."""
-    gate = plan["timeline_gate"]
+    gate = plan.get("timeline_gate")
     if gate is None or entry["index"] != plan["first_candidate"]:
         return
     started = time.perf_counter()

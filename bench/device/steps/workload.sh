@@ -13,7 +13,8 @@
 #      while the time allows; and --launches all for softmax and VGG16 (today's behaviour);
 #   3. what the LSTM, VGG16 and RNN reports say (prompt format) and the progress lines.
 # Writes $OUT/workload.md and $OUT/workload-logs.tar.gz.
-#   bench/device/run workload      (SKIP_BUILD=1 reuses build-device/)
+#   bench/device/run workload      (SKIP_BUILD=1 reuses build-device/; WORKLOAD_PARTS="2 3" skips
+#   part 1, measured already; WORKLOAD_RUNS=N caps the runs per problem)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
@@ -61,10 +62,15 @@ PY
   echo "$dir/kernel.py"
 }
 
+parts=${WORKLOAD_PARTS:-"1 2 3"}
+part() { [[ " $parts " == *" $1 "* ]]; }
+runs_cap=${WORKLOAD_RUNS:-3}
+runs() { echo $(( $1 < runs_cap ? $1 : runs_cap )); }
+
 # ---- 1. what per-launch-config counts per -------------------------------------------------------
-note "## 1. ncu --filter-mode per-launch-config --launch-count 1"
+part 1 && note "## 1. ncu --filter-mode per-launch-config --launch-count 1"
 empty=$(mktemp -d)
-for name in 35_LSTM 11_VGG16; do
+part 1 && for name in 35_LSTM 11_VGG16; do
   problem="$kb/$name.py"
   [ -f "$problem" ] || { note "- $name: no $problem"; continue; }
   kernel=$(candidate "$problem")
@@ -133,11 +139,11 @@ PY
   median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}')
   note "| $name ($launches) | $(echo "$facts" | cut -d'|' -f1) | ${times[*]} | $median |$(echo "$facts" | cut -d'|' -f2)|$(echo "$facts" | cut -d'|' -f3) | $rc |"
 }
-profile_runs 23_Softmax "$kb/l1_23_Softmax.py" 3 auto
-profile_runs 23_Softmax "$kb/l1_23_Softmax.py" 2 all
-profile_runs 35_LSTM "$kb/35_LSTM.py" 3 auto
-profile_runs 11_VGG16 "$kb/11_VGG16.py" 3 auto
-profile_runs 34_VanillaRNNHidden "$kb/34_VanillaRNNHidden.py" 3 auto
+profile_runs 23_Softmax "$kb/l1_23_Softmax.py" "$(runs 3)" auto
+profile_runs 23_Softmax "$kb/l1_23_Softmax.py" "$(runs 2)" all
+profile_runs 35_LSTM "$kb/35_LSTM.py" "$(runs 3)" auto
+profile_runs 11_VGG16 "$kb/11_VGG16.py" "$(runs 3)" auto
+profile_runs 34_VanillaRNNHidden "$kb/34_VanillaRNNHidden.py" "$(runs 3)" auto
 profile_runs 11_VGG16 "$kb/11_VGG16.py" 1 all
 note ""
 
