@@ -106,15 +106,16 @@ test('serves a second client at once', async (t) => {
 
 test('answers a call that runs out of memory with an out_of_memory tool error and serves the next', async (t) => {
   const dir = tempDir(t);
-  // 2,000 launches of a `--set full` capture (32 MB) read with every column (metrics "all"):
-  // about 200 MB of cells, against a server limited to 128 MiB of address space.
+  // 8,000 launches of a `--set full` capture (128 MB) read with every column (metrics "all"):
+  // about 800 MB of cells, against a server limited to 128 MiB of address space (2,000 launches
+  // ran out on one machine and not on another: too near the limit).
   const lines = fs.readFileSync(path.join(FIXTURES, 'set_full_vadd.csv'), 'utf8').split('\n');
   const row = lines.findIndex((line) => line.startsWith('"0",'));
   const big = path.join(dir, 'big.csv');
   const fd = fs.openSync(big, 'w');
   fs.writeSync(fd, lines.slice(0, row).join('\n') + '\n');
   const rest = lines[row].slice(3);
-  for (let id = 0; id < 2000; id += 1) {
+  for (let id = 0; id < 8000; id += 1) {
     fs.writeSync(fd, `"${id}"${rest}\n`);
   }
   fs.closeSync(fd);
