@@ -19,6 +19,7 @@ torch.cuda.synchronize() raise RuntimeError(message), like a sticky CUDA error.
 """
 
 import builtins as _builtins
+import math as _math
 import os as _os
 import time as _time
 
@@ -136,10 +137,16 @@ class Size(tuple):
 
 
 class Tensor:
-    def __init__(self, shape, dtype_=None, device_=None):
+    """Values, when a test needs them: `_values` is a flat list (torch.tensor(...) makes one), or
+    None, every element then being `_fill` (0.0 unless fill_ set it): so that the huge tensors of
+    the example problems cost nothing, while small ones can be compared."""
+
+    def __init__(self, shape, dtype_=None, device_=None, values=None, fill=0.0):
         self._shape = Size(_builtins.int(extent) for extent in shape)
         self._dtype = dtype_ if dtype_ is not None else float32
         self._device = device(device_) if device_ is not None else _default_device()
+        self._values = values
+        self._fill = fill
         if self._device.type == "cuda" and _no_gpu():
             raise RuntimeError("No CUDA GPUs are available")
 
@@ -208,7 +215,7 @@ class Tensor:
                 new_device = arg
         if new_dtype is not self._dtype:
             _fake_log("cast " + new_dtype.name)
-        return Tensor(self._shape, new_dtype, new_device)
+        return Tensor(self._shape, new_dtype, new_device, self._values, self._fill)
 
     def cuda(self, device_=None):
         return self.to(device("cuda") if device_ is None else device_)
@@ -229,9 +236,49 @@ class Tensor:
         return self
 
     def clone(self):
-        return Tensor(self._shape, self._dtype, self._device)
+        return Tensor(self._shape, self._dtype, self._device, self._values, self._fill)
+
+    def data_ptr(self):
+        return id(self)
+
+    def double(self):
+        return self.to(float64)
+
+    def zero_(self):
+        return self.fill_(0)
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError("a Tensor with %d elements cannot be converted to Scalar" % self.numel())
+        return self._values[0] if self._values is not None else self._fill
+
+    def sum(self):
+        return _reduce(self, _builtins.sum, 0)
+
+    def max(self):
+        if self.numel() == 0:
+            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0")
+        return _reduce(self, _builtins.max, None)
+
+    def __sub__(self, other):
+        return _map(lambda a, b: a - b, self, other)
+
+    def __add__(self, other):
+        return _map(lambda a, b: a + b, self, other)
+
+    __radd__ = __add__
+
+    def __mul__(self, other):
+        return _map(lambda a, b: a * b, self, other)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return _map(lambda a, b: a / b if b != 0 else _math.copysign(_math.inf, a) if a else _math.nan,
+                    self, other)
 
     def fill_(self, value):
+        self._values, self._fill = None, value
         if self.is_cuda:
             _fake_log("launch fill")
             if _os.environ.get("KPROF_FAKE_TORCH_FILL_SECONDS"):  # a slow GPU fill (a standby's primer)
@@ -240,6 +287,106 @@ class Tensor:
 
     def __repr__(self):
         return "FakeTensor(shape=%s, dtype=%r, device=%r)" % (tuple(self._shape), self._dtype, self._device)
+
+
+def _elements(value, count):
+    """A tensor's (or a number's) elements as a list of `count`."""
+    if isinstance(value, Tensor):
+        if value._values is not None:
+            return value._values
+        return [value._fill] * count
+    return [value] * count
+
+
+def _map(op, *operands, dtype_=None):
+    """An element-wise op over tensors and numbers (the first tensor gives shape and device)."""
+    first = next(x for x in operands if isinstance(x, Tensor))
+    tensors = [x for x in operands if isinstance(x, Tensor)]
+    if all(t._values is None for t in tensors):  # constants stay constants, whatever the size
+        fill = op(*[x._fill if isinstance(x, Tensor) else x for x in operands])
+        return Tensor(first.shape, dtype_ or first.dtype, first.device, None, fill)
+    count = first.numel()
+    columns = [_elements(x, count) for x in operands]
+    return Tensor(first.shape, dtype_ or first.dtype, first.device, [op(*row) for row in zip(*columns)])
+
+
+def _reduce(tensor, op, empty):
+    if tensor._values is None:
+        count = tensor.numel()
+        value = tensor._fill * count if op is _builtins.sum else (tensor._fill if count else empty)
+    else:
+        value = op(tensor._values) if tensor._values else empty
+    return Tensor((), tensor.dtype, tensor.device, [value])
+
+
+def isnan(x):
+    return _map(lambda a: a != a, x, dtype_=bool_)
+
+
+def isinf(x):
+    return _map(lambda a: a in (_math.inf, -_math.inf), x, dtype_=bool_)
+
+
+def isfinite(x):
+    return _map(lambda a: _math.isfinite(a), x, dtype_=bool_)
+
+
+def logical_and(a, b):
+    return _map(lambda p, q: _builtins.bool(p and q), a, b, dtype_=bool_)
+
+
+def logical_or(a, b):
+    return _map(lambda p, q: _builtins.bool(p or q), a, b, dtype_=bool_)
+
+
+def logical_not(a):
+    return _map(lambda p: not p, a, dtype_=bool_)
+
+
+def le(a, b):
+    return _map(lambda p, q: p <= q, a, b, dtype_=bool_)
+
+
+def gt(a, b):
+    return _map(lambda p, q: p > q, a, b, dtype_=bool_)
+
+
+def eq(a, b):
+    return _map(lambda p, q: p == q, a, b, dtype_=bool_)
+
+
+def abs(x):  # noqa: A001  (torch's name)
+    return _map(_builtins.abs, x)
+
+
+def where(condition, a, b):
+    return _map(lambda c, p, q: p if c else q, condition, a, b, dtype_=(a.dtype if isinstance(a, Tensor) else None))
+
+
+def matmul(a, b):
+    """(M, K) @ (K, N), values of constants only; counts 2*M*N*K FLOPs under FlopCounterMode."""
+    m, k = a.shape
+    n = b.shape[1]
+    from .utils import _python_dispatch
+    _python_dispatch._dispatch("aten.mm", 2 * m * n * k)
+    return Tensor((m, n), a.dtype, a.device, None, a._fill * b._fill * k)
+
+
+mm = matmul
+
+
+def softmax(x, dim=-1):
+    from .utils import _python_dispatch
+    _python_dispatch._dispatch("aten._softmax", 0)
+    return Tensor(x.shape, x.dtype, x.device, None, 1.0 / x.shape[dim] if x.shape else 1.0)
+
+
+class no_grad:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
 
 
 def _shape_of(size):
@@ -275,7 +422,13 @@ def tensor(data, dtype=None, device=None, **_ignored):
         values = values[0] if values else 0
     if dtype is None:
         dtype = float32 if isinstance(values, _builtins.float) else int64
-    return Tensor(shape, dtype, device)
+
+    def flat(value):
+        if isinstance(value, (list, tuple)):
+            return [item for part in value for item in flat(part)]
+        return [value]
+
+    return Tensor(shape, dtype, device, [_builtins.float(v) if dtype.is_floating_point else v for v in flat(data)])
 
 
 _seed = [0]
@@ -299,3 +452,5 @@ bool = bool_
 
 from . import cuda  # noqa: E402  (submodules need the names above)
 from . import nn  # noqa: E402
+from . import utils  # noqa: E402
+from . import backends  # noqa: E402
