@@ -101,6 +101,8 @@ import time  # noqa: E402
 import traceback  # noqa: E402
 
 _STARTED = time.perf_counter()
+# The harness's own modules (timing, correctness, speed of light), written by kprof beside it.
+HARNESS_MODULES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness")
 
 EXIT_OK = 0
 EXIT_CANDIDATE_FAILED = 1
@@ -224,6 +226,8 @@ def read_plan(path):
         ok = isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait >= 0
         require(ok, "profiled_call_lock.max_wait_seconds", "a non-negative number")
     check_compile_ahead(plan)
+    require(plan.setdefault("truth", None) is None or isinstance(plan["truth"], dict), "truth",
+            "null or an object")
     return plan
 
 
@@ -294,6 +298,9 @@ def new_candidate_status(index, candidate):
         "compile_wait_seconds": 0.0,
         "compile_seconds": 0.0,
         "compiled_ahead": None,
+        "check": None,
+        "timing": None,
+        "reference": None,
     }
 
 
@@ -1209,6 +1216,8 @@ def run_candidate(problem, plan, entry, status_file, ahead=None):
         if lock_fd is not None:
             fcntl.flock(lock_fd, fcntl.LOCK_UN)  # also for a copy a fork of the kernel holds
             os.close(lock_fd)
+    if getattr(problem, "truth", None) is not None:  # outside the range: ncu replays none of it
+        problem.truth.measure(entry, status_file, lambda: kernel_function(*args, **kwargs), result)
     del result
 
 
@@ -1460,6 +1469,12 @@ def run(plan, status_file):
         status["setup_seconds"] = (time.perf_counter() - _STARTED - status.get("standby_wait_seconds", 0.0)
                                    - status.get("gpu_lock_wait_seconds", 0.0))
         status["problem_ok"] = True
+        if plan["truth"] is not None:  # templates/harness/truth.py: timing, check, speed of light
+            try:
+                truth = load_module("_kprof_truth", os.path.join(HARNESS_MODULES, "truth.py"))
+                problem.truth = truth.make_truth(plan, problem, load_module, HARNESS_MODULES)
+            except (OSError, ValueError) as exc:
+                return fail_problem(status_file, describe_exception(exc))
         if plan["standby"] is not None and not defer and plan["standby"]["primer"]:
             status_file.set_phase("primer")
             if status.get("primer") != "ran at start":

@@ -60,6 +60,8 @@ def write_plan(tmp_path, problem, kernels, **settings):
     run_dir.mkdir(exist_ok=True)
     script = run_dir / "harness.py"
     shutil.copyfile(HARNESS, script)
+    shutil.copytree(HARNESS.parent / "harness", run_dir / "harness", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
     plan = {
         "version": 1,
         "problem": str(problem),
@@ -501,7 +503,7 @@ def test_status_file_is_replaced_whole_and_leaves_no_temp_files(tmp_path):
     run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"])
 
     assert run.status is not None
-    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["harness.py", "plan.json", "status.json"]
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["harness", "harness.py", "plan.json", "status.json"]
 
 
 @pytest.mark.parametrize("example, launches", [
