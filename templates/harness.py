@@ -1190,6 +1190,8 @@ def run_candidate(problem, plan, entry, status_file, ahead=None):
     entry["call_style"] = style
     entry["layer"] = layer
 
+    if getattr(problem, "truth", None) is not None:  # the reference, before any call of this cast
+        problem.truth.reference(entry["cast"])
     if ahead is not None:
         started = time.perf_counter()
         entry["compiled_ahead"], entry["compile_seconds"] = ahead.wait(entry)

@@ -36,6 +36,7 @@ enum class ErrorCategory {
   gpu_busy,          ///< the per-GPU lock could not be taken within the wait limit
   slurm,             ///< Slurm refused the job, or a task ended without results
   program_crashed,   ///< the profiled program died (a signal, os._exit) before the harness finished
+  wrong_output,      ///< the candidate's outputs differ from the reference's (it was profiled)
   internal,          ///< a bug in kprof
 };
 

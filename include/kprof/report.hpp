@@ -24,9 +24,10 @@
 
 namespace kprof {
 
-/// Bumped on any change of the document layout: 2 added kernels[].hot_lines. A reader reads
+/// Bumped on any change of the document layout: 2 added kernels[].hot_lines, 3 the candidate's
+/// "truth" (measured time, check, reference, speed of light). A reader reads
 /// every version up to this one.
-inline constexpr int k_report_schema_version = 2;
+inline constexpr int k_report_schema_version = 3;
 
 /// Builds the report document:
 ///   schema_version, metadata {kprof_version, source, generated_at, gpu, ncu_version?, page,

@@ -149,6 +149,13 @@ class ProgramCrashed(KprofError):
     category = "program_crashed"
 
 
+class WrongOutput(KprofError):
+    """The candidate's outputs differ from the reference's (Model(*get_init_inputs())); it was
+    profiled, and its result is partial."""
+
+    category = "wrong_output"
+
+
 class InternalError(KprofError):
     """A bug in kprof."""
 
@@ -175,6 +182,7 @@ ERROR_CLASSES: Dict[str, Type[KprofError]] = {
         GpuBusy,
         SlurmError,
         ProgramCrashed,
+        WrongOutput,
         InternalError,
     )
 }

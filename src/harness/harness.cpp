@@ -21,13 +21,17 @@
 
 namespace kprof {
 
-/// Defined by the file kprof_embed_text generates from templates/harness.py.
+/// Defined by the files kprof_embed_text generates from templates/harness.py and
+/// templates/harness/*.py.
 std::string_view harness_template();
+std::string_view harness_truth_module();
+std::string_view harness_timing_module();
+std::string_view harness_correctness_module();
+std::string_view harness_speed_of_light_module();
 
 namespace {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
 constexpr int k_plan_version = 1;
@@ -46,12 +50,20 @@ constexpr std::array<std::pair<CastDtype, std::string_view>, 5> k_cast_words{{
     {CastDtype::fp32, "fp32"},
 }};
 
-constexpr std::array<std::pair<HarnessPhase, std::string_view>, 5> k_phase_words{{
+constexpr std::array<std::pair<HarnessPhase, std::string_view>, 7> k_phase_words{{
     {HarnessPhase::not_started, "not_started"},
     {HarnessPhase::import_kernel, "import_kernel"},
     {HarnessPhase::warmup, "warmup"},
     {HarnessPhase::profiled_call, "profiled_call"},
+    {HarnessPhase::check, "check"},
+    {HarnessPhase::timing, "timing"},
     {HarnessPhase::done, "done"},
+}};
+
+constexpr std::array<std::pair<CheckVerdict, std::string_view>, 3> k_check_words{{
+    {CheckVerdict::pass, "pass"},
+    {CheckVerdict::fail, "fail"},
+    {CheckVerdict::unchecked, "unchecked"},
 }};
 
 constexpr std::array<std::string_view, 8> k_status_phases{
@@ -128,7 +140,34 @@ OrderedJson plan_json(const HarnessPlan& plan) {
   if (plan.compile_ahead_dir) {
     json["compile_ahead"] = compile_ahead_json(plan);
   }
+  if (plan.truth) {
+    const TruthPlan& truth = *plan.truth;
+    OrderedJson tolerances = OrderedJson::object();
+    if (truth.atol || truth.rtol) {
+      OrderedJson all = OrderedJson::object();
+      if (truth.atol) {
+        all["atol"] = *truth.atol;
+      }
+      if (truth.rtol) {
+        all["rtol"] = *truth.rtol;
+      }
+      tolerances["all"] = std::move(all);
+    }
+    json["truth"] = {
+        {"check", truth.check},
+        {"timing", truth.timing},
+        {"reference", truth.reference},
+        {"timing_settings",
+         {{"budget_seconds", truth.budget_seconds}, {"max_repetitions", truth.max_repetitions}}},
+        {"tolerances", std::move(tolerances)}};
+  }
   return json;
+}
+
+/// A status member that must be an object or absent: the object, else null.
+Json object_or_null(const Json& json, const char* key) {
+  const auto found = json.find(key);
+  return found != json.end() && found->is_object() ? *found : Json(nullptr);
 }
 
 /// Reads typed fields of one JSON object of the status. The first problem found is kept in
@@ -276,6 +315,23 @@ Result<HarnessCandidateStatus> candidate_status(const Json& json, std::string wh
   if (object.error()) {
     return *object.error();
   }
+  status.check = object_or_null(json, "check");
+  status.timing = object_or_null(json, "timing");
+  status.reference = object_or_null(json, "reference");
+  if (status.check.is_object()) {
+    StatusObject check(status.check, object.where() + ".check");
+    const std::string verdict = check.text("verdict", true);
+    status.check_reason = check.text("reason");
+    if (check.error()) {
+      return *check.error();
+    }
+    status.check_verdict = value_of(k_check_words, verdict);
+    if (!status.check_verdict) {
+      return make_error(ErrorCategory::malformed_input,
+                        fmt::format("harness status: {}.check.verdict is '{}' (expected {})",
+                                    object.where(), verdict, valid_words(k_check_words)));
+    }
+  }
   if (!cast.empty()) {
     auto applied = parse_cast_dtype(cast);
     if (!applied || *applied == CastDtype::auto_detect) {
@@ -373,6 +429,39 @@ std::string_view harness_script() {
   return harness_template();
 }
 
+std::string_view to_string(CheckVerdict verdict) {
+  return word_of(k_check_words, verdict);
+}
+
+std::span<const std::pair<std::string_view, std::string_view>> harness_modules() {
+  static const std::array<std::pair<std::string_view, std::string_view>, 4> k_modules{{
+      {"truth.py", harness_truth_module()},
+      {"timing.py", harness_timing_module()},
+      {"correctness.py", harness_correctness_module()},
+      {"speed_of_light.py", harness_speed_of_light_module()},
+  }};
+  return k_modules;
+}
+
+Result<void> write_harness_files(const std::filesystem::path& script_path) {
+  if (auto written = write_file_atomic(script_path, harness_script()); !written) {
+    return written.error().with_context("while writing the harness script");
+  }
+  const fs::path dir = script_path.parent_path() / "harness";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    return make_error(ErrorCategory::io,
+                      fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  }
+  for (const auto& [name, text] : harness_modules()) {
+    if (auto written = write_file_atomic(dir / name, text); !written) {
+      return written.error().with_context("while writing the harness's modules");
+    }
+  }
+  return {};
+}
+
 std::string plan_to_json(const HarnessPlan& plan) {
   return plan_json(plan).dump(2, ' ', false, OrderedJson::error_handler_t::replace) + "\n";
 }
@@ -386,8 +475,8 @@ Result<void> write_harness(const std::filesystem::path& script_path,
     return make_error(ErrorCategory::usage,
                       fmt::format("a path in the harness plan is not valid UTF-8 ({})", e.what()));
   }
-  if (auto written = write_file_atomic(script_path, harness_script()); !written) {
-    return written.error().with_context("while writing the harness script");
+  if (auto written = write_harness_files(script_path); !written) {
+    return written.error();
   }
   if (auto written = write_file_atomic(plan_path, plan_text); !written) {
     return written.error().with_context("while writing the harness plan");

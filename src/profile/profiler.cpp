@@ -30,6 +30,7 @@
 #include "kprof/metric_check.hpp"
 #include "kprof/options.hpp"
 #include "kprof/process.hpp"
+#include "kprof/report_view.hpp"
 #include "kprof/round_layout.hpp"
 #include "kprof/status.hpp"
 #include "kprof/version.hpp"
@@ -129,6 +130,7 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
         facts.compiled_ahead = s.compiled_ahead;
         facts.compile_wait_seconds = s.compile_wait_seconds;
         facts.compile_seconds = s.compile_seconds;
+        facts.truth = TruthEvidence{s.check, s.timing, s.reference};
       }
     }
   }
@@ -460,6 +462,14 @@ Json candidate_report(const KernelProfiler& profiler, const CandidateWork& work,
         built_from(work, metadata.candidate, final_dir, profiler.options().select.kernel_filters);
   }
   Json report = build_report(*work.capture, analysis, profiler.metric_set(), metadata.to_json());
+  if (work.facts && work.facts->truth) {
+    const ReportView view(report);
+    const std::optional<GpuSpec> spec =
+        analysis.gpu ? analysis.gpu : find_gpu_spec(work.facts->gpu_name);
+    Json truth = truth_json(*work.facts->truth, spec, view.total_duration_ns(),
+                            static_cast<int>(view.launch_count()));
+    report["truth"] = std::move(truth);
+  }
   if (!source) {
     return report;
   }
@@ -718,6 +728,17 @@ SessionRequest KernelProfiler::session_request(const fs::path& problem, int gpu,
   request.plan.profiled_call_lock = m_options.lock_dir / k_profiled_call_lock_file;
   request.plan.early_primer = true;
   request.plan.compile_ahead_max_wait_seconds = compile_ahead_max_wait_seconds(m_options.timeout);
+  if (m_options.check || m_options.timing) {
+    TruthPlan truth;
+    truth.check = m_options.check;
+    truth.timing = m_options.timing;
+    truth.reference = m_options.timing;
+    truth.budget_seconds = m_options.timing_budget_ms / 1000.0;
+    truth.max_repetitions = m_options.timing_repetitions;
+    truth.atol = m_options.atol;
+    truth.rtol = m_options.rtol;
+    request.plan.truth = truth;
+  }
   request.gpu = gpu;
   request.set_visible_devices = set_visible;
   request.timeout = m_options.timeout;
@@ -765,7 +786,7 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
   if (!writer) {
     return std::move(writer).error();
   }
-  if (auto written = write_file_atomic(writer->staging().script(), harness_script()); !written) {
+  if (auto written = write_harness_files(writer->staging().script()); !written) {
     return written.error();
   }
 

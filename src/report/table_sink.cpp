@@ -89,7 +89,11 @@ public:
       return options.color ? fmt::format("{}{}{}", style, text, k_reset) : std::string(text);
     };
 
-    std::string out = header_line(doc) + "\n\n";
+    std::string out = header_line(doc) + "\n";
+    for (const std::string& line : truth_lines(doc)) {
+      out += line + "\n";
+    }
+    out += "\n";
 
     std::size_t kernel_width = std::string_view("kernel").size();
     for (const ReportKernel& group : groups) {

@@ -42,6 +42,8 @@ std::string_view to_string(ErrorCategory category) {
     return "slurm";
   case ErrorCategory::program_crashed:
     return "program_crashed";
+  case ErrorCategory::wrong_output:
+    return "wrong_output";
   case ErrorCategory::internal:
     return "internal";
   }
@@ -94,6 +96,8 @@ int exit_code(ErrorCategory category) {
     return 17;
   case ErrorCategory::program_crashed:
     return 18;
+  case ErrorCategory::wrong_output:
+    return 19;
   case ErrorCategory::internal:
     return 70;
   }
@@ -129,6 +133,9 @@ constexpr std::array k_exit_codes{
     ExitCodeRow{18, "program_crashed",
                 "the profiled program crashed (a signal such as SIGSEGV) or exited (`os._exit`) "
                 "before kprof's harness finished"},
+    ExitCodeRow{19, "wrong_output",
+                "the candidate's outputs differ from the reference's (`Model`): it was profiled, "
+                "its status is partial"},
     ExitCodeRow{70, "internal", "internal error (a bug in kprof)"},
     ExitCodeRow{k_exit_interrupted, "interrupted",
                 "interrupted (Ctrl-C or SIGTERM): the profiled program's process group was "

@@ -7,6 +7,8 @@ The plan's "truth" object (null: none of this runs) asks for:
 - "reference": time the reference too and count its FLOPs and bytes (speed_of_light.py);
 - "tolerances": per-dtype atol/rtol over correctness.DEFAULT_TOLERANCES.
 
+A candidate that returns None (it writes into an argument) is "unchecked", never wrong.
+
 The reference is Model(*get_init_inputs()) called on the candidate's inputs (the same cast). It
 runs once per cast word in a process, on the inputs before the first candidate of that cast ran
 (a candidate that writes into its inputs changes what later candidates get, not the reference).
@@ -117,12 +119,15 @@ class Truth:
         """After the profiled call: the check of `result` and the candidate's timing, into the
         status entry ("check", "timing", "reference"). Raises only when the CUDA context broke
         (torch.cuda.synchronize raising after a timing error)."""
-        reference = self.reference(entry["cast"] or "none")
+        reference = self.reference(entry["cast"])
         entry["reference"] = reference["summary"]
         if self.settings["check"]:
             status_file.set_candidate_phase(entry, "check")
             if reference["outputs"] is None:
                 entry["check"] = {"verdict": "unchecked", "reason": "no reference: %s" % reference["summary"]["error"]}
+            elif result is None:
+                # A kernel that writes into an argument returns nothing to compare.
+                entry["check"] = {"verdict": "unchecked", "reason": "kernel_function returned None"}
             else:
                 try:
                     entry["check"] = self.modules["correctness"].check(

@@ -9,6 +9,11 @@ TRUTH = CASES / "truth"
 PLAN_TRUTH = {"timing_settings": {"budget_seconds": 0.005, "flush_bytes": 1024}}
 
 
+def timing_calls(candidate):
+    """Calls the timing made at least: warm-up, the launch's cost, the estimate, the timed ones."""
+    return candidate["timing"]["warmup"] + 1 + 5 + candidate["timing"]["count"]
+
+
 def run_truth(tmp_path, *kernels, truth=None, **env):
     tmp_path.mkdir(parents=True, exist_ok=True)
     return run_harness(tmp_path, TRUTH / "problem.py", [TRUTH / k for k in kernels],
@@ -39,6 +44,9 @@ def test_the_timed_calls_are_outside_the_profiled_range(tmp_path):
     # the timing's flush buffer writes (launch fill) come only after the range is popped
     assert "launch fill" not in run.events[pushes[0]:pop]
     assert "launch fill" in run.events[pop:]
+    # one launch inside the range; the timed calls' launches all after it
+    assert run.events[pushes[0]:pop].count("launch touch_kernel") == 1
+    assert run.events[pop:].count("launch touch_kernel") >= timing_calls(run.candidate(0))
 
 
 @pytest.mark.parametrize("kernel, reason", [
@@ -92,3 +100,16 @@ def test_a_problem_without_model_is_profiled_and_unchecked(tmp_path):
     cand = run.candidate(0)
     assert cand["check"]["verdict"] == "unchecked"
     assert cand["reference"]["error"] == "problem.py has no Model"
+
+
+def test_a_candidate_returning_none_is_unchecked_not_wrong(tmp_path):
+    run = run_truth(tmp_path, "returns_none.py", KPROF_FAKE_EVENT_MS="1")
+    check = run.candidate(0)["check"]
+    assert check == {"verdict": "unchecked", "reason": "kernel_function returned None"}
+
+
+def test_the_reference_sees_the_inputs_before_any_call_of_the_candidate(tmp_path):
+    run = run_harness(tmp_path, TRUTH / "doubling_problem.py", [TRUTH / "writes_its_input.py"], truth=PLAN_TRUTH,
+                      env={"KPROF_FAKE_EVENT_MS": "1"})
+    check = run.candidate(0)["check"]
+    assert check["verdict"] == "fail" and check["max_abs_error"] == 2.0, check

@@ -138,10 +138,12 @@ class Size(tuple):
 
 class Tensor:
     """Values, when a test needs them: `_values` is a flat list (torch.tensor(...) makes one), or
-    None, every element then being `_fill` (0.0 unless fill_ set it): so that the huge tensors of
-    the example problems cost nothing, while small ones can be compared."""
+    None, every element then being `_fill`: a number (zeros, ones, fill_), or None for values
+    nobody knows (randn, empty: what the fake kernels "compute"). Arithmetic on an unknown tensor
+    is unknown; isnan and isinf of one are False, a comparison of one is True, so a candidate of
+    the fake kernels matches the reference. The huge tensors of the examples cost nothing."""
 
-    def __init__(self, shape, dtype_=None, device_=None, values=None, fill=0.0):
+    def __init__(self, shape, dtype_=None, device_=None, values=None, fill=None):
         self._shape = Size(_builtins.int(extent) for extent in shape)
         self._dtype = dtype_ if dtype_ is not None else float32
         self._device = device(device_) if device_ is not None else _default_device()
@@ -250,7 +252,8 @@ class Tensor:
     def item(self):
         if self.numel() != 1:
             raise RuntimeError("a Tensor with %d elements cannot be converted to Scalar" % self.numel())
-        return self._values[0] if self._values is not None else self._fill
+        value = self._values[0] if self._values is not None else self._fill
+        return 0.0 if value is None else value
 
     def sum(self):
         return _reduce(self, _builtins.sum, 0)
@@ -289,21 +292,40 @@ class Tensor:
         return "FakeTensor(shape=%s, dtype=%r, device=%r)" % (tuple(self._shape), self._dtype, self._device)
 
 
+def _unknown(value):
+    return isinstance(value, Tensor) and value._values is None and value._fill is None
+
+
+def _constant(value):
+    """(True, the value) of a number, a tensor of one value everywhere or of one element (which
+    broadcasts); (False, None) of a tensor of several values."""
+    if not isinstance(value, Tensor):
+        return True, value
+    if value._values is None:
+        return True, value._fill
+    if len(value._values) == 1:
+        return True, value._values[0]
+    return False, None
+
+
 def _elements(value, count):
-    """A tensor's (or a number's) elements as a list of `count`."""
-    if isinstance(value, Tensor):
-        if value._values is not None:
-            return value._values
-        return [value._fill] * count
-    return [value] * count
+    """A tensor's (or a number's) elements as a list of `count` (one value broadcasts)."""
+    constant, fill = _constant(value)
+    return [fill] * count if constant else value._values
 
 
 def _map(op, *operands, dtype_=None):
-    """An element-wise op over tensors and numbers (the first tensor gives shape and device)."""
-    first = next(x for x in operands if isinstance(x, Tensor))
+    """An element-wise op over tensors and numbers, broadcast as torch does for the shapes the
+    fake keeps: the largest tensor gives shape and device; one value broadcasts."""
     tensors = [x for x in operands if isinstance(x, Tensor)]
-    if all(t._values is None for t in tensors):  # constants stay constants, whatever the size
-        fill = op(*[x._fill if isinstance(x, Tensor) else x for x in operands])
+    first = max(tensors, key=lambda t: t.numel())
+    if any(_unknown(x) for x in operands):
+        known = dtype_ is bool_  # a comparison of unknown values: True (they "match")
+        return Tensor(first.shape, dtype_ or first.dtype, first.device, None, True if known else None)
+    constants = [_constant(x) for x in operands]
+    if all(constant for constant, _ in constants) and (first._values is None or first.numel() != 1):
+        # constants stay constants, whatever the size
+        fill = op(*[value for _, value in constants])
         return Tensor(first.shape, dtype_ or first.dtype, first.device, None, fill)
     count = first.numel()
     columns = [_elements(x, count) for x in operands]
@@ -311,6 +333,8 @@ def _map(op, *operands, dtype_=None):
 
 
 def _reduce(tensor, op, empty):
+    if _unknown(tensor):
+        return Tensor((), tensor.dtype, tensor.device, None, None)
     if tensor._values is None:
         count = tensor.numel()
         value = tensor._fill * count if op is _builtins.sum else (tensor._fill if count else empty)
@@ -319,16 +343,21 @@ def _reduce(tensor, op, empty):
     return Tensor((), tensor.dtype, tensor.device, [value])
 
 
+def _known_or(x, value):
+    """isnan/isinf/isfinite of unknown values: `value` everywhere (the fake makes no NaN)."""
+    return Tensor(x.shape, bool_, x.device, None, value)
+
+
 def isnan(x):
-    return _map(lambda a: a != a, x, dtype_=bool_)
+    return _known_or(x, False) if _unknown(x) else _map(lambda a: a != a, x, dtype_=bool_)
 
 
 def isinf(x):
-    return _map(lambda a: a in (_math.inf, -_math.inf), x, dtype_=bool_)
+    return _known_or(x, False) if _unknown(x) else _map(lambda a: a in (_math.inf, -_math.inf), x, dtype_=bool_)
 
 
 def isfinite(x):
-    return _map(lambda a: _math.isfinite(a), x, dtype_=bool_)
+    return _known_or(x, True) if _unknown(x) else _map(lambda a: _math.isfinite(a), x, dtype_=bool_)
 
 
 def logical_and(a, b):
@@ -369,7 +398,8 @@ def matmul(a, b):
     n = b.shape[1]
     from .utils import _python_dispatch
     _python_dispatch._dispatch("aten.mm", 2 * m * n * k)
-    return Tensor((m, n), a.dtype, a.device, None, a._fill * b._fill * k)
+    known = a._values is None and b._values is None and a._fill is not None and b._fill is not None
+    return Tensor((m, n), a.dtype, a.device, None, a._fill * b._fill * k if known else None)
 
 
 mm = matmul
@@ -378,7 +408,8 @@ mm = matmul
 def softmax(x, dim=-1):
     from .utils import _python_dispatch
     _python_dispatch._dispatch("aten._softmax", 0)
-    return Tensor(x.shape, x.dtype, x.device, None, 1.0 / x.shape[dim] if x.shape else 1.0)
+    fill = None if _unknown(x) else (1.0 / x.shape[dim] if x.shape else 1.0)
+    return Tensor(x.shape, x.dtype, x.device, None, fill)
 
 
 class no_grad:
@@ -395,16 +426,27 @@ def _shape_of(size):
     return tuple(size)
 
 
-def _factory(*size, dtype=None, device=None, requires_grad=False, **_ignored):
-    return Tensor(_shape_of(size), dtype, device)
+def _factory(fill):
+    def make(*size, dtype=None, device=None, requires_grad=False, **_ignored):
+        return Tensor(_shape_of(size), dtype, device, None, fill)
+
+    return make
 
 
-def _like(other, dtype=None, device=None, **_ignored):
-    return Tensor(other.shape, dtype or other.dtype, device or other.device)
+def _like(fill):
+    def make(other, dtype=None, device=None, **_ignored):
+        return Tensor(other.shape, dtype or other.dtype, device or other.device, None, fill)
+
+    return make
 
 
-randn = rand = zeros = ones = empty = _factory
-randn_like = rand_like = zeros_like = ones_like = empty_like = _like
+# Random and empty tensors hold values nobody knows; zeros and ones theirs.
+randn = rand = empty = _factory(None)
+zeros = _factory(0.0)
+ones = _factory(1.0)
+randn_like = rand_like = empty_like = _like(None)
+zeros_like = _like(0.0)
+ones_like = _like(1.0)
 
 
 def randint(*args, size=None, dtype=None, device=None, **_ignored):
