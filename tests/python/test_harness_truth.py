@@ -41,9 +41,9 @@ def test_the_timed_calls_are_outside_the_profiled_range(tmp_path):
     pushes = [i for i, e in enumerate(run.events) if e.startswith("push kprof:cand")]
     assert len(pushes) == 1
     pop = run.events.index("pop", pushes[0])
-    # the timing's flush buffer writes (launch fill) come only after the range is popped
-    assert "launch fill" not in run.events[pushes[0]:pop]
-    assert "launch fill" in run.events[pop:]
+    # the timing's flush buffer writes (launch zero) come only after the range is popped
+    assert "launch zero" not in run.events[pushes[0]:pop]
+    assert "launch zero" in run.events[pop:]
     # one launch inside the range; the timed calls' launches all after it
     assert run.events[pushes[0]:pop].count("launch touch_kernel") == 1
     assert run.events[pop:].count("launch touch_kernel") >= timing_calls(run.candidate(0))
