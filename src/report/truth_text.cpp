@@ -50,7 +50,8 @@ std::string timing_line(const Json& timing, const Json* reference) {
       const auto speedup = number_at(*reference, "speedup");
       line += fmt::format("; PyTorch reference {}{}", us_text(number_at(*ref_timing, "median_us")),
                           speedup ? fmt::format(": {}x", format_fixed(*speedup, 2)) : "");
-    } else if (const Json* error = member(*reference, "error"); error && error->is_string()) {
+    } else if (const Json* error = member(*reference, "error");
+               error != nullptr && error->is_string()) {
       line += "; no reference time (" + error->get<std::string>() + ")";
     }
   }
