@@ -26,6 +26,7 @@
 #include "kprof/report.hpp"
 #include "kprof/round.hpp"
 #include "kprof/status.hpp"
+#include "kprof/workload.hpp"
 
 namespace kprof {
 
@@ -64,6 +65,9 @@ struct ProfileOptions {
   CastDtype cast = CastDtype::none;
   std::uint64_t seed = 0;
   ClockControl clock_control = ClockControl::none;
+  /// Two tiers for a call of many launches (docs/harness.md, "Many launches").
+  LaunchTiers launches = LaunchTiers::automatic;
+  std::size_t max_replayed = k_default_max_replayed; ///< the replay budget under `auto`
   std::vector<int> gpus;       ///< empty: GPU 0 (CUDA_VISIBLE_DEVICES untouched)
   SelectOptions select;        ///< applied to each candidate's kernels
   bool check_metrics = true;   ///< validate names with --query-metrics first

@@ -1,6 +1,6 @@
 // kprof: the truth beside the counters (issue 43): a candidate's measured wall time, its check
 // against the reference, the reference's time and the problem's speed of light, put together
-// from what the harness measured (templates/harness/truth.py) and the GPU's datasheet peaks.
+// from what the harness measured (templates/kprof_harness/truth.py) and the GPU's datasheet peaks.
 // Pure: tests feed it recorded harness objects.
 #pragma once
 

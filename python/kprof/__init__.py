@@ -32,6 +32,7 @@ from ._errors import (
     NcuFailed,
     NcuNotFound,
     NoKernelsProfiled,
+    OutOfMemory,
     OutputError,
     PermissionDenied,
     ProblemInvalid,
@@ -79,6 +80,7 @@ __all__ = [
     "GpuBusy",
     "SlurmError",
     "ProgramCrashed",
+    "OutOfMemory",
     "WrongOutput",
     "InternalError",
 ]

@@ -1,5 +1,6 @@
 // kprof: the C++ half of the harness: its plan (what kprof asks for) and its status (what the
-// Python script reports). The script itself is templates/harness.py, embedded at build time.
+// Python script reports). The script itself is templates/harness.py and the package beside it,
+// templates/kprof_harness/, embedded at build time.
 //
 // Everything that varies reaches the script as JSON data written by nlohmann-json, so quotes,
 // newlines and non-ASCII in paths are escaped by the library and never become code. The status
@@ -12,7 +13,9 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,13 +24,8 @@
 
 namespace kprof {
 
-/// Defined by the files kprof_embed_text generates from templates/harness.py and
-/// templates/harness/*.py.
-std::string_view harness_template();
-std::string_view harness_truth_module();
-std::string_view harness_timing_module();
-std::string_view harness_correctness_module();
-std::string_view harness_speed_of_light_module();
+/// Defined by the file kprof_embed_files generates from templates/ (src/harness/CMakeLists.txt).
+std::span<const std::pair<std::string_view, std::string_view>> harness_template_files();
 
 namespace {
 
@@ -109,6 +107,27 @@ OrderedJson compile_ahead_json(const HarnessPlan& plan) {
           {"max_wait_seconds", plan.compile_ahead_max_wait_seconds}};
 }
 
+/// The plan's "truth" (templates/kprof_harness/truth.py reads it).
+OrderedJson truth_plan_json(const TruthPlan& truth) {
+  OrderedJson tolerances = OrderedJson::object();
+  if (truth.atol || truth.rtol) {
+    OrderedJson all = OrderedJson::object();
+    if (truth.atol) {
+      all["atol"] = *truth.atol;
+    }
+    if (truth.rtol) {
+      all["rtol"] = *truth.rtol;
+    }
+    tolerances["all"] = std::move(all);
+  }
+  return {{"check", truth.check},
+          {"timing", truth.timing},
+          {"reference", truth.reference},
+          {"timing_settings",
+           {{"budget_seconds", truth.budget_seconds}, {"max_repetitions", truth.max_repetitions}}},
+          {"tolerances", std::move(tolerances)}};
+}
+
 OrderedJson plan_json(const HarnessPlan& plan) {
   OrderedJson candidates = OrderedJson::array();
   for (const auto& candidate : plan.candidates) {
@@ -140,26 +159,12 @@ OrderedJson plan_json(const HarnessPlan& plan) {
   if (plan.compile_ahead_dir) {
     json["compile_ahead"] = compile_ahead_json(plan);
   }
+  if (plan.timeline_gate) {
+    json["timeline_gate"] = {{"path", plan.timeline_gate->string()},
+                             {"max_wait_seconds", plan.timeline_gate_max_wait_seconds}};
+  }
   if (plan.truth) {
-    const TruthPlan& truth = *plan.truth;
-    OrderedJson tolerances = OrderedJson::object();
-    if (truth.atol || truth.rtol) {
-      OrderedJson all = OrderedJson::object();
-      if (truth.atol) {
-        all["atol"] = *truth.atol;
-      }
-      if (truth.rtol) {
-        all["rtol"] = *truth.rtol;
-      }
-      tolerances["all"] = std::move(all);
-    }
-    json["truth"] = {
-        {"check", truth.check},
-        {"timing", truth.timing},
-        {"reference", truth.reference},
-        {"timing_settings",
-         {{"budget_seconds", truth.budget_seconds}, {"max_repetitions", truth.max_repetitions}}},
-        {"tolerances", std::move(tolerances)}};
+    json["truth"] = truth_plan_json(*plan.truth);
   }
   return json;
 }
@@ -425,41 +430,41 @@ std::string nvtx_include_for_ranges() {
   return "regex:kprof:(cand[0-9]+|primer)/";
 }
 
-std::string_view harness_script() {
-  return harness_template();
+std::span<const HarnessFile> harness_files() {
+  static const std::vector<HarnessFile> files = [] {
+    std::vector<HarnessFile> all;
+    for (const auto& [path, text] : harness_template_files()) {
+      all.push_back({path, text});
+    }
+    return all;
+  }();
+  return files;
+}
+
+Result<void> write_harness_script(const std::filesystem::path& script_path) {
+  const std::string prefix = fmt::format("{}/", k_harness_package);
+  std::vector<std::pair<std::string_view, std::string_view>> package;
+  std::string_view entry;
+  for (const HarnessFile& file : harness_files()) {
+    if (file.path.starts_with(prefix)) {
+      package.emplace_back(file.path.substr(prefix.size()), file.text);
+    } else {
+      entry = file.text;
+    }
+  }
+  KPROF_ASSERT(!entry.empty() && !package.empty());
+  const fs::path package_dir = script_path.parent_path() / k_harness_package;
+  if (auto written = write_directory_atomic(package_dir, package); !written) {
+    return written.error().with_context("while writing the harness script");
+  }
+  if (auto written = write_file_atomic(script_path, entry); !written) {
+    return written.error().with_context("while writing the harness script");
+  }
+  return {};
 }
 
 std::string_view to_string(CheckVerdict verdict) {
   return word_of(k_check_words, verdict);
-}
-
-std::span<const std::pair<std::string_view, std::string_view>> harness_modules() {
-  static const std::array<std::pair<std::string_view, std::string_view>, 4> k_modules{{
-      {"truth.py", harness_truth_module()},
-      {"timing.py", harness_timing_module()},
-      {"correctness.py", harness_correctness_module()},
-      {"speed_of_light.py", harness_speed_of_light_module()},
-  }};
-  return k_modules;
-}
-
-Result<void> write_harness_files(const std::filesystem::path& script_path) {
-  if (auto written = write_file_atomic(script_path, harness_script()); !written) {
-    return written.error().with_context("while writing the harness script");
-  }
-  const fs::path dir = script_path.parent_path() / "harness";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    return make_error(ErrorCategory::io,
-                      fmt::format("cannot create {}: {}", dir.string(), ec.message()));
-  }
-  for (const auto& [name, text] : harness_modules()) {
-    if (auto written = write_file_atomic(dir / name, text); !written) {
-      return written.error().with_context("while writing the harness's modules");
-    }
-  }
-  return {};
 }
 
 std::string plan_to_json(const HarnessPlan& plan) {
@@ -475,8 +480,8 @@ Result<void> write_harness(const std::filesystem::path& script_path,
     return make_error(ErrorCategory::usage,
                       fmt::format("a path in the harness plan is not valid UTF-8 ({})", e.what()));
   }
-  if (auto written = write_harness_files(script_path); !written) {
-    return written.error();
+  if (auto written = write_harness_script(script_path); !written) {
+    return written;
   }
   if (auto written = write_file_atomic(plan_path, plan_text); !written) {
     return written.error().with_context("while writing the harness plan");

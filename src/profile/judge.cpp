@@ -209,9 +209,9 @@ std::string where_it_ended(const SessionOutcome& session, const HarnessCandidate
   return "the harness's start";
 }
 
-/// The harness's own exit codes when it ends before its status says "done" (templates/harness.py:
-/// a bad plan or problem, a poisoned CUDA context, an idle standby, a bug in the harness); any
-/// other code is the profiled program's own doing.
+/// The harness's own exit codes when it ends before its status says "done"
+/// (templates/kprof_harness/report.py: a bad plan or problem, a poisoned CUDA context, an idle
+/// standby, a bug in the harness); any other code is the profiled program's own doing.
 bool harness_exit_code(int code) {
   return code == k_harness_exit_problem_invalid || code == k_harness_exit_cuda_poisoned ||
          code == k_harness_exit_standby_idle || code == k_harness_exit_internal;

@@ -70,6 +70,9 @@ struct SessionFacts {
   /// The session ran on a standby (session_wall_seconds then counts from the hand-over).
   bool standby = false;
   std::string standby_unavailable; ///< SessionOutcome::standby_unavailable
+  /// Many launches: what the call's timeline holds and what ncu's replays did, or why there is
+  /// no timeline (timeline_note); empty for a session without one.
+  std::string timeline;
   /// The candidate's own cast, when the harness reported it: what it applied (the run's "cast"
   /// stays the word asked for, e.g. "auto") and why.
   std::optional<CastDtype> cast_applied;

@@ -1,7 +1,7 @@
-"""scripts/device-truth.sh in its dry run (DRY_RUN=1): the stand-in ncu and the fake torch drive
+"""bench/device/steps/truth.sh (`bench/device/run truth`) in its dry run (DRY_RUN=1): the stand-in ncu and the fake torch drive
 the built kprof through the checks' plumbing (the measured median reaches report.json, a planted
 off-by-one and a NaN candidate come back partial with wrong_output, the right one first), and
-scripts/device-truth.py's verdicts can fail."""
+bench/device/truth.py's verdicts can fail."""
 
 import json
 import os
@@ -23,7 +23,7 @@ def kprof_binary():
 
 def test_the_dry_run_passes_its_checks_and_writes_a_summary(tmp_path):
     env = dict(os.environ, DRY_RUN="1", KPROF=str(kprof_binary()), OUT=str(tmp_path))
-    run = subprocess.run(["bash", str(ROOT / "scripts" / "device-truth.sh")], env=env, capture_output=True,
+    run = subprocess.run(["bash", str(ROOT / "bench" / "device" / "run"), "truth"], env=env, capture_output=True,
                          text=True, timeout=300)
     summary = (tmp_path / "summary.md").read_text()
     assert run.returncode == 0, summary + run.stderr
@@ -40,7 +40,7 @@ def test_the_wrong_verdict_fails_a_round_whose_wrong_candidate_passed(tmp_path):
         {"candidate": 1, "status": "ok", "rank": 2, "error": None}]}
     path = tmp_path / "round.json"
     path.write_text(json.dumps(doc))
-    run = subprocess.run(["python3", str(ROOT / "scripts" / "device-truth.py"), "wrong", str(path)],
+    run = subprocess.run(["python3", str(ROOT / "bench" / "device" / "truth.py"), "wrong", str(path)],
                          capture_output=True, text=True)
     assert run.returncode == 1
     assert "FAIL cand1 ok" in run.stdout
@@ -52,7 +52,7 @@ def test_compare_fails_beyond_the_tolerance(tmp_path):
     report.write_text(json.dumps({"truth": {"timing": {"median_us": 104.0, "timed_in": "ncu_process"}}}))
     bench = tmp_path / "bench.json"
     bench.write_text(json.dumps({"do_bench_median_us": 100.0, "plain_median_us": 102.0}) + "\n")
-    run = subprocess.run(["python3", str(ROOT / "scripts" / "device-truth.py"), "compare", str(report), str(bench),
+    run = subprocess.run(["python3", str(ROOT / "bench" / "device" / "truth.py"), "compare", str(report), str(bench),
                           "0.03"], capture_output=True, text=True)
     assert run.returncode == 1
     assert "FAIL" in run.stdout and "vs do_bench 100.00 us: 4.0%" in run.stdout

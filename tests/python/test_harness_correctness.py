@@ -1,12 +1,12 @@
-"""templates/harness/correctness.py against the fake torch, whose small tensors hold values."""
+"""templates/kprof_harness/correctness.py against the fake torch, whose small tensors hold values."""
 
 import math
 
 import pytest
 
-from harness_modules import fake_torch, load  # noqa: F401  (fixture)
+from harness_helpers import fake_torch, harness  # noqa: F401  (fixture)
 
-correctness = load("correctness")
+correctness = harness("correctness")
 
 
 @pytest.fixture

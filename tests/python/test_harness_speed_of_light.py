@@ -1,12 +1,12 @@
-"""templates/harness/speed_of_light.py: FLOPs and bytes of known problems, with the fake torch
+"""templates/kprof_harness/speed_of_light.py: FLOPs and bytes of known problems, with the fake torch
 (its torch.matmul reports 2*M*N*K FLOPs as aten.mm, its softmax reports aten._softmax, which
 FlopCounterMode cannot count)."""
 
 import pytest
 
-from harness_modules import fake_torch, load  # noqa: F401  (fixture)
+from harness_helpers import fake_torch, harness  # noqa: F401  (fixture)
 
-speed_of_light = load("speed_of_light")
+speed_of_light = harness("speed_of_light")
 
 
 def test_a_matmul_counts_two_m_n_k_on_the_tensor_cores(fake_torch):

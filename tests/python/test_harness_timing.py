@@ -1,11 +1,11 @@
-"""templates/harness/timing.py: statistics, repetitions, graph mode and NVML, without a GPU
+"""templates/kprof_harness/timing.py: statistics, repetitions, graph mode and NVML, without a GPU
 (the fake torch's events stamp the host's clock)."""
 
 import pytest
 
-from harness_modules import fake_torch, load  # noqa: F401  (fixture)
+from harness_helpers import fake_torch, harness  # noqa: F401  (fixture)
 
-timing = load("timing")
+timing = harness("timing")
 
 
 def test_summary_statistics_are_the_median_and_the_tenth_and_ninetieth_percentiles():

@@ -1,4 +1,4 @@
-"""The harness's truth (templates/harness/truth.py) end to end under the fake torch: each
+"""The harness's truth (templates/kprof_harness/truth.py) end to end under the fake torch: each
 candidate's check against the reference and its timing, in the status kprof reads."""
 
 import pytest

@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <optional>
 #include <regex>
+#include <set>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -141,8 +143,25 @@ TEST(NvtxInclude, MatchesEveryCandidateRangeAndThePrimersAndNothingElse) {
   EXPECT_FALSE(std::regex_match(std::string("kprof:cand"), pattern));
 }
 
-TEST(HarnessScript, IsTheTemplateFileEmbeddedAtBuildTime) {
-  EXPECT_EQ(harness_script(), read_text(fs::path(KPROF_TEMPLATES_DIR) / "harness.py"));
+TEST(HarnessScript, EmbedsTheEntryFirstThenEveryModuleOfThePackageAsTheTemplatesHoldThem) {
+  const fs::path templates(KPROF_TEMPLATES_DIR);
+  std::set<std::string> on_disk;
+  for (const auto& entry : fs::directory_iterator(templates / k_harness_package)) {
+    if (entry.path().extension() == ".py") {
+      on_disk.insert(fmt::format("{}/{}", k_harness_package, entry.path().filename().string()));
+    }
+  }
+  const auto files = harness_files();
+  ASSERT_FALSE(files.empty());
+  EXPECT_EQ(files.front().path, "harness.py");
+  std::set<std::string> embedded;
+  for (const HarnessFile& file : files.subspan(1)) {
+    embedded.insert(std::string(file.path));
+  }
+  EXPECT_EQ(embedded, on_disk) << "src/harness/CMakeLists.txt lists the modules it embeds";
+  for (const HarnessFile& file : files) {
+    EXPECT_EQ(file.text, read_text(templates / file.path)) << file.path;
+  }
 }
 
 TEST(HarnessPlanJson, WritesEveryFieldInAStableOrder) {
@@ -255,13 +274,26 @@ TEST(WriteHarness, WritesTheScriptAndThePlan) {
 
   ASSERT_TRUE(write_harness(script, plan_path, sample_plan()).ok());
 
-  EXPECT_EQ(read_text(script), harness_script());
-  EXPECT_EQ(read_text(plan_path), plan_to_json(sample_plan()));
-  // ... and the truth's modules in harness/ beside the script, where the script loads them.
-  ASSERT_EQ(harness_modules().size(), 4U);
-  for (const auto& [name, text] : harness_modules()) {
-    EXPECT_EQ(read_text(dir.path() / "round001" / "harness" / name), text) << name;
+  for (const HarnessFile& file : harness_files()) {
+    EXPECT_EQ(read_text(script.parent_path() / file.path), file.text) << file.path;
   }
+  EXPECT_EQ(read_text(script), harness_files().front().text);
+  EXPECT_EQ(read_text(plan_path), plan_to_json(sample_plan()));
+}
+
+TEST(WriteHarness, WritesAgainIntoTheSameDirectoryReplacingThePackage) {
+  // `kprof harness -o FILE` run twice, or over an older kprof's harness.
+  TempDir dir = make_temp_dir();
+  ASSERT_TRUE(write_file_atomic(dir.path() / "kprof_harness" / "stale.py", "x").ok());
+  ASSERT_TRUE(write_harness_script(dir.path() / "h.py").ok());
+  ASSERT_TRUE(write_harness_script(dir.path() / "h.py").ok());
+
+  EXPECT_FALSE(fs::exists(dir.path() / "kprof_harness" / "stale.py"));
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    names.insert(entry.path().filename().string());
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"h.py", "kprof_harness"}));
 }
 
 TEST(WriteHarness, RefusesPathsThatAreNotUtf8AndWritesNothing) {
@@ -275,6 +307,7 @@ TEST(WriteHarness, RefusesPathsThatAreNotUtf8AndWritesNothing) {
   EXPECT_EQ(written.error().category, ErrorCategory::usage);
   EXPECT_FALSE(fs::exists(dir.path() / "harness.py"));
   EXPECT_FALSE(fs::exists(dir.path() / "plan.json"));
+  EXPECT_FALSE(fs::exists(dir.path() / "kprof_harness"));
 }
 
 TEST(WriteHarness, ReportsAnIoErrorWhenTheDirectoryCannotBeMade) {

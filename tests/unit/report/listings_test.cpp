@@ -74,7 +74,10 @@ std::vector<DoctorLine> failed_doctor() {
            make_error(ErrorCategory::ncu_not_found, "ncu (Nsight Compute) was not found")},
           {"gpu", false, "nvidia-smi not found: no NVIDIA driver on this machine", std::nullopt},
           {"python", true, "/usr/bin/python3 3.11.2", std::nullopt},
-          {"torch", false, "`import torch` failed", std::nullopt},
+          {"torch", false, "`import torch` failed",
+           make_error(ErrorCategory::kernel_import, "`import torch` failed",
+                      "Traceback (most recent call last):\n  File \"<string>\", line 1, in "
+                      "<module>\nModuleNotFoundError: No module named 'torch'\n")},
           {"triton", false, "`import triton` failed", std::nullopt}};
 }
 
@@ -308,6 +311,25 @@ TEST(DoctorDocument, TableIsWhatKprofDoctorPrinted) {
                               {"gpu", true, "NVIDIA H200 (1 visible)", std::nullopt},
                               {"python", true, "/usr/bin/python3 3.11.2", std::nullopt}})),
       "doctor_ok.table.txt");
+}
+
+TEST(DoctorDocument, NamesTheOneCheckToFixOrEveryFailedCheckNeverTheFirstFailure) {
+  const std::string many = render(Format::table, doctor_document(failed_doctor()));
+  EXPECT_NE(many.find("until the 2 failed checks above pass (ncu, torch)\n"), std::string::npos)
+      << many;
+  // The why of a failed import, under its line.
+  EXPECT_NE(many.find("\n               ModuleNotFoundError: No module named 'torch'\n"),
+            std::string::npos)
+      << many;
+  const std::string one =
+      render(Format::table,
+             doctor_document({{"python", true, "/usr/bin/python3 3.11.2", std::nullopt},
+                              {"ncu", false, "ncu was not found",
+                               make_error(ErrorCategory::ncu_not_found, "ncu was not found")}}));
+  EXPECT_NE(one.find("profiling will not work here until the ncu check above passes\n"),
+            std::string::npos)
+      << one;
+  EXPECT_EQ(one.find("first failure"), std::string::npos) << one;
 }
 
 TEST(DoctorDocument, JsonSaysWhetherEveryCheckPassed) {

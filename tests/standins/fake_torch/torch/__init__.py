@@ -500,3 +500,4 @@ from . import cuda  # noqa: E402  (submodules need the names above)
 from . import nn  # noqa: E402
 from . import utils  # noqa: E402
 from . import backends  # noqa: E402
+from . import profiler  # noqa: E402

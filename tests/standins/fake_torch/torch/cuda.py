@@ -38,17 +38,21 @@ def _fake_poison(message):
 
 
 _depth = [0]
+_range_stack = []  # the open NVTX ranges, innermost last (triton/runtime/jit.py reads it)
 
 
 def _range_push(message):
     _fake_log("push " + message)
     _depth[0] += 1
+    _range_stack.append(message)
     return _depth[0] - 1
 
 
 def _range_pop():
     _fake_log("pop")
     _depth[0] -= 1
+    if _range_stack:
+        _range_stack.pop()
     return _depth[0]
 
 
