@@ -137,6 +137,7 @@ def sample_plan(**settings):
     plan = {"version": 1, "problem": "/p/problem.py", "status_file": "/p/status.json",
             "candidates": [{"kernel": "/k/kernel.py", "range": "kprof:cand0"}], "warmup": 3,
             "inputs": "gpu", "cast": "none", "seed": 0, "first_candidate": 0, "early_primer": False,
-            "standby": None, "profiled_call_lock": None, "compile_ahead": None}
+            "standby": None, "profiled_call_lock": None, "compile_ahead": None, "timeline_gate": None,
+            "truth": None}
     plan.update(settings)
     return plan
