@@ -222,7 +222,7 @@ def test_metrics_to_prompt_of_a_report_is_its_kernelagent_metrics_block():
 
 def test_report_builds_the_versioned_document():
     doc = kprof.report(TWOSTAGE)
-    assert doc["schema_version"] == 3
+    assert doc["schema_version"] == 4
     assert doc["metadata"]["select"] == "all"
     assert [kernel["name"] for kernel in doc["kernels"]] == ["partial_sum_kernel", "scale_kernel"]
     assert doc["summary"]["total_duration_ns"] == 6208 + 9856
