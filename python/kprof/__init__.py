@@ -37,10 +37,10 @@ from ._errors import (
     PermissionDenied,
     ProblemInvalid,
     ProgramCrashed,
-    WrongOutput,
     Timeout,
     UnknownMetric,
     UsageError,
+    WrongOutput,
     error_from_dict,
 )
 
