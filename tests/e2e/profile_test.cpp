@@ -884,11 +884,10 @@ TEST_F(KprofProfile, AProfileLeavesNothingTheCandidateStartedRunning) {
   // them left (the harness's children were orphans kept by nobody before the process keeper), and
   // in time: the stand-in ncu, as the real one, waits for every process of the tree it profiles,
   // so the harness must end what the candidate left (end_descendants) for ncu to finish at all.
-  const int code =
-      run_plain({"profile", spawning_kernel().string(), case_file("vector/problem.py"), "--ncu",
-                 standin("ncu"), "--python", "/usr/bin/python3", "--out", out().string(),
-                 "--timeout", "30", "--retries", "0"},
-                {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}});
+  const int code = run_plain({"profile", spawning_kernel().string(), case_file("vector/problem.py"),
+                              "--ncu", standin("ncu"), "--python", "/usr/bin/python3", "--out",
+                              out().string(), "--timeout", "30", "--retries", "0"},
+                             {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}});
   EXPECT_EQ(code, 0) << plain_stderr();
   expect_no_process_left("a successful `kprof profile`");
 }
