@@ -66,7 +66,9 @@ struct GpuSpec {
   double bf16_tensor_flops = 0;          ///< dense
   int sm_count = 0;
   double l2_bytes = 0;
-  int max_warps_per_sm = 0; ///< resident warps an SM holds at most (occupancy's 100%)
+  int max_warps_per_sm = 0;     ///< resident warps an SM holds at most (occupancy's 100%)
+  double tf32_tensor_flops = 0; ///< dense
+  double fp16_tensor_flops = 0; ///< dense
 };
 
 /// The spec whose name matches `device_name` (as ncu prints device__attribute_display_name,

@@ -38,6 +38,7 @@ enum class ErrorCategory {
   slurm,             ///< Slurm refused the job, or a task ended without results
   program_crashed,   ///< the profiled program died (a signal, os._exit) before the harness finished
   out_of_memory,     ///< an allocation failed: the input needs more memory than kprof may use
+  wrong_output,      ///< the candidate's outputs differ from the reference's (it was profiled)
   internal,          ///< a bug in kprof (last: loops over the categories end here)
 };
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kprof/error.hpp"
+#include "kprof/json_file.hpp"
 #include "kprof/nvtx_ranges.hpp" // k_primer_range, the primer kernel's range
 
 namespace kprof {
@@ -41,6 +42,25 @@ struct HarnessCandidate {
 };
 
 /// Everything the harness needs, written as JSON next to the script.
+/// What the harness measures after each profiled call, outside its range (plan key "truth").
+struct TruthPlan {
+  bool check = true;           ///< compare the candidate's outputs with the reference's
+  bool timing = true;          ///< time the candidate (CUDA events, L2 flushed, a time budget)
+  bool reference = true;       ///< time the reference too and count its FLOPs and bytes
+  double budget_seconds = 0.1; ///< timed repetitions until this much GPU time ...
+  int max_repetitions = 1000;  ///< ... or this many
+  /// Override every floating dtype's tolerance (nullopt: the per-dtype defaults of
+  /// templates/kprof_harness/correctness.py).
+  std::optional<double> atol;
+  std::optional<double> rtol;
+  bool operator==(const TruthPlan&) const = default;
+};
+
+/// The verdict of a candidate's check against the reference (HarnessCandidateStatus::check).
+enum class CheckVerdict { pass, fail, unchecked };
+/// "pass", "fail", "unchecked".
+std::string_view to_string(CheckVerdict verdict);
+
 struct HarnessPlan {
   std::filesystem::path problem; ///< absolute path of problem.py
   std::vector<HarnessCandidate> candidates;
@@ -91,6 +111,9 @@ struct HarnessPlan {
   /// How long the harness waits for the worker that claimed a candidate before the candidate's
   /// warm-up (compile_ahead_max_wait_seconds()); past it the warm-up compiles the kernel itself.
   double compile_ahead_max_wait_seconds = 30;
+  /// The truth beside the counters (templates/kprof_harness/truth.py, docs/harness.md "The truth"):
+  /// nullopt asks for none of it.
+  std::optional<TruthPlan> truth;
 };
 
 /// The longest the harness waits for a compile worker before a candidate's warm-up, for
@@ -160,7 +183,9 @@ inline constexpr std::array<std::pair<std::string_view, int>, 6> k_harness_exit_
 std::span<const std::string_view> harness_status_phases();
 
 /// How far one candidate got, as the harness reported it.
-enum class HarnessPhase { not_started, import_kernel, warmup, profiled_call, done };
+/// Where a candidate got to. `check` (its outputs against the reference's) and `timing` (its
+/// timed calls) come after the profiled call, outside its range, when the plan asks for the truth.
+enum class HarnessPhase { not_started, import_kernel, warmup, profiled_call, check, timing, done };
 std::string_view to_string(HarnessPhase phase);
 Result<HarnessPhase> parse_harness_phase(std::string_view word); ///< malformed_input if unknown
 
@@ -197,6 +222,14 @@ struct HarnessCandidateStatus {
   /// how long that worker took to compile it (0 when the harness compiled it itself).
   double compile_wait_seconds = 0;
   double compile_seconds = 0;
+  /// The truth (plan key "truth"): the check's verdict (nullopt: no check ran) and its first
+  /// reason; the status's "check", "timing" and "reference" objects as the harness wrote them
+  /// (null when absent), which analysis turns into the report's `truth`.
+  std::optional<CheckVerdict> check_verdict;
+  std::string check_reason;
+  Json check;
+  Json timing;
+  Json reference;
 };
 
 struct HarnessStatus {

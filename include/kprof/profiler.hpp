@@ -53,6 +53,14 @@ struct ProfileOptions {
   int retries = 2;                               ///< extra attempts for retryable failures
   std::chrono::milliseconds retry_backoff{1000}; ///< doubled after each failed attempt
   int warmup = 3;
+  /// The truth beside the counters (docs/harness.md, "The truth"): each candidate's outputs
+  /// checked against the reference's, and its wall time measured outside ncu's replay.
+  bool check = true;
+  bool timing = true;
+  int timing_budget_ms = 100;    ///< timed repetitions until this much GPU time ...
+  int timing_repetitions = 1000; ///< ... or this many
+  std::optional<double> atol;    ///< every floating dtype's; nullopt: the per-dtype defaults
+  std::optional<double> rtol;
   InputsOn inputs = InputsOn::gpu;
   CastDtype cast = CastDtype::none;
   std::uint64_t seed = 0;

@@ -27,9 +27,10 @@
 namespace kprof {
 
 /// Bumped on any change of the document layout: 2 added kernels[].hot_lines, 3 the `workload`
-/// member of a call replayed in two tiers (kprof/workload.hpp). A reader reads
+/// member of a call replayed in two tiers (kprof/workload.hpp), 4 the candidate's "truth"
+/// (measured time, check, reference, speed of light; kprof/truth.hpp). A reader reads
 /// every version up to this one.
-inline constexpr int k_report_schema_version = 3;
+inline constexpr int k_report_schema_version = 4;
 
 /// Builds the report document:
 ///   schema_version, metadata {kprof_version, source, generated_at, gpu, ncu_version?, page,

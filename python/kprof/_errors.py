@@ -156,6 +156,13 @@ class OutOfMemory(KprofError, MemoryError):
     category = "out_of_memory"
 
 
+class WrongOutput(KprofError):
+    """The candidate's outputs differ from the reference's (Model(*get_init_inputs())); it was
+    profiled, and its result is partial."""
+
+    category = "wrong_output"
+
+
 class InternalError(KprofError):
     """A bug in kprof."""
 
@@ -183,6 +190,7 @@ ERROR_CLASSES: Dict[str, Type[KprofError]] = {
         SlurmError,
         ProgramCrashed,
         OutOfMemory,
+        WrongOutput,
         InternalError,
     )
 }

@@ -30,7 +30,6 @@ std::span<const std::pair<std::string_view, std::string_view>> harness_template_
 namespace {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
 constexpr int k_plan_version = 1;
@@ -49,12 +48,20 @@ constexpr std::array<std::pair<CastDtype, std::string_view>, 5> k_cast_words{{
     {CastDtype::fp32, "fp32"},
 }};
 
-constexpr std::array<std::pair<HarnessPhase, std::string_view>, 5> k_phase_words{{
+constexpr std::array<std::pair<HarnessPhase, std::string_view>, 7> k_phase_words{{
     {HarnessPhase::not_started, "not_started"},
     {HarnessPhase::import_kernel, "import_kernel"},
     {HarnessPhase::warmup, "warmup"},
     {HarnessPhase::profiled_call, "profiled_call"},
+    {HarnessPhase::check, "check"},
+    {HarnessPhase::timing, "timing"},
     {HarnessPhase::done, "done"},
+}};
+
+constexpr std::array<std::pair<CheckVerdict, std::string_view>, 3> k_check_words{{
+    {CheckVerdict::pass, "pass"},
+    {CheckVerdict::fail, "fail"},
+    {CheckVerdict::unchecked, "unchecked"},
 }};
 
 constexpr std::array<std::string_view, 8> k_status_phases{
@@ -100,6 +107,27 @@ OrderedJson compile_ahead_json(const HarnessPlan& plan) {
           {"max_wait_seconds", plan.compile_ahead_max_wait_seconds}};
 }
 
+/// The plan's "truth" (templates/kprof_harness/truth.py reads it).
+OrderedJson truth_plan_json(const TruthPlan& truth) {
+  OrderedJson tolerances = OrderedJson::object();
+  if (truth.atol || truth.rtol) {
+    OrderedJson all = OrderedJson::object();
+    if (truth.atol) {
+      all["atol"] = *truth.atol;
+    }
+    if (truth.rtol) {
+      all["rtol"] = *truth.rtol;
+    }
+    tolerances["all"] = std::move(all);
+  }
+  return {{"check", truth.check},
+          {"timing", truth.timing},
+          {"reference", truth.reference},
+          {"timing_settings",
+           {{"budget_seconds", truth.budget_seconds}, {"max_repetitions", truth.max_repetitions}}},
+          {"tolerances", std::move(tolerances)}};
+}
+
 OrderedJson plan_json(const HarnessPlan& plan) {
   OrderedJson candidates = OrderedJson::array();
   for (const auto& candidate : plan.candidates) {
@@ -135,7 +163,16 @@ OrderedJson plan_json(const HarnessPlan& plan) {
     json["timeline_gate"] = {{"path", plan.timeline_gate->string()},
                              {"max_wait_seconds", plan.timeline_gate_max_wait_seconds}};
   }
+  if (plan.truth) {
+    json["truth"] = truth_plan_json(*plan.truth);
+  }
   return json;
+}
+
+/// A status member that must be an object or absent: the object, else null.
+Json object_or_null(const Json& json, const char* key) {
+  const auto found = json.find(key);
+  return found != json.end() && found->is_object() ? *found : Json(nullptr);
 }
 
 /// Reads typed fields of one JSON object of the status. The first problem found is kept in
@@ -283,6 +320,23 @@ Result<HarnessCandidateStatus> candidate_status(const Json& json, std::string wh
   if (object.error()) {
     return *object.error();
   }
+  status.check = object_or_null(json, "check");
+  status.timing = object_or_null(json, "timing");
+  status.reference = object_or_null(json, "reference");
+  if (status.check.is_object()) {
+    StatusObject check(status.check, object.where() + ".check");
+    const std::string verdict = check.text("verdict", true);
+    status.check_reason = check.text("reason");
+    if (check.error()) {
+      return *check.error();
+    }
+    status.check_verdict = value_of(k_check_words, verdict);
+    if (!status.check_verdict) {
+      return make_error(ErrorCategory::malformed_input,
+                        fmt::format("harness status: {}.check.verdict is '{}' (expected {})",
+                                    object.where(), verdict, valid_words(k_check_words)));
+    }
+  }
   if (!cast.empty()) {
     auto applied = parse_cast_dtype(cast);
     if (!applied || *applied == CastDtype::auto_detect) {
@@ -407,6 +461,10 @@ Result<void> write_harness_script(const std::filesystem::path& script_path) {
     return written.error().with_context("while writing the harness script");
   }
   return {};
+}
+
+std::string_view to_string(CheckVerdict verdict) {
+  return word_of(k_check_words, verdict);
 }
 
 std::string plan_to_json(const HarnessPlan& plan) {

@@ -12,10 +12,14 @@
 #include <cmath>
 #include <limits>
 #include <system_error>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "kprof/files.hpp"
+#include "kprof/numbers.hpp"
+#include "kprof/strings.hpp"
 
 namespace kprof {
 namespace fs = std::filesystem;
@@ -158,6 +162,59 @@ constexpr std::array k_specs{
                0,
                10000,
                k_scope_all},
+    OptionSpec{OptionId::check,
+               "check",
+               "--no-check",
+               OptionKind::flag,
+               "",
+               "Do not compare each candidate's outputs with the reference's (Model)",
+               {},
+               0,
+               0,
+               k_scope_all,
+               true},
+    OptionSpec{OptionId::timing,
+               "timing",
+               "--no-timing",
+               OptionKind::flag,
+               "",
+               "Do not time each candidate and the reference outside ncu's replay",
+               {},
+               0,
+               0,
+               k_scope_all,
+               true},
+    OptionSpec{OptionId::timing_budget_ms,
+               "timing_budget_ms",
+               "--timing-budget-ms",
+               OptionKind::integer,
+               "100",
+               "Timed repetitions of a candidate until this many milliseconds of GPU time ...",
+               {},
+               1,
+               60000,
+               k_scope_all},
+    OptionSpec{OptionId::timing_repetitions,
+               "timing_repetitions",
+               "--timing-repetitions",
+               OptionKind::integer,
+               "1000",
+               "... or this many repetitions",
+               {},
+               1,
+               1000000,
+               k_scope_all},
+    OptionSpec{OptionId::tolerance,
+               "tolerance",
+               "--tolerance",
+               OptionKind::text,
+               "",
+               "ATOL[,RTOL] for every floating dtype's check (default: per dtype, "
+               "docs/harness.md)",
+               {},
+               0,
+               0,
+               k_scope_all},
     OptionSpec{OptionId::inputs, "inputs", "--inputs", OptionKind::word, "gpu",
                "Create problem inputs on", k_inputs_words, 0, 0, k_scope_all},
     OptionSpec{OptionId::cast, "cast", "--cast", OptionKind::word, "none",
@@ -298,6 +355,36 @@ constexpr std::array k_specs{
                0,
                k_scope_run},
 };
+
+/// "ATOL[,RTOL]" (RTOL defaults to ATOL); "" is the per-dtype defaults (nullopt, nullopt).
+Result<std::pair<std::optional<double>, std::optional<double>>>
+parse_tolerance(std::string_view text, std::string_view name) {
+  if (trim(text).empty()) {
+    return std::pair<std::optional<double>, std::optional<double>>{};
+  }
+  const auto comma = text.find(',');
+  const std::string_view first = trim(text.substr(0, comma));
+  const std::string_view second =
+      comma == std::string_view::npos ? first : trim(text.substr(comma + 1));
+  const std::optional<double> atol = parse_ncu_number(first);
+  const std::optional<double> rtol = parse_ncu_number(second);
+  if (!atol || !rtol || !std::isfinite(*atol) || !std::isfinite(*rtol) || *atol < 0 || *rtol < 0 ||
+      (comma != std::string_view::npos && second.find(',') != std::string_view::npos)) {
+    return make_error(ErrorCategory::usage,
+                      fmt::format("{} must be ATOL or ATOL,RTOL with numbers >= 0 (\"1e-3\", "
+                                  "\"1e-4,1e-3\"), not \"{}\"",
+                                  name, text));
+  }
+  return std::pair<std::optional<double>, std::optional<double>>{atol, rtol};
+}
+
+/// parse_tolerance's text of a setting.
+std::string tolerance_text(std::optional<double> atol, std::optional<double> rtol) {
+  if (!atol && !rtol) {
+    return {};
+  }
+  return format_number(atol.value_or(0)) + "," + format_number(rtol.value_or(0));
+}
 
 std::string joined(std::span<const std::string_view> words) {
   std::string text;
@@ -742,6 +829,26 @@ Result<RunRequest> parse_run_options(const Json& values, const OptionContext& co
     case OptionId::warmup:
       options.warmup = static_cast<int>(number);
       break;
+    case OptionId::check:
+      options.check = value.get<bool>();
+      break;
+    case OptionId::timing:
+      options.timing = value.get<bool>();
+      break;
+    case OptionId::timing_budget_ms:
+      options.timing_budget_ms = static_cast<int>(number);
+      break;
+    case OptionId::timing_repetitions:
+      options.timing_repetitions = static_cast<int>(number);
+      break;
+    case OptionId::tolerance: {
+      auto parsed = parse_tolerance(value.get<std::string>(), name);
+      if (!parsed) {
+        return std::move(parsed).error();
+      }
+      std::tie(options.atol, options.rtol) = *parsed;
+      break;
+    }
     case OptionId::inputs:
       options.inputs = parse_inputs_on(word).value();
       break;
@@ -851,6 +958,21 @@ Json option_values(const ProfileOptions& options) {
       break;
     case OptionId::warmup:
       value = options.warmup;
+      break;
+    case OptionId::check:
+      value = options.check;
+      break;
+    case OptionId::timing:
+      value = options.timing;
+      break;
+    case OptionId::timing_budget_ms:
+      value = options.timing_budget_ms;
+      break;
+    case OptionId::timing_repetitions:
+      value = options.timing_repetitions;
+      break;
+    case OptionId::tolerance:
+      value = tolerance_text(options.atol, options.rtol);
       break;
     case OptionId::inputs:
       value = std::string(to_string(options.inputs));

@@ -30,6 +30,7 @@
 #include "kprof/metric_check.hpp"
 #include "kprof/options.hpp"
 #include "kprof/process.hpp"
+#include "kprof/report_view.hpp"
 #include "kprof/round_layout.hpp"
 #include "kprof/status.hpp"
 #include "kprof/version.hpp"
@@ -164,6 +165,7 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
         facts.compiled_ahead = s.compiled_ahead;
         facts.compile_wait_seconds = s.compile_wait_seconds;
         facts.compile_seconds = s.compile_seconds;
+        facts.truth = TruthEvidence{s.check, s.timing, s.reference};
       }
     }
   }
@@ -504,6 +506,20 @@ Json candidate_report(const KernelProfiler& profiler, const CandidateWork& work,
     report["workload"] = workload_json(*work.timeline, *work.replay_plan, *work.capture,
                                        candidate_range(metadata.candidate.value_or(0)));
   }
+  if (work.facts && work.facts->truth) {
+    // A call replayed in two tiers: its kernels[] hold only the replayed launches, so the call's
+    // kernel time is the timeline's (workload.kernel_time_us, every launch).
+    const ReportView view(report);
+    const Json* workload = report.contains("workload") ? &report["workload"] : nullptr;
+    const std::optional<double> kernel_ns =
+        workload != nullptr ? std::optional<double>(workload->value("kernel_time_us", 0.0) * 1000.0)
+                            : view.total_duration_ns();
+    const int launches = workload != nullptr ? workload->value("launches", 0)
+                                             : static_cast<int>(view.launch_count());
+    const std::optional<GpuSpec> spec =
+        analysis.gpu ? analysis.gpu : find_gpu_spec(work.facts->gpu_name);
+    report["truth"] = truth_json(*work.facts->truth, spec, kernel_ns, launches);
+  }
   if (!source) {
     return report;
   }
@@ -765,6 +781,17 @@ SessionRequest KernelProfiler::session_request(const fs::path& problem, int gpu,
   request.plan.profiled_call_lock = m_options.lock_dir / k_profiled_call_lock_file;
   request.plan.early_primer = true;
   request.plan.compile_ahead_max_wait_seconds = compile_ahead_max_wait_seconds(m_options.timeout);
+  if (m_options.check || m_options.timing) {
+    TruthPlan truth;
+    truth.check = m_options.check;
+    truth.timing = m_options.timing;
+    truth.reference = m_options.timing;
+    truth.budget_seconds = m_options.timing_budget_ms / 1000.0;
+    truth.max_repetitions = m_options.timing_repetitions;
+    truth.atol = m_options.atol;
+    truth.rtol = m_options.rtol;
+    request.plan.truth = truth;
+  }
   request.gpu = gpu;
   request.set_visible_devices = set_visible;
   request.timeout = m_options.timeout;

@@ -14,6 +14,7 @@
 #include "kprof/json_file.hpp"
 #include "kprof/report_file.hpp"
 #include "kprof/status.hpp"
+#include "kprof/truth.hpp"
 
 namespace kprof {
 
@@ -79,6 +80,8 @@ struct SessionFacts {
   std::string compiled_ahead;      ///< HarnessCandidateStatus::compiled_ahead
   double compile_wait_seconds = 0; ///< HarnessCandidateStatus::compile_wait_seconds
   double compile_seconds = 0;      ///< HarnessCandidateStatus::compile_seconds
+  /// What the harness measured beside the counters (check, timing, reference), when it did.
+  std::optional<TruthEvidence> truth;
 };
 
 /// One candidate's "metadata" block of report.json / error.json.

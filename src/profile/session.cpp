@@ -182,6 +182,7 @@ struct StandbyKey {
   std::uint64_t seed = 0;
   int gpu = 0;
   bool set_visible_devices = false;
+  std::optional<TruthPlan> truth; ///< read by the harness at its start
   bool operator==(const StandbyKey&) const = default;
 };
 
@@ -197,6 +198,7 @@ StandbyKey key_of(const SessionRequest& request) {
   key.seed = request.plan.seed;
   key.gpu = request.gpu;
   key.set_visible_devices = request.set_visible_devices;
+  key.truth = request.plan.truth;
   return key;
 }
 

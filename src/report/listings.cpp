@@ -243,6 +243,8 @@ std::string round_text(const Json& doc, Format format) {
     std::string candidate;
     std::string status;
     std::optional<double> duration_ns;
+    std::optional<double> measured_us; ///< the harness's measured median (summary.truth)
+    std::string check;                 ///< pass, fail, unchecked, or empty
     std::string dominant;
     std::string kernel_file;
     std::string error_category;
@@ -271,6 +273,10 @@ std::string round_text(const Json& doc, Format format) {
         summary != nullptr && summary->is_object()) {
       line.duration_ns = number_at(*summary, "total_duration_ns");
       line.dominant = text_at(*summary, "dominant_kernel");
+      if (const Json* truth = member(*summary, "truth"); truth != nullptr && truth->is_object()) {
+        line.measured_us = number_at(*truth, "median_us");
+        line.check = text_at(*truth, "check");
+      }
     }
     line.kernel_file = text_at(candidate, "kernel_file");
     if (const Json* error = member(candidate, "error"); error != nullptr && error->is_object()) {
@@ -281,12 +287,12 @@ std::string round_text(const Json& doc, Format format) {
   }
   if (format == Format::csv) {
     std::string out = "rank,candidate,status,total_duration_ns,dominant_kernel,kernel_file,"
-                      "error_category,error_message\n";
+                      "error_category,error_message,measured_median_us,check\n";
     for (const Line& line : lines) {
-      out += fmt::format("{},{},{},{},{},{},{},{}\n", line.rank, line.candidate, line.status,
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", line.rank, line.candidate, line.status,
                          csv_number(line.duration_ns), csv_field(line.dominant),
                          csv_field(line.kernel_file), line.error_category,
-                         csv_field(line.error_message));
+                         csv_field(line.error_message), csv_number(line.measured_us), line.check);
     }
     return out;
   }
@@ -294,8 +300,8 @@ std::string round_text(const Json& doc, Format format) {
   std::string out = fmt::format("round {}: {} candidates in {} s\n",
                                 json_read::index_at(doc, "round").value_or(0), lines.size(),
                                 wall ? format_fixed(*wall, 1) : std::string("?"));
-  out += fmt::format("{:<4} {:<5} {:<8} {:>12}  {:<28} {}\n", "rank", "cand", "status", "GPU time",
-                     "dominant kernel", "file / error");
+  out += fmt::format("{:<4} {:<5} {:<8} {:>10} {:>12}  {:<28} {}\n", "rank", "cand", "status",
+                     "measured", "GPU time", "dominant kernel", "file / error");
   for (const Line& line : lines) {
     std::string dominant = line.dominant.empty() ? std::string("-") : line.dominant;
     dominant = fit(dominant, 28, "~"); // 27 columns and "~"
@@ -304,9 +310,12 @@ std::string round_text(const Json& doc, Format format) {
       // One line per candidate: a multi-line message is cut at its first line break.
       last = first_line(fmt::format("{}: {}", line.error_category, line.error_message));
     }
-    out += fmt::format("{:<4} {:<5} {:<8} {:>12}  {:<28} {}\n",
-                       line.rank.empty() ? std::string("-") : line.rank, line.candidate,
-                       line.status, duration_text(line.duration_ns), dominant, last);
+    const std::optional<double> measured_ns =
+        line.measured_us ? std::optional<double>(*line.measured_us * 1000.0) : std::nullopt;
+    out +=
+        fmt::format("{:<4} {:<5} {:<8} {:>10} {:>12}  {:<28} {}\n",
+                    line.rank.empty() ? std::string("-") : line.rank, line.candidate, line.status,
+                    duration_text(measured_ns), duration_text(line.duration_ns), dominant, last);
   }
   return out;
 }

@@ -94,7 +94,11 @@ public:
     }
     const ReportView view(doc);
     const std::vector<ReportKernel> groups = view.kernels_by_duration();
-    std::string out = gpu_line(doc) + "\n" + total_line(doc, groups) + "\n" + workload_text(doc);
+    std::string out = gpu_line(doc) + "\n";
+    for (const std::string& line : truth_lines(doc)) {
+      out += line + "\n";
+    }
+    out += total_line(doc, groups) + "\n" + workload_text(doc);
     const KernelOrder order = kernels_for_reading(groups);
     for (const ReportKernel* kernel : order.shown) {
       const ReportKernel& group = *kernel;

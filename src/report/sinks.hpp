@@ -165,6 +165,10 @@ std::string workload_text(const Json& doc);
 /// "GPU: NVIDIA H200 (peak DRAM 4.80 TB/s)" (or "GPU: unknown").
 std::string gpu_line(const Json& doc);
 
+/// The report's "truth" in lines (truth_text.cpp): the check, the measured time beside the
+/// reference's, the speed of light, ncu against the measurement, the notes; none without it.
+std::vector<std::string> truth_lines(const Json& doc);
+
 // ---- text layout shared by every kind ----------------------------------------------------
 
 /// Display columns of UTF-8 text (continuation bytes take no column).

@@ -93,7 +93,11 @@ public:
       return options.color ? fmt::format("{}{}{}", style, text, k_reset) : std::string(text);
     };
 
-    std::string out = header_line(doc) + "\n\n";
+    std::string out = header_line(doc) + "\n";
+    for (const std::string& line : truth_lines(doc)) {
+      out += line + "\n";
+    }
+    out += "\n";
     if (const std::string workload = workload_text(doc); !workload.empty()) {
       out += workload + "\n";
     }

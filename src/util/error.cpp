@@ -45,6 +45,8 @@ std::string_view to_string(ErrorCategory category) {
     return "program_crashed";
   case ErrorCategory::out_of_memory:
     return "out_of_memory";
+  case ErrorCategory::wrong_output:
+    return "wrong_output";
   case ErrorCategory::internal:
     return "internal";
   }
@@ -99,6 +101,8 @@ int exit_code(ErrorCategory category) {
     return 18;
   case ErrorCategory::out_of_memory:
     return 19;
+  case ErrorCategory::wrong_output:
+    return 20;
   case ErrorCategory::internal:
     return 70;
   }
@@ -137,6 +141,9 @@ constexpr std::array k_exit_codes{
     ExitCodeRow{19, "out_of_memory",
                 "out of memory: an allocation failed (the input needs more memory than the host "
                 "or the process's limit allows)"},
+    ExitCodeRow{20, "wrong_output",
+                "the candidate's outputs differ from the reference's (`Model`): it was profiled, "
+                "its status is partial"},
     ExitCodeRow{70, "internal", "internal error (a bug in kprof)"},
     ExitCodeRow{k_exit_interrupted, "interrupted",
                 "interrupted (Ctrl-C or SIGTERM): the profiled program's process group was "

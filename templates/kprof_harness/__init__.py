@@ -21,6 +21,10 @@ The modules, each tested on its own (tests/python/test_harness_<module>.py), fro
     inputs          seeding, making the inputs, casting them (choose_cast)
     problem         problem.py and its inputs and Model per cast word (load_problem)
     locks           the profiled-call lock and a standby's GPU lock
+    timing          a candidate's wall time outside ncu (L2 flushed, CUDA events, NVML clocks)
+    correctness     a candidate's outputs against the reference's, under per-dtype tolerances
+    speed_of_light  the reference's FLOPs (tensor-core and other), minimum bytes and dtype
+    truth           the reference per cast word, each candidate's check and timing (plan "truth")
     calls           the call style (choose_call) and each candidate's warm-up and profiled call
     primer          the early primer (CUDA context, ncu's first kernel), a standby's primers
     compile_ahead   the harness's side of compiling ahead, and the files it shares
@@ -31,7 +35,8 @@ The modules, each tested on its own (tests/python/test_harness_<module>.py), fro
     main            the command line; imports every module at the start
 
 What a candidate's profiled call is measured against (issue 43: timing, correctness, speed of
-light) goes in modules of its own beside calls, each tested on its own; session runs them.
+light) is in timing, correctness and speed_of_light; truth drives them after each profiled call
+(calls.run_candidate), session makes it once per process.
 
 Exit codes: 0 every candidate ok; 1 some candidate failed (the status says which); 2 the problem
 is invalid or the plan is unreadable; 3 the CUDA context is poisoned (run again from the next

@@ -78,6 +78,8 @@ def run_candidate(problem, plan, entry, status_file, ahead=None):
     entry["call_style"] = style
     entry["layer"] = layer
 
+    if problem.truth is not None:  # the reference, before any call of this cast
+        problem.truth.reference(entry["cast"])
     if ahead is not None:
         started = time.perf_counter()
         entry["compiled_ahead"], entry["compile_seconds"] = ahead.wait(entry)
@@ -103,6 +105,8 @@ def run_candidate(problem, plan, entry, status_file, ahead=None):
         entry["call_seconds"] = time.perf_counter() - started
     finally:
         let_go(lock_fd)
+    if problem.truth is not None:  # outside the range: ncu replays none of it
+        problem.truth.measure(entry, status_file, lambda: kernel_function(*args, **kwargs), result)
     del result
 
 

@@ -49,6 +49,9 @@ def read_plan(path):
         require(ok, "profiled_call_lock.max_wait_seconds", "a non-negative number")
     check_compile_ahead(plan)
     check_timeline_gate(plan)
+    # Its keys are checked by truth.plan_truth, when the problem is loaded (a problem error).
+    require(plan.setdefault("truth", None) is None or isinstance(plan["truth"], dict), "truth",
+            "null or an object")
     return plan
 
 

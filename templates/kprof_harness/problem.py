@@ -39,6 +39,7 @@ class Problem:
         self.made_with = "none" if plan["cast"] == "auto" else plan["cast"]
         self._inputs = {}
         self._models = {}
+        self.truth = None  # truth.Truth when the plan asks for the truth (session.run sets it)
 
     def dtype(self, cast):
         return None if cast == "none" else getattr(self.torch, CAST_DTYPES[cast])

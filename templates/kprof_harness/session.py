@@ -14,6 +14,7 @@ from .primer import EarlyPrimer, run_primer, run_triton_primer
 from .problem import ProblemError, load_problem
 from .report import EXIT_CUDA_POISONED, EXIT_PROBLEM_INVALID, clean_text, describe_exception, log
 from .standby import wait_in_standby
+from .truth import make_truth
 
 
 def fail_problem(status_file, error):
@@ -78,6 +79,10 @@ def run(plan, status_file, started):
         status["setup_seconds"] = (time.perf_counter() - started - status.get("standby_wait_seconds", 0.0)
                                    - status.get("gpu_lock_wait_seconds", 0.0))
         status["problem_ok"] = True
+        try:  # truth.py: timing, check, speed of light
+            problem.truth = make_truth(plan, problem)
+        except ValueError as exc:
+            return fail_problem(status_file, describe_exception(exc))
         if plan["standby"] is not None and not defer and plan["standby"]["primer"]:
             status_file.set_phase("primer")
             if status.get("primer") != "ran at start":

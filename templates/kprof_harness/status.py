@@ -54,6 +54,9 @@ def new_candidate_status(index, candidate):
         "compile_wait_seconds": 0.0,
         "compile_seconds": 0.0,
         "compiled_ahead": None,
+        "check": None,
+        "timing": None,
+        "reference": None,
     }
 
 

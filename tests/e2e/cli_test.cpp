@@ -82,7 +82,7 @@ TEST_F(KprofCli, ReportJsonHasBothTwostageKernelsWithTheirNumbers) {
   KprofRun run = run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--format", "json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   json doc = json::parse(run.out);
-  EXPECT_EQ(doc["schema_version"], 3);
+  EXPECT_EQ(doc["schema_version"], 4);
   ASSERT_EQ(doc["kernels"].size(), 2U);
   EXPECT_EQ(doc["kernels"][0]["name"], "partial_sum_kernel");
   EXPECT_EQ(doc["kernels"][0]["metrics"]["dram__bytes_read.sum"]["value"], 16781824);

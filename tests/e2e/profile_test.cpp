@@ -1375,7 +1375,7 @@ TEST_F(KprofProfile, AModelsThousandsOfLaunchesAreAllTimedAndOnlyRepresentatives
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(fs::exists(out() / "round000" / "timeline.json"));
   const json report = read_json(out() / "round000" / "report.json");
-  EXPECT_EQ(report["schema_version"], 3);
+  EXPECT_EQ(report["schema_version"], 4);
   ASSERT_TRUE(report.contains("workload")) << report.dump().substr(0, 400);
   const json& workload = report["workload"];
   EXPECT_EQ(workload["launches"], 6002);

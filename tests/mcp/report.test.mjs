@@ -75,7 +75,7 @@ test('reads the whole report document as a resource', async (t) => {
   assert.ok(resources.some((resource) => resource.uri === uri), JSON.stringify(resources));
   const read = await client.readResource({ uri });
   const doc = JSON.parse(read.contents[0].text);
-  assert.equal(doc.schema_version, 3);
+  assert.equal(doc.schema_version, 4);
   assert.equal(doc.summary.dominant_kernel, result.structuredContent.summary.dominant_kernel);
   assert.equal(doc.kernels.length, 2);
 });

@@ -11,6 +11,8 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "templates" / "harness.py"
 PACKAGE = ROOT / "templates" / "kprof_harness"
@@ -36,6 +38,23 @@ def harness(module):
         sys.modules["kprof_harness"] = package
         spec.loader.exec_module(package)
     return importlib.import_module("kprof_harness." + module)
+
+
+@pytest.fixture
+def fake_torch(monkeypatch):
+    """The fake torch (tests/standins/fake_torch), imported fresh under the name torch only
+    inside the test, for the modules that are handed a torch (timing, correctness,
+    speed_of_light); sys.modules and sys.path as they were afterwards, so that a real torch of
+    the same session is left alone."""
+    saved = {key: value for key, value in sys.modules.items() if key == "torch" or key.startswith("torch.")}
+    for key in saved:
+        del sys.modules[key]
+    monkeypatch.syspath_prepend(str(FAKE_TORCH))
+    import torch  # noqa: E402  (the fake)
+    yield torch
+    for key in [key for key in sys.modules if key == "torch" or key.startswith("torch.")]:
+        del sys.modules[key]
+    sys.modules.update(saved)
 
 
 class FakeTensor:
@@ -118,6 +137,7 @@ def sample_plan(**settings):
     plan = {"version": 1, "problem": "/p/problem.py", "status_file": "/p/status.json",
             "candidates": [{"kernel": "/k/kernel.py", "range": "kprof:cand0"}], "warmup": 3,
             "inputs": "gpu", "cast": "none", "seed": 0, "first_candidate": 0, "early_primer": False,
-            "standby": None, "profiled_call_lock": None, "compile_ahead": None}
+            "standby": None, "profiled_call_lock": None, "compile_ahead": None, "timeline_gate": None,
+            "truth": None}
     plan.update(settings)
     return plan

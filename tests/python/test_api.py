@@ -222,7 +222,7 @@ def test_metrics_to_prompt_of_a_report_is_its_kernelagent_metrics_block():
 
 def test_report_builds_the_versioned_document():
     doc = kprof.report(TWOSTAGE)
-    assert doc["schema_version"] == 3
+    assert doc["schema_version"] == 4
     assert doc["metadata"]["select"] == "all"
     assert [kernel["name"] for kernel in doc["kernels"]] == ["partial_sum_kernel", "scale_kernel"]
     assert doc["summary"]["total_duration_ns"] == 6208 + 9856
@@ -311,7 +311,7 @@ def test_every_error_class_has_its_own_category_and_exit_code():
         kprof.NcuNotFound, kprof.PermissionDenied, kprof.KernelImportError, kprof.ProblemInvalid,
         kprof.KernelRuntimeError, kprof.UnknownMetric, kprof.Timeout, kprof.NcuFailed,
         kprof.OutputError, kprof.DatabaseError, kprof.GpuBusy, kprof.SlurmError,
-        kprof.ProgramCrashed, kprof.OutOfMemory, kprof.InternalError,
+        kprof.ProgramCrashed, kprof.OutOfMemory, kprof.WrongOutput, kprof.InternalError,
     ]
     assert all(issubclass(cls, kprof.KprofError) for cls in classes)
     assert len({cls.category for cls in classes}) == len(classes)
@@ -320,6 +320,7 @@ def test_every_error_class_has_its_own_category_and_exit_code():
     assert kprof.UsageError("x").exit_code == 2 and kprof.InputNotFound("x").exit_code == 3
     assert kprof.ProgramCrashed("x").exit_code == 18
     assert kprof.OutOfMemory("x").exit_code == 19 and isinstance(kprof.OutOfMemory("x"), MemoryError)
+    assert kprof.WrongOutput("x").exit_code == 20
 
 
 def test_the_error_classes_are_the_librarys_categories_one_for_one():

@@ -207,6 +207,25 @@ TEST(HarnessPlanJson, WritesCompileAheadOnlyWhenThePlanNamesItsDirectory) {
   EXPECT_EQ(message["compile_ahead"], json.back());
 }
 
+TEST(HarnessPlanJson, WritesTheTruthOnlyWhenAskedWithTolerancesForEveryDtype) {
+  HarnessPlan plan = sample_plan();
+  EXPECT_FALSE(nlohmann::json::parse(plan_to_json(plan)).contains("truth"));
+  plan.truth = TruthPlan{};
+  plan.truth->budget_seconds = 0.25;
+  plan.truth->max_repetitions = 7;
+  const auto json = nlohmann::ordered_json::parse(plan_to_json(plan));
+  EXPECT_EQ(json.back(), nlohmann::ordered_json::parse(R"({"check": true, "timing": true,
+      "reference": true, "timing_settings": {"budget_seconds": 0.25, "max_repetitions": 7},
+      "tolerances": {}})"));
+  plan.truth->check = false;
+  plan.truth->atol = 1e-3;
+  plan.truth->rtol = 0.5;
+  const auto changed = nlohmann::ordered_json::parse(plan_to_json(plan));
+  EXPECT_EQ(changed["truth"]["check"], false);
+  EXPECT_EQ(changed["truth"]["tolerances"],
+            nlohmann::ordered_json::parse(R"({"all": {"atol": 0.001, "rtol": 0.5}})"));
+}
+
 TEST(CompileAheadMaxWait, IsAQuarterOfACandidatesTimeoutAndAtMostThirtySeconds) {
   EXPECT_EQ(compile_ahead_max_wait_seconds(std::chrono::seconds(10)), 2.5);
   EXPECT_EQ(compile_ahead_max_wait_seconds(std::chrono::seconds(60)), 15);
@@ -301,6 +320,35 @@ TEST(WriteHarness, ReportsAnIoErrorWhenTheDirectoryCannotBeMade) {
   ASSERT_FALSE(written.ok());
   EXPECT_EQ(written.error().category, ErrorCategory::io);
   EXPECT_NE(written.error().message.find("harness script"), std::string::npos);
+}
+
+TEST(ParseHarnessStatus, ReadsTheTruthOfACandidateAndKeepsItsObjects) {
+  Json json = healthy_status();
+  json["candidates"][0]["check"] = {{"verdict", "fail"},
+                                    {"reason", "1 NaN where the reference has none"}};
+  json["candidates"][0]["timing"] = {{"median_us", 41.25}, {"count", 100}};
+  json["candidates"][0]["reference"] = {{"error", "problem.py has no Model"}};
+  auto status = parse(json);
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  const HarnessCandidateStatus& candidate = status->candidates[0];
+  ASSERT_TRUE(candidate.check_verdict.has_value());
+  EXPECT_EQ(*candidate.check_verdict, CheckVerdict::fail);
+  EXPECT_EQ(candidate.check_reason, "1 NaN where the reference has none");
+  EXPECT_EQ(candidate.timing["median_us"], 41.25);
+  EXPECT_EQ(candidate.reference["error"], "problem.py has no Model");
+  EXPECT_FALSE(status->candidates[1].check_verdict.has_value());
+  EXPECT_TRUE(status->candidates[1].timing.is_null());
+}
+
+TEST(ParseHarnessStatus, RefusesACheckVerdictItDoesNotKnow) {
+  Json json = healthy_status();
+  json["candidates"][0]["check"] = {{"verdict", "maybe"}};
+  auto status = parse(json);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().category, ErrorCategory::malformed_input);
+  EXPECT_NE(
+      status.error().message.find("check.verdict is 'maybe' (expected pass, fail, unchecked)"),
+      std::string::npos);
 }
 
 TEST(ParseHarnessStatus, ReadsEveryFieldOfAFinishedRun) {

@@ -79,6 +79,41 @@ TEST(HarnessVocabulary, EveryCandidatePhaseTheScriptWritesParses) {
   }
 }
 
+TEST(HarnessVocabulary, TheTruthsPhasesAndVerdictsAreOnesKprofReads) {
+  std::string truth;
+  std::string correctness;
+  for (const HarnessFile& file : harness_files()) {
+    if (file.path == "kprof_harness/truth.py") {
+      truth = std::string(file.text);
+    } else if (file.path == "kprof_harness/correctness.py") {
+      correctness = std::string(file.text);
+    }
+  }
+  ASSERT_FALSE(truth.empty());
+  ASSERT_FALSE(correctness.empty());
+  const std::regex phase(R"re(set_candidate_phase\(entry, "([a-z_]+)"\))re");
+  int phases = 0;
+  for (auto it = std::sregex_iterator(truth.begin(), truth.end(), phase);
+       it != std::sregex_iterator(); ++it, ++phases) {
+    EXPECT_TRUE(parse_harness_phase((*it)[1].str()).ok()) << (*it)[1].str();
+  }
+  EXPECT_EQ(phases, 2);
+  const std::regex verdict(R"re("verdict": "([a-z]+)")re");
+  std::set<std::string> verdicts;
+  for (const std::string* text : {&truth, &correctness}) {
+    for (auto it = std::sregex_iterator(text->begin(), text->end(), verdict);
+         it != std::sregex_iterator(); ++it) {
+      verdicts.insert((*it)[1].str());
+    }
+  }
+  std::set<std::string> known;
+  for (const CheckVerdict value :
+       {CheckVerdict::pass, CheckVerdict::fail, CheckVerdict::unchecked}) {
+    known.insert(std::string(to_string(value)));
+  }
+  EXPECT_EQ(verdicts, known);
+}
+
 TEST(HarnessVocabulary, TheScriptTakesExactlyKprofsCastWords) {
   // CAST_DTYPES = {"bf16": "bfloat16", ...}: its keys, and the two words read_plan adds.
   const std::string script = harness_text();

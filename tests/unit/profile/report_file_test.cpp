@@ -11,6 +11,7 @@
 #include "kprof/files.hpp"
 #include "kprof/json_file.hpp"
 #include "kprof/options.hpp"
+#include "kprof/report.hpp"
 #include "kprof/report_file.hpp"
 
 namespace kprof {

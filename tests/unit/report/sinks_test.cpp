@@ -63,7 +63,7 @@ Analysis analysis_of(const Capture& capture) {
 
 TEST(JsonSink, IndentsByTwoSpacesAndEndsWithANewline) {
   const std::string text = render(Format::json, test::twostage_like_report());
-  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 3,\n  \"metadata\": {\n    \"kprof_version\"", 0),
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 4,\n  \"metadata\": {\n    \"kprof_version\"", 0),
             0U)
       << text.substr(0, 80);
   EXPECT_EQ(text.back(), '\n');
@@ -76,7 +76,7 @@ TEST(JsonSink, WritesOneLineWhenCompact) {
   const std::string text = render(Format::json, test::twostage_like_report(), options);
   EXPECT_EQ(lines_of(text).size(), 1U);
   EXPECT_EQ(text.back(), '\n');
-  EXPECT_EQ(text.rfind("{\"schema_version\":3,\"metadata\":{", 0), 0U);
+  EXPECT_EQ(text.rfind("{\"schema_version\":4,\"metadata\":{", 0), 0U);
 }
 
 TEST(JsonSink, ReplacesInvalidUtf8InsteadOfThrowing) {

@@ -19,6 +19,13 @@ TEST(ErrorFromException, CallsAFailedAllocationOutOfMemoryWithItsOwnExitCode) {
       << error.message;
 }
 
+TEST(ExitCode, GivesAWrongOutputTheCodeAfterOutOfMemory) {
+  // Issue 43's wrong_output came after out_of_memory took 19: each category keeps its own code.
+  EXPECT_EQ(exit_code(ErrorCategory::wrong_output), 20);
+  EXPECT_EQ(to_string(ErrorCategory::wrong_output), "wrong_output");
+  EXPECT_EQ(exit_code(ErrorCategory::out_of_memory), 19);
+}
+
 TEST(ErrorFromException, CallsAnyOtherExceptionInternalWithItsMessage) {
   const Error error = error_from_exception(std::runtime_error("a bug"));
   EXPECT_EQ(error.category, ErrorCategory::internal);
