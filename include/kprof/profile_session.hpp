@@ -68,9 +68,9 @@ struct SessionOutcome {
   /// The session ran on a standby: a harness started under ncu ahead of time that had the
   /// problem imported and the inputs on the GPU when the candidates arrived.
   bool standby = false;
-  /// Many launches (NcuSessionSettings::launches): the call's timeline, made outside ncu beside
-  /// the session, or why there is none; and, when the call had more than k_two_tier_threshold
-  /// launches, the plan of the representatives the session replayed.
+  /// Many launches (NcuSessionSettings::launches): the call's timeline, made outside ncu, or why
+  /// there is none; and, when the call had more than k_two_tier_threshold launches, the plan of
+  /// the representatives the session replayed.
   std::optional<Timeline> timeline;
   std::optional<Error> timeline_error;
   std::optional<ReplayPlan> replay_plan;
@@ -174,9 +174,10 @@ struct NcuSessionSettings {
   /// (torch's CUDA context, the inputs on the GPU), never while it waits, so it never runs GPU
   /// work beside another kprof's profiled kernels.
   std::filesystem::path lock_dir;
-  /// Many launches (docs/harness.md): under `automatic` a cold session of one candidate gets its
-  /// call's timeline beside it; a call of more than k_two_tier_threshold launches is then
-  /// replayed in a second session that replays only the plan's representatives.
+  /// Many launches (docs/harness.md, LaunchTiers): under `automatic` a cold session of one
+  /// candidate replays at most k_auto_launch_cap launches, and a call that reaches the cap is
+  /// timed outside ncu, then replayed again with only the plan's representatives; under `many`
+  /// the timeline is made beside the session from its start.
   LaunchTiers launches = LaunchTiers::automatic;
   ReplayBudget budget;
   /// Progress lines of a long session (replays done of planned, elapsed, estimate left).

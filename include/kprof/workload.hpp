@@ -55,17 +55,26 @@ Result<Timeline> parse_timeline(std::string_view text, std::string_view where);
 enum class ConfigGrouping { config, name_and_config };
 inline constexpr ConfigGrouping k_ncu_config_grouping = ConfigGrouping::name_and_config;
 
-/// `--launches`: `auto` times every launch outside ncu and, for a call of more than
-/// k_two_tier_threshold launches, replays only representatives; `all` replays every launch of
-/// the call (no timeline).
-enum class LaunchTiers { automatic, all };
-std::string_view to_string(LaunchTiers tiers);                 ///< "auto", "all"
+/// `--launches` (docs/harness.md, "Many launches"): `auto` profiles the call under ncu as `all`
+/// does but stops replaying at k_auto_launch_cap launches; a call that reaches the cap is then
+/// timed whole outside ncu and replayed again in two tiers (representatives only). A call of few
+/// launches, the usual candidate, so costs nothing more than under `all`. `many` is for a call
+/// known to make many launches (a model): it is timed outside ncu from the start, beside the
+/// session's start, and the session waits at its profiled call for the verdict: the fastest
+/// answer for a model, at about 4.5 s more for a call of one launch (H100, 2026-12-06,
+/// docs/device-runs/2026-12-06-workload.md). `all` replays every launch of the call (no timeline).
+enum class LaunchTiers { automatic, many, all };
+std::string_view to_string(LaunchTiers tiers);                 ///< "auto", "many", "all"
 Result<LaunchTiers> parse_launch_tiers(std::string_view word); ///< usage error naming the words
 
-/// A call of more launches than this gets the two tiers under `--launches auto`; a call of this
-/// many or fewer is profiled as with `--launches all` (every launch replayed), in the session
-/// that was already started beside the timeline, so it costs no extra time.
+/// A call of more launches than this gets the two tiers; a call of this many or fewer is
+/// profiled as with `--launches all` (every launch replayed).
 inline constexpr std::size_t k_two_tier_threshold = 32;
+
+/// Under `--launches auto`, the most launches the first session replays (ncu's --launch-count):
+/// a call of k_two_tier_threshold launches, kprof's primer kernel (profiled in the same session,
+/// NVTX range kprof:primer) and one launch more, whose row says that the call goes on.
+inline constexpr std::size_t k_auto_launch_cap = k_two_tier_threshold + 2;
 
 /// The most launches ncu replays by default: at about 0.31 s a replayed launch with the default
 /// sections (H100, ncu 2025.3.1, docs/device-runs/2026-12-06-workload-probe.md) and ncu's start

@@ -124,6 +124,8 @@ std::string_view to_string(LaunchTiers tiers) {
   switch (tiers) {
   case LaunchTiers::automatic:
     return "auto";
+  case LaunchTiers::many:
+    return "many";
   case LaunchTiers::all:
     return "all";
   }
@@ -135,11 +137,14 @@ Result<LaunchTiers> parse_launch_tiers(std::string_view word) {
   if (word == "auto") {
     return LaunchTiers::automatic;
   }
+  if (word == "many") {
+    return LaunchTiers::many;
+  }
   if (word == "all") {
     return LaunchTiers::all;
   }
   return make_error(ErrorCategory::usage,
-                    fmt::format("unknown launches '{}'; valid values: auto, all", word));
+                    fmt::format("unknown launches '{}'; valid values: auto, many, all", word));
 }
 
 Result<Timeline> parse_timeline(std::string_view text, std::string_view where) {

@@ -31,7 +31,7 @@ constexpr std::array<std::string_view, 5> k_select_words{"first", "last", "max-c
 constexpr std::array<std::string_view, 2> k_inputs_words{"gpu", "cpu"};
 constexpr std::array<std::string_view, 5> k_cast_words{"none", "auto", "bf16", "fp16", "fp32"};
 constexpr std::array<std::string_view, 2> k_clock_words{"base", "none"};
-constexpr std::array<std::string_view, 2> k_launches_words{"auto", "all"};
+constexpr std::array<std::string_view, 3> k_launches_words{"auto", "many", "all"};
 
 constexpr std::uint64_t k_max_u64 = std::numeric_limits<std::uint64_t>::max();
 
@@ -233,15 +233,16 @@ constexpr std::array k_specs{
     OptionSpec{OptionId::clock_control, "clock_control", "--clock-control", OptionKind::word,
                "none", "ncu clock control", k_clock_words, 0, 0, k_scope_run},
     OptionSpec{OptionId::launches, "launches", "--launches", OptionKind::word, "auto",
-               "Launches replayed: auto (a call of more than 32 launches is timed whole outside "
-               "ncu, and only representatives of each distinct kernel are replayed), all",
+               "Launches replayed: auto (a call that reaches 34 replayed launches is timed whole "
+               "outside ncu, then only representatives of each distinct kernel are replayed), "
+               "many (a model: timed outside ncu from the start), all",
                k_launches_words, 0, 0, k_scope_run},
     OptionSpec{OptionId::max_replayed,
                "max_replayed",
                "--max-replayed",
                OptionKind::integer,
                "24",
-               "Under --launches auto, the most launches of a many-launch call ncu replays",
+               "Under --launches auto or many, the most launches of a many-launch call ncu replays",
                {},
                1,
                100000,

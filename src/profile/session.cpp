@@ -446,9 +446,13 @@ private:
   /// beside it when it compiles ahead.
   SessionOutcome run_cold(const SessionRequest& request) const {
     const auto first = static_cast<std::size_t>(std::max(0, request.plan.first_candidate));
-    if (m_settings.launches == LaunchTiers::automatic &&
-        request.plan.candidates.size() == first + 1 && !request.plan.standby_fifo) {
-      return run_with_timeline(request);
+    if (request.plan.candidates.size() == first + 1 && !request.plan.standby_fifo) {
+      if (m_settings.launches == LaunchTiers::automatic) {
+        return run_capped(request);
+      }
+      if (m_settings.launches == LaunchTiers::many) {
+        return run_with_timeline(request);
+      }
     }
     const fs::path log_path = request.work_dir / RoundLayout::k_ncu_log;
     std::error_code ignored;
@@ -468,7 +472,92 @@ private:
                   std::move(process).value());
   }
 
-  /// Many launches (issue 42, docs/harness.md): the session starts as run_cold's, gated before
+  /// `--launches auto` (docs/harness.md, "Many launches"): the session runs as run_cold's, but
+  /// ncu stops replaying at k_auto_launch_cap launches (--launch-count), so a call of few
+  /// launches is answered exactly as under `all`, at no extra cost. A call that reaches the cap
+  /// makes more launches than one session should replay: its timeline is then made outside ncu
+  /// (the GPU to itself, after the session) and the plan's representatives replayed in a second
+  /// session. When the timeline cannot be made, the capped session's rows stand, and the
+  /// candidate's metadata says that they are the call's first launches only.
+  SessionOutcome run_capped(const SessionRequest& request) const {
+    const fs::path& dir = request.work_dir;
+    const fs::path timeline_path = dir / RoundLayout::k_timeline;
+    std::error_code ignored;
+    for (const fs::path& stale :
+         {request.plan.status_file, dir / RoundLayout::k_ncu_log, timeline_path}) {
+      fs::remove(stale, ignored);
+    }
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<std::string> argv =
+        argv_for(dir, request.script, {"--launch-count", std::to_string(k_auto_launch_cap)});
+    CompileWorkers workers; // a session of one candidate has none
+    if (auto plan = write_plan(request, workers, PlanReaders::harness_and_workers); !plan) {
+      return unstarted_session(std::move(argv), plan.error());
+    }
+    auto process = run_process(spec_for(argv, dir, request));
+    if (!process) {
+      return unstarted_session(std::move(argv), process.error());
+    }
+    SessionOutcome capped =
+        finish(dir, request.plan.status_file, std::move(argv), std::move(process).value());
+    if (!capped.capture || capped.capture->kernels.size() < k_auto_launch_cap ||
+        cancellation_requested()) {
+      return capped;
+    }
+    progress(fmt::format(
+        "the call went on past {} replayed launches: timing every launch "
+        "outside ncu, then replaying representatives ({:.1f} s)",
+        k_auto_launch_cap,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()));
+    ProcessSpec timeline_spec =
+        spec_for({m_settings.python.string(), request.script.string(),
+                  (dir / RoundLayout::k_plan).string(), "--timeline", timeline_path.string()},
+                 dir, request);
+    timeline_spec.max_captured_bytes = 64U << 10U;
+    Result<Timeline> timeline = read_timeline(timeline_path, run_process(timeline_spec));
+    if (!timeline || cancellation_requested()) {
+      if (!timeline) {
+        keep_timeline(capped, timeline.error().with_context(fmt::format(
+                                  "ncu replayed only the call's first {} launches (--launches "
+                                  "auto stops there to time the call first), and the timeline "
+                                  "could not be made",
+                                  k_auto_launch_cap)));
+      }
+      return capped;
+    }
+    return replay_representatives(request, std::move(timeline).value(), started);
+  }
+
+  /// The second tier: a session that replays only the plan's representatives of `timeline`,
+  /// with progress lines, holding the timeline and the plan.
+  SessionOutcome replay_representatives(const SessionRequest& request, Timeline timeline,
+                                        std::chrono::steady_clock::time_point started) const {
+    const fs::path& dir = request.work_dir;
+    ReplayPlan replay = plan_replays(timeline, m_settings.budget);
+    progress(plan_line(timeline, replay, started));
+    std::error_code ignored;
+    for (const fs::path& stale : {request.plan.status_file, dir / RoundLayout::k_ncu_log}) {
+      fs::remove(stale, ignored);
+    }
+    std::vector<std::string> argv = argv_for(dir, request.script, replay_filter_args(replay));
+    CompileWorkers workers;
+    if (auto plan = write_plan(request, workers, PlanReaders::harness_and_workers); !plan) {
+      return unstarted_session(std::move(argv), plan.error());
+    }
+    Result<ProcessResult> process = [&] {
+      const ReplayProgress watch(dir / RoundLayout::k_ncu_log, replay.planned, started,
+                                 m_settings.on_progress);
+      return run_process(spec_for(argv, dir, request));
+    }();
+    SessionOutcome outcome =
+        process ? finish(dir, request.plan.status_file, std::move(argv), std::move(process).value())
+                : unstarted_session(std::move(argv), process.error());
+    outcome.timeline = std::move(timeline);
+    outcome.replay_plan = std::move(replay);
+    return outcome;
+  }
+
+  /// `--launches many` (issue 42, docs/harness.md): the session starts as run_cold's, gated before
   /// its profiled call, while the harness's timeline mode times every launch of the call outside
   /// ncu. A call of k_two_tier_threshold launches or fewer lets the session go on (every launch
   /// replayed, as without the timeline, and no later); a longer one stops it and replays only
@@ -517,27 +606,7 @@ private:
     }
     gated_spec.control->stop.store(true);
     (void)gated_done.get();
-
-    ReplayPlan replay = plan_replays(*timeline, m_settings.budget);
-    progress(plan_line(*timeline, replay, started));
-    for (const fs::path& stale : {request.plan.status_file, dir / RoundLayout::k_ncu_log}) {
-      fs::remove(stale, ignored);
-    }
-    argv = argv_for(dir, request.script, replay_filter_args(replay));
-    if (auto plan = write_plan(request, workers, PlanReaders::harness_and_workers); !plan) {
-      return unstarted_session(std::move(argv), plan.error());
-    }
-    Result<ProcessResult> process = [&] {
-      const ReplayProgress watch(dir / RoundLayout::k_ncu_log, replay.planned, started,
-                                 m_settings.on_progress);
-      return run_process(spec_for(argv, dir, request));
-    }();
-    SessionOutcome outcome =
-        process ? finish(dir, request.plan.status_file, std::move(argv), std::move(process).value())
-                : unstarted_session(std::move(argv), process.error());
-    keep_timeline(outcome, std::move(timeline));
-    outcome.replay_plan = std::move(replay);
-    return outcome;
+    return replay_representatives(request, std::move(timeline).value(), started);
   }
 
   /// The timeline the harness wrote at `path`, or why there is none.

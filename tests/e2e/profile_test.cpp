@@ -17,6 +17,7 @@
 
 #include "e2e/e2e_support.hpp"
 #include "kprof/round.hpp"
+#include "kprof/workload.hpp"
 
 namespace kprof::e2e {
 namespace {
@@ -1368,7 +1369,8 @@ bool has_word(const json& argv, std::string_view word) {
 }
 
 TEST_F(KprofProfile, AModelsThousandsOfLaunchesAreAllTimedAndOnlyRepresentativesReplayed) {
-  KprofRun run = profile({many_launches_kernel(), example("vadd/problem.py")},
+  // --launches many: the timeline from the start, so the slow replays are the representatives'.
+  KprofRun run = profile({many_launches_kernel(), example("vadd/problem.py"), "--launches", "many"},
                          {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
                           {"KPROF_FAKE_STEPS", "3000"},
                           {"KPROF_FAKE_NCU_REPLAY_SECONDS", "0.7"}});
@@ -1420,14 +1422,55 @@ TEST_F(KprofProfile, UnderTheReplayBudgetTheKernelsOfMostTimeAreKeptAndTheRestNa
       << prompt.out;
 }
 
-TEST_F(KprofProfile, ACallOfFewLaunchesIsReplayedWholeAsBeforeInTheSessionAlreadyStarted) {
+TEST_F(KprofProfile, UnderLaunchesAutoACallPastTheCapIsTimedThenReplayedInTwoTiers) {
+  // 6,002 launches: the first session stops replaying at 34 (--launch-count), then the call is
+  // timed alone outside ncu, and a second session replays the 4 representatives.
+  KprofRun run = profile({many_launches_kernel(), example("vadd/problem.py")},
+                         {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                          {"KPROF_FAKE_STEPS", "3000"}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(fs::exists(out() / "round000" / "timeline.json"));
+  EXPECT_FALSE(fs::exists(out() / "round000" / "timeline-gate")); // nothing waited for it
+  EXPECT_FALSE(read_json(out() / "round000" / "plan.json").contains("timeline_gate"));
+  const json report = read_json(out() / "round000" / "report.json");
+  ASSERT_TRUE(report.contains("workload")) << report.dump().substr(0, 400);
+  EXPECT_EQ(report["workload"]["launches"], 6002);
+  EXPECT_EQ(report["workload"]["replayed"], 4);
+  EXPECT_EQ(report["kernels"].size(), 4U);
+  const json& argv = report["metadata"]["ncu_argv"];
+  EXPECT_TRUE(has_word(argv, "per-launch-config"));
+  EXPECT_EQ(report["metadata"]["timeline"].get<std::string>().find("6002 launches of 4 distinct"),
+            0U)
+      << report["metadata"]["timeline"];
+}
+
+TEST_F(KprofProfile, UnderLaunchesAutoACallOfFewLaunchesIsReplayedWholeInOneSessionNoTimeline) {
+  // The usual candidate: one session, every launch replayed, no timeline process (the cap was
+  // not reached), so it costs what --launches all costs.
   KprofRun run = profile(
       {many_launches_kernel(), example("vadd/problem.py")},
       {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}, {"KPROF_FAKE_STEPS", "2"}});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json report = read_json(out() / "round000" / "report.json");
   EXPECT_FALSE(report.contains("workload"));
+  const json& argv = report["metadata"]["ncu_argv"];
+  EXPECT_FALSE(has_word(argv, "--filter-mode"));
+  const auto count = std::find(argv.begin(), argv.end(), "--launch-count");
+  ASSERT_NE(count, argv.end()) << argv;
+  EXPECT_EQ(*std::next(count), std::to_string(k_auto_launch_cap));
+  EXPECT_FALSE(fs::exists(out() / "round000" / "timeline.json"));
+  EXPECT_FALSE(report["metadata"].contains("timeline")) << report["metadata"];
+}
+
+TEST_F(KprofProfile, UnderLaunchesManyACallOfFewLaunchesGoesOnInTheSessionAlreadyStarted) {
+  KprofRun run = profile(
+      {many_launches_kernel(), example("vadd/problem.py"), "--launches", "many"},
+      {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}, {"KPROF_FAKE_STEPS", "2"}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = read_json(out() / "round000" / "report.json");
+  EXPECT_FALSE(report.contains("workload"));
   EXPECT_FALSE(has_word(report["metadata"]["ncu_argv"], "--filter-mode"));
+  EXPECT_FALSE(has_word(report["metadata"]["ncu_argv"], "--launch-count"));
   EXPECT_TRUE(fs::exists(out() / "round000" / "timeline.json"));
   EXPECT_TRUE(fs::exists(out() / "round000" / "timeline-gate"));
 }
@@ -1444,7 +1487,8 @@ TEST_F(KprofProfile, LaunchesAllMakesNoTimelineAndReplaysEveryLaunch) {
 
 TEST_F(KprofProfile, ATimelineThatFailsCostsNothingButTheReasonTheSessionGoesOnWhole) {
   // The candidate raises in its call: the timeline holds the error; the session judges it.
-  KprofRun run = profile({example("failures/raises.py"), example("vadd/problem.py")});
+  KprofRun run =
+      profile({example("failures/raises.py"), example("vadd/problem.py"), "--launches", "many"});
   EXPECT_NE(run.exit_code, 0);
   const json timeline = read_json(out() / "round000" / "timeline.json");
   EXPECT_TRUE(timeline.contains("error")) << timeline.dump();
@@ -1465,7 +1509,9 @@ TEST_F(KprofProfile, AReplaySessionCutShortKeepsTheTimelineAndSaysSoInTheCandida
                                          "--retries",
                                          "0",
                                          "--timeout",
-                                         "6"};
+                                         "6",
+                                         "--launches",
+                                         "many"};
   KprofRun run =
       run_with_env(argv, {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
                           {"KPROF_FAKE_STEPS", "100"},
@@ -1486,8 +1532,7 @@ TEST_F(KprofProfile, LaunchesRefusesAnUnknownWordNamingTheValidOnes) {
   KprofRun run =
       profile({example("vadd/kernel.py"), example("vadd/problem.py"), "--launches", "some"});
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find("auto"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("all"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("auto, many, all"), std::string::npos) << run.err;
 }
 
 } // namespace

@@ -475,14 +475,15 @@ def test_profile_kernel_writes_the_round_and_returns_its_metrics(fake_gpu):
 
 
 def test_a_models_many_launches_report_their_progress_and_what_the_budget_left_out(fake_gpu, monkeypatch, caplog):
-    """Issue 42: the call's 202 launches are timed outside ncu; ncu replays 3 representatives
+    """Issue 42: the call's 202 launches are timed outside ncu (launches="many": from the start,
+    so the 1.2 s replays below are paid by the representatives alone); ncu replays 3 of them
     (--max-replayed 3) and the profiler's progress lines say what was planned, what is left out
     and how the replays go (ncu's ==PROF== lines, 1.2 s each), with an estimate of the time left."""
     monkeypatch.setenv("KPROF_FAKE_STEPS", "100")
     monkeypatch.setenv("KPROF_FAKE_NCU_REPLAY_SECONDS", "1.2")
     logger = logging.getLogger("kprof-test-workload")
     profiler = kprof.KernelProfiler(logger, fake_gpu / "artifacts", fake_gpu / "logs", ncu_bin_path=FAKE_NCU,
-                                    max_replayed=3)
+                                    max_replayed=3, launches="many")
     with caplog.at_level(logging.INFO, logger="kprof-test-workload"):
         results = profiler.profile(CASES / "many_launches" / "kernel.py", VADD_PROBLEM, 1)
     lines = [record.getMessage() for record in caplog.records]

@@ -14,7 +14,8 @@
 #   3. what the LSTM, VGG16 and RNN reports say (prompt format) and the progress lines.
 # Writes $OUT/workload.md and $OUT/workload-logs.tar.gz.
 #   bench/device/run workload      (SKIP_BUILD=1 reuses build-device/; WORKLOAD_PARTS="2 3" skips
-#   part 1, measured already; WORKLOAD_RUNS=N caps the runs per problem)
+#   part 1, measured already; WORKLOAD_RUNS=N caps the runs per problem; WORKLOAD_PROFILES
+#   "NAME:LAUNCHES:RUNS ..." names part 2's profiles, e.g. "35_LSTM:many:2")
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
@@ -106,8 +107,8 @@ note ""
 # ---- 2. cold kprof profile ----------------------------------------------------------------------
 note "## 2. cold kprof profile (--clock-control none)"
 note ""
-note "| problem (launches) | call's launches | runs (s) | median (s) | replayed | covered | rc |"
-note "|---|---|---|---|---|---|---|"
+note "| problem (launches) | call's launches | runs (s) | median (s) | replayed | covered | ncu.log Profiling lines | rc |"
+note "|---|---|---|---|---|---|---|---|"
 profile_runs() { # NAME PROBLEM RUNS LAUNCHES
   local name=$1 problem=$2 runs=$3 launches=$4 times=() rc=0 i t0 dir report kernel median
   kernel=$(candidate "$problem")
@@ -136,15 +137,17 @@ else:
 PY
 )
   fi
+  # Whether ncu's log holds a "==PROF== Profiling" line per replay under --csv (the progress
+  # lines and metadata.timeline's replay count read them).
+  facts="$facts | $(cat "$work/runs/$name-$launches-1"/round*/ncu.log 2>/dev/null | grep -c '==PROF== Profiling')"
   median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}')
-  note "| $name ($launches) | $(echo "$facts" | cut -d'|' -f1) | ${times[*]} | $median |$(echo "$facts" | cut -d'|' -f2)|$(echo "$facts" | cut -d'|' -f3) | $rc |"
+  note "| $name ($launches) | $(echo "$facts" | cut -d'|' -f1) | ${times[*]} | $median |$(echo "$facts" | cut -d'|' -f2)|$(echo "$facts" | cut -d'|' -f3) |$(echo "$facts" | cut -d'|' -f4) | $rc |"
 }
-profile_runs 23_Softmax "$kb/l1_23_Softmax.py" "$(runs 3)" auto
-profile_runs 23_Softmax "$kb/l1_23_Softmax.py" "$(runs 2)" all
-profile_runs 35_LSTM "$kb/35_LSTM.py" "$(runs 3)" auto
-profile_runs 11_VGG16 "$kb/11_VGG16.py" "$(runs 3)" auto
-profile_runs 34_VanillaRNNHidden "$kb/34_VanillaRNNHidden.py" "$(runs 3)" auto
-profile_runs 11_VGG16 "$kb/11_VGG16.py" 1 all
+# WORKLOAD_PROFILES: "NAME:LAUNCHES:RUNS ..." in order (NAME a file of .device/kernelbench/).
+for entry in ${WORKLOAD_PROFILES:-"l1_23_Softmax:auto:3 l1_23_Softmax:all:2 35_LSTM:auto:3 11_VGG16:auto:3 34_VanillaRNNHidden:auto:3 11_VGG16:all:1"}; do
+  IFS=: read -r name launches count <<<"$entry"
+  profile_runs "${name#l1_}" "$kb/$name.py" "$(runs "$count")" "$launches"
+done
 note ""
 
 # ---- 3. what the reports say ----------------------------------------------------------------------
