@@ -181,8 +181,11 @@ using TextOut = std::function<void(std::string_view)>;
 /// The bytes are the tree's, with its rules (invalid UTF-8 as U+FFFD, NaN and inf as null,
 /// integral numbers as integers), except metadata.generated_at, which is the time of this call.
 /// Never fails; `out` reports its own failures (AtomicFile::write remembers them).
+/// `kept_members` (an object) are written after the document's own, as they are
+/// (ReportFileParts::kept_members: what a report.json analysed again keeps).
 void write_report_json(const Capture& capture, const Analysis& analysis, const MetricSet& metrics,
-                       const Json& run_metadata, const RenderOptions& options, const TextOut& out);
+                       const Json& run_metadata, const RenderOptions& options, const TextOut& out,
+                       const Json& kept_members = Json::object());
 
 /// A member of a report's KernelAgent `metrics` object (ReportSource::agent_members()).
 struct AgentMember {
@@ -257,8 +260,10 @@ private:
 /// name) and an index of the selected launches by name, whatever the number of launches.
 class CaptureReport final : public ReportSource {
 public:
+  /// `kept_members` (an object) follow the document's own members, in its outline and its JSON
+  /// (ReportFileParts::kept_members).
   CaptureReport(const Capture& capture, const Analysis& analysis, const MetricSet& metrics,
-                const Json& run_metadata = Json::object());
+                const Json& run_metadata = Json::object(), Json kept_members = Json::object());
 
   /// build_report_of_representatives(capture, analysis, metrics, run_metadata): what the table,
   /// prompt and html sinks draw of this report.
@@ -277,6 +282,7 @@ private:
   const Analysis* m_analysis;
   const MetricSet* m_metrics;
   Json m_run_metadata; ///< the caller's, with generated_at
+  Json m_kept_members;
   Json m_outline;
   /// The selected launches (indices into the capture) of each kernel name, in the order of the
   /// KernelAgent `metrics` members.

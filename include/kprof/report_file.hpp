@@ -5,6 +5,7 @@
 // (ReportInputs, its metadata.built_from).
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -72,6 +73,10 @@ struct ReportFileRequest {
 };
 
 /// What a report of FILE is built (or streamed) from.
+/// The members of a report.json that analysing its rows again cannot make, so kept as written:
+/// the call's `workload` (its timeline is not analysed again) and the candidate's `truth`.
+inline constexpr std::array<std::string_view, 2> k_kept_members{"workload", "truth"};
+
 struct ReportFileParts {
   Capture capture;
   Analysis analysis;
@@ -88,9 +93,10 @@ struct ReportFileParts {
   /// FILE was a report.json: a source page that cannot be matched to the launches is written
   /// into metadata.hot_lines.error (as the round that wrote it did), not an error.
   bool reanalysis = false;
-  /// A report.json's `workload` member (a call replayed in two tiers), kept as its round wrote
-  /// it: the rows are analysed again, the call's timeline is not.
-  std::optional<Json> workload;
+  /// A report.json's members that its rows cannot make again, kept as its round wrote them
+  /// (k_kept_members: `workload`, the call's timeline, and `truth`, the candidate's measured
+  /// time, check and speed of light); an empty object for any other file.
+  Json kept_members = Json::object();
 };
 
 /// Reads request.file (an .ncu-rep through ncu), keeps what the set needs, selects and analyses;

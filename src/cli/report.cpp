@@ -116,13 +116,13 @@ private:
       Outcome outcome;
       outcome.stream = [parts](const TextOut& out) {
         write_report_json(parts->capture, parts->analysis, parts->metrics, parts->run,
-                          render_options(), out);
+                          render_options(), out, parts->kept_members);
       };
       outcome.out_file = m_out;
       return outcome;
     }
-    auto report = std::make_shared<const CaptureReport>(parts->capture, parts->analysis,
-                                                        parts->metrics, parts->run);
+    auto report = std::make_shared<const CaptureReport>(
+        parts->capture, parts->analysis, parts->metrics, parts->run, parts->kept_members);
     if (round) {
       if (auto recorded = record_report_round(out_dir(), *round, report, m_file); !recorded) {
         return std::move(recorded).error();
@@ -144,17 +144,9 @@ private:
       break;
     case Format::prompt:
     case Format::table:
-    case Format::html: {
-      if (!parts->workload) {
-        outcome.text = render(format, report->outline(), render_options());
-        break;
-      }
-      // A round's call replayed in two tiers: its workload, as the round wrote it.
-      Json outline = report->outline();
-      outline["workload"] = *parts->workload;
-      outcome.text = render(format, outline, render_options());
+    case Format::html:
+      outcome.text = render(format, report->outline(), render_options());
       break;
-    }
     }
     return outcome;
   }

@@ -292,12 +292,15 @@ Result<CaptureDocument> capture_report(const fs::path& file, const Json& argumen
   const ReportFileParts& parts = *out.parts;
   const std::string page_file = text_argument(arguments, "source_page");
   if (!arguments.value("source", false) && page_file.empty()) {
-    out.report =
-        std::make_unique<CaptureReport>(parts.capture, parts.analysis, parts.metrics, parts.run);
+    out.report = std::make_unique<CaptureReport>(parts.capture, parts.analysis, parts.metrics,
+                                                 parts.run, parts.kept_members);
     return out;
   }
   out.tree =
       std::make_unique<Json>(build_report(parts.capture, parts.analysis, parts.metrics, parts.run));
+  for (const auto& [key, value] : parts.kept_members.items()) {
+    (*out.tree)[key] = value; // a report.json's workload and truth, as its round wrote them
+  }
   auto page = source_page_for(file, page_file, parts.ncu ? &*parts.ncu : nullptr);
   if (!page) {
     return std::move(page).error();

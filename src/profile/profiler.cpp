@@ -28,6 +28,7 @@
 #include "kprof/gpu_lock.hpp"
 #include "kprof/judge.hpp"
 #include "kprof/metric_check.hpp"
+#include "kprof/nvtx_ranges.hpp"
 #include "kprof/options.hpp"
 #include "kprof/process.hpp"
 #include "kprof/report_view.hpp"
@@ -105,22 +106,22 @@ std::string timeline_note(const SessionOutcome& session) {
                        launches, RoundLayout::k_timeline, k_two_tier_threshold);
   }
   const ReplayPlan& plan = *session.replay_plan;
-  std::size_t replayed = 0;
-  for (auto at = session.log_text.find("==PROF== Profiling"); at != std::string::npos;
-       at = session.log_text.find("==PROF== Profiling", at + 1)) {
-    ++replayed;
-  }
-  std::string note =
-      fmt::format("{} launches of {} distinct kernels timed outside ncu ({}); ncu was asked for {} "
-                  "representatives (--max-replayed {}) and replayed {}",
-                  launches, plan.shapes.size(), RoundLayout::k_timeline, plan.planned,
-                  plan.max_replayed, replayed);
+  std::string note = fmt::format(
+      "{} launches of {} distinct kernels timed outside ncu ({}); ncu was asked for {} "
+      "representatives (--max-replayed {})",
+      launches, plan.shapes.size(), RoundLayout::k_timeline, plan.planned, plan.max_replayed);
   if (!session.capture) {
-    note += ", then ended without rows (" +
+    // ncu prints its rows at its end and no line per replay under --csv: how far it got is
+    // not known.
+    note += " and ended without rows (" +
             (session.started ? session.process.describe() : std::string("not started")) +
             "): this round holds the timeline, not metrics";
+    return note;
   }
-  return note;
+  const auto replayed =
+      std::count_if(session.capture->kernels.begin(), session.capture->kernels.end(),
+                    [](const KernelRecord& kernel) { return kernel.nvtx_range != k_primer_range; });
+  return note + fmt::format(" and replayed {}", replayed);
 }
 
 SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& plan,

@@ -267,7 +267,7 @@ Result<ReportFileParts> read_capture(const CaptureRequest& request, Json run) {
                         page_file.value_or(fs::path()),
                         request.triton_cache,
                         false,
-                        std::nullopt};
+                        Json::object()};
   if (parts.triton_cache.empty()) {
     parts.triton_cache = triton_cache_dir();
   }
@@ -341,8 +341,10 @@ Result<ReportFileParts> reanalyse(const ReportFileRequest& request, const fs::pa
   }
   parts->run["reanalysis"] = reanalysis;
   parts->reanalysis = true;
-  if (const Json* workload = json_read::member(*loaded, "workload"); workload != nullptr) {
-    parts->workload = *workload;
+  for (const std::string_view key : k_kept_members) {
+    if (const Json* kept = json_read::member(*loaded, key); kept != nullptr) {
+      parts->kept_members[std::string(key)] = *kept;
+    }
   }
   return parts;
 }
@@ -428,8 +430,8 @@ Result<ReportFileParts> read_report_file(const ReportFileRequest& request) {
 
 Result<Json> report_file_document(const ReportFileParts& parts) {
   Json doc = build_report(parts.capture, parts.analysis, parts.metrics, parts.run);
-  if (parts.workload) {
-    doc["workload"] = *parts.workload;
+  for (const auto& [key, value] : parts.kept_members.items()) {
+    doc[key] = value;
   }
   if (!parts.source_page) {
     return doc;

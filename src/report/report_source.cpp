@@ -82,10 +82,13 @@ Json with_generation_time(const Json& run_metadata) {
 } // namespace
 
 CaptureReport::CaptureReport(const Capture& capture, const Analysis& analysis,
-                             const MetricSet& metrics, const Json& run_metadata)
+                             const MetricSet& metrics, const Json& run_metadata, Json kept_members)
     : m_capture(&capture), m_analysis(&analysis), m_metrics(&metrics),
-      m_run_metadata(with_generation_time(run_metadata)),
+      m_run_metadata(with_generation_time(run_metadata)), m_kept_members(std::move(kept_members)),
       m_outline(build_report_of_representatives(capture, analysis, metrics, m_run_metadata)) {
+  for (const auto& [key, value] : m_kept_members.items()) {
+    m_outline[key] = value;
+  }
   for (auto& [name, launches] : report_detail::launches_by_name(capture, analysis)) {
     m_agent_slot.try_emplace(std::string(name), m_agent_launches.size());
     m_agent_launches.emplace_back(std::string(name), std::move(launches));
@@ -126,7 +129,8 @@ void CaptureReport::for_each_agent_record(const std::string& name,
 }
 
 void CaptureReport::write_json(const RenderOptions& options, const TextOut& out) const {
-  write_report_json(*m_capture, *m_analysis, *m_metrics, m_run_metadata, options, out);
+  write_report_json(*m_capture, *m_analysis, *m_metrics, m_run_metadata, options, out,
+                    m_kept_members);
 }
 
 std::string CaptureReport::document_text(bool compact) const {

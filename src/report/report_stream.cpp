@@ -199,7 +199,8 @@ void write_agent_metrics(JsonWriter& writer, const Capture& capture, const Analy
 } // namespace
 
 void write_report_json(const Capture& capture, const Analysis& analysis, const MetricSet& metrics,
-                       const Json& run_metadata, const RenderOptions& options, const TextOut& out) {
+                       const Json& run_metadata, const RenderOptions& options, const TextOut& out,
+                       const Json& kept_members) {
   const Json skeleton = report_detail::report_skeleton(capture, analysis, metrics, run_metadata);
   JsonWriter writer(options.compact ? -1 : 2, out);
   writer.begin_object();
@@ -220,6 +221,10 @@ void write_report_json(const Capture& capture, const Analysis& analysis, const M
     } else {
       writer.tree(value);
     }
+  }
+  for (const auto& [key, value] : kept_members.items()) {
+    writer.key(json_quoted(key));
+    writer.tree(value);
   }
   writer.end_object();
   // The JSON sink ends its text with a line break in both layouts.
