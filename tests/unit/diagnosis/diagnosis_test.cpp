@@ -440,8 +440,8 @@ TEST(Diagnose, LeadsALaunchOfAFewMicrosecondsWithLaunchBoundWhateverItsGridsEsti
 }
 
 TEST(Diagnose, LeadsARecordedOneBlockFillOfOnePointSevenMicrosecondsWithLaunchBound) {
-  // PyTorch's fill of the planted histogram's output (H200): 1.73 us, one block, ncu's
-  // LaunchConfiguration estimate 99.24%.
+  // PyTorch's fill of the planted atomic sum's output (H100, 2026-12-06): 2.27 us, one block,
+  // ncu's LaunchConfiguration estimate 99.24%.
   const Recorded fill =
       recorded("planted/vec_f32/details.csv", "void at::vectorized_elementwise_kernel<4, ");
   ASSERT_NE(fill.launch, nullptr);
