@@ -10,3 +10,21 @@ function(kprof_embed_text out_cpp symbol input)
     DEPENDS "${input}" "${PROJECT_SOURCE_DIR}/cmake/EmbedScript.cmake"
     COMMENT "Embedding ${input}")
 endfunction()
+
+# kprof_embed_files(OUT_CPP SYMBOL BASE FILE...): generates a .cpp that defines
+#   std::span<const std::pair<std::string_view, std::string_view>> SYMBOL()
+# returning, in the order given, each FILE's path relative to BASE and its bytes: a set of files
+# that ship together (the harness's entry script and its package).
+function(kprof_embed_files out_cpp symbol base)
+  set(inputs "")
+  foreach(file IN LISTS ARGN)
+    list(APPEND inputs "${base}/${file}")
+  endforeach()
+  string(REPLACE ";" "," files "${ARGN}")
+  add_custom_command(
+    OUTPUT "${out_cpp}"
+    COMMAND "${CMAKE_COMMAND}" -DBASE=${base} -DFILES=${files} -DOUTPUT=${out_cpp}
+            -DSYMBOL=${symbol} -P "${PROJECT_SOURCE_DIR}/cmake/EmbedFilesScript.cmake"
+    DEPENDS ${inputs} "${PROJECT_SOURCE_DIR}/cmake/EmbedFilesScript.cmake"
+    COMMENT "Embedding ${base}: ${files}")
+endfunction()

@@ -579,9 +579,9 @@ PYBIND11_MODULE(_kprof, m) {
     } catch (const Failure& failure) {
       raise_failure(failure);
     } catch (const std::exception& error) {
-      // Anything else is a bug in kprof: still a KprofError (InternalError), never a bare
-      // RuntimeError that callers catching KprofError would miss.
-      raise_failure(Failure(make_error(ErrorCategory::internal, error.what())));
+      // Anything else is a KprofError too (OutOfMemory for std::bad_alloc, else InternalError:
+      // a bug), never a bare RuntimeError that callers catching KprofError would miss.
+      raise_failure(Failure(error_from_exception(error)));
     }
   });
 

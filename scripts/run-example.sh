@@ -8,7 +8,17 @@ build_dir=${BUILD_DIR:-$root/build}
 case_name=${1:-twostage}
 # The CLI alone, and only its build dependencies: the tests, their tools and the Python module
 # are scripts/test.sh's to install and build.
-KPROF_DEPS=cli "$root/scripts/build.sh" -DKPROF_ENABLE_TESTS=OFF -DKPROF_ENABLE_PYTHON=OFF >&2
+# Quiet: the build's lines go to a log, shown only when the build fails, so that the output
+# starts with the answer.
+mkdir -p "$build_dir"
+build_log="$build_dir/run-example-build.log"
+echo "kprof: building $build_dir/kprof (minutes on a fresh machine; log: $build_log)" >&2
+if ! KPROF_DEPS=cli "$root/scripts/build.sh" -DKPROF_ENABLE_TESTS=OFF -DKPROF_ENABLE_PYTHON=OFF \
+  >"$build_log" 2>&1; then
+  tail -n 40 "$build_log" >&2
+  echo "kprof: the build failed; the whole log is $build_log" >&2
+  exit 1
+fi
 kprof="$build_dir/kprof"
 
 why="no NVIDIA driver (nvidia-smi not found or lists no GPU)"

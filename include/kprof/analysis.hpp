@@ -46,6 +46,12 @@ struct SelectOptions {
   std::string nvtx_range;
 };
 
+/// no_kernels: "no kernel name contains 'A' or 'B' (kernels in WHERE: x, y, ...)", what
+/// analyse() says when `kernel_filters` keep no launch and what `kprof mcp` says when a kernel
+/// filter matches no kernel of a round. `names` are listed once each, in order, at most 8.
+Error no_kernel_named(const std::vector<std::string>& kernel_filters,
+                      const std::vector<std::string>& names, std::string_view where);
+
 /// Indices into capture.kernels of the launches kept, in capture order. Selection applies per
 /// distinct kernel name; max-cycles uses sm__cycles_active.avg, then gpu__time_duration.sum,
 /// longest the other way round; both fall back to last when neither is present.
@@ -60,7 +66,9 @@ struct GpuSpec {
   double bf16_tensor_flops = 0;          ///< dense
   int sm_count = 0;
   double l2_bytes = 0;
-  int max_warps_per_sm = 0; ///< resident warps an SM holds at most (occupancy's 100%)
+  int max_warps_per_sm = 0;     ///< resident warps an SM holds at most (occupancy's 100%)
+  double tf32_tensor_flops = 0; ///< dense
+  double fp16_tensor_flops = 0; ///< dense
 };
 
 /// The spec whose name matches `device_name` (as ncu prints device__attribute_display_name,

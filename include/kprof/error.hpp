@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,7 +37,9 @@ enum class ErrorCategory {
   gpu_busy,          ///< the per-GPU lock could not be taken within the wait limit
   slurm,             ///< Slurm refused the job, or a task ended without results
   program_crashed,   ///< the profiled program died (a signal, os._exit) before the harness finished
-  internal,          ///< a bug in kprof
+  out_of_memory,     ///< an allocation failed: the input needs more memory than kprof may use
+  wrong_output,      ///< the candidate's outputs differ from the reference's (it was profiled)
+  internal,          ///< a bug in kprof (last: loops over the categories end here)
 };
 
 /// The stable lower-case name of a category ("ncu_not_found"), used in JSON and Python.
@@ -84,6 +87,12 @@ struct Error {
 
 /// Creates an Error; a convenience for `return make_error(...)` in functions returning Result.
 Error make_error(ErrorCategory category, std::string message, std::string detail = {});
+
+/// The Error of an exception that reached a top-level handler (the CLI's, a `kprof mcp` call's,
+/// the Python module's): out_of_memory for std::bad_alloc (an allocation failed: the input is
+/// larger than this host or the process's memory limit allows), internal (a bug) for anything
+/// else, with the exception's what().
+Error error_from_exception(const std::exception& exception);
 
 /// A value or an Error. Minimal on purpose (GCC 12 has no std::expected).
 template <class T>

@@ -5,8 +5,10 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "kprof/error.hpp"
 
@@ -19,6 +21,20 @@ Result<std::string> read_file(const std::filesystem::path& path);
 /// directory, fsync, rename. Creates missing parent directories. io error on failure (the temp
 /// file is removed).
 Result<void> write_file_atomic(const std::filesystem::path& path, std::string_view data);
+
+/// Writes the directory `path` holding `files` ({name, bytes}; names without a directory) so that
+/// it appears whole or not at all to every reader: the files go into a fresh directory beside
+/// `path` (made like create_directories' directories), which is then renamed to `path`. Whatever
+/// `path` already was (an older copy) is swapped out in that rename (renameat2's
+/// RENAME_EXCHANGE) and then removed; where the file system cannot swap, a plain rename replaces
+/// only an empty directory. Creates missing parent directories. Nothing is fsync'ed, unlike
+/// write_file_atomic: it is for files kprof writes anew for each run and runs at once (the
+/// harness's package), where an fsync per file cost 12-96 ms a package on a busy disk
+/// (docs/harness.md, "The modules"). io error naming what failed; the fresh directory is
+/// removed then, and `path` is untouched.
+Result<void>
+write_directory_atomic(const std::filesystem::path& path,
+                       std::span<const std::pair<std::string_view, std::string_view>> files);
 
 /// A file written piece by piece that appears whole or not at all, like write_file_atomic: the
 /// pieces go to a temp file in the target's directory, and commit() fsyncs it and renames it

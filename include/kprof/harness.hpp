@@ -1,6 +1,7 @@
 // kprof: the generated Python harness that loads kernel.py + problem.py and runs the profiled call.
 //
-// The harness script is a fixed file (templates/harness.py, embedded in the binary). Everything
+// The harness is a fixed set of files (templates/harness.py, a thin entry, and the package
+// templates/kprof_harness/ beside it, embedded in the binary). Everything
 // that varies (paths, warm-up count, ranges) reaches it as data: a JSON plan file named on its
 // command line. Nothing is ever spliced into Python source.
 #pragma once
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "kprof/error.hpp"
+#include "kprof/json_file.hpp"
 #include "kprof/nvtx_ranges.hpp" // k_primer_range, the primer kernel's range
 
 namespace kprof {
@@ -40,6 +42,25 @@ struct HarnessCandidate {
 };
 
 /// Everything the harness needs, written as JSON next to the script.
+/// What the harness measures after each profiled call, outside its range (plan key "truth").
+struct TruthPlan {
+  bool check = true;           ///< compare the candidate's outputs with the reference's
+  bool timing = true;          ///< time the candidate (CUDA events, L2 flushed, a time budget)
+  bool reference = true;       ///< time the reference too and count its FLOPs and bytes
+  double budget_seconds = 0.1; ///< timed repetitions until this much GPU time ...
+  int max_repetitions = 1000;  ///< ... or this many
+  /// Override every floating dtype's tolerance (nullopt: the per-dtype defaults of
+  /// templates/kprof_harness/correctness.py).
+  std::optional<double> atol;
+  std::optional<double> rtol;
+  bool operator==(const TruthPlan&) const = default;
+};
+
+/// The verdict of a candidate's check against the reference (HarnessCandidateStatus::check).
+enum class CheckVerdict { pass, fail, unchecked };
+/// "pass", "fail", "unchecked".
+std::string_view to_string(CheckVerdict verdict);
+
 struct HarnessPlan {
   std::filesystem::path problem; ///< absolute path of problem.py
   std::vector<HarnessCandidate> candidates;
@@ -77,6 +98,11 @@ struct HarnessPlan {
   /// profiled_call_lock_max_wait_seconds the call goes ahead without it.
   std::optional<std::filesystem::path> profiled_call_lock;
   double profiled_call_lock_max_wait_seconds = 30;
+  /// Many launches (docs/harness.md): the first candidate's profiled call waits until this file
+  /// exists (kprof read the call's timeline and keeps this session), at most
+  /// timeline_gate_max_wait_seconds. Empty: no wait.
+  std::optional<std::filesystem::path> timeline_gate;
+  double timeline_gate_max_wait_seconds = 120;
   /// Compiling ahead (docs/harness.md): a directory only this user can write, where the harness
   /// and the compile workers kprof starts beside it (`harness.py PLAN --compile-worker`, outside
   /// ncu, seeing no GPU) claim the candidates, publish the harness's Triton target and the
@@ -85,6 +111,9 @@ struct HarnessPlan {
   /// How long the harness waits for the worker that claimed a candidate before the candidate's
   /// warm-up (compile_ahead_max_wait_seconds()); past it the warm-up compiles the kernel itself.
   double compile_ahead_max_wait_seconds = 30;
+  /// The truth beside the counters (templates/kprof_harness/truth.py, docs/harness.md "The truth"):
+  /// nullopt asks for none of it.
+  std::optional<TruthPlan> truth;
 };
 
 /// The longest the harness waits for a compile worker before a candidate's warm-up, for
@@ -104,13 +133,30 @@ std::string candidate_range(int index);
 /// "regex:kprof:(cand[0-9]+|primer)/" (flat ranges; nested do not work).
 std::string nvtx_include_for_ranges();
 
-/// The harness script (templates/harness.py).
-std::string_view harness_script();
+/// One file of the harness as kprof writes it: its path relative to the directory of the entry
+/// script ("harness.py", "kprof_harness/plan.py") and its text.
+struct HarnessFile {
+  std::string_view path;
+  std::string_view text;
+};
+
+/// The directory, beside the entry script, that holds the harness's package (its modules).
+inline constexpr std::string_view k_harness_package = "kprof_harness";
+
+/// The harness, embedded at build time: the entry script (templates/harness.py) first, then the
+/// package's modules (templates/kprof_harness/*.py), each path relative to the entry's directory.
+std::span<const HarnessFile> harness_files();
+
+/// Writes the harness so that `python3 script_path PLAN` runs it: the package
+/// (k_harness_package, beside `script_path`) whole or not at all, replacing an older one there
+/// (write_directory_atomic), then the entry script, atomically. io error when either cannot be
+/// written ("while writing the harness script").
+Result<void> write_harness_script(const std::filesystem::path& script_path);
 
 /// The plan as JSON text (stable key order).
 std::string plan_to_json(const HarnessPlan& plan);
 
-/// Writes `script_path` (the harness) and `plan_path` (the plan), each atomically.
+/// Writes the harness (write_harness_script) and `plan_path` (the plan), each atomically.
 /// io error when either cannot be written; usage error when a path in the plan is not valid
 /// UTF-8 (JSON cannot carry it, and the harness could not open it).
 Result<void> write_harness(const std::filesystem::path& script_path,
@@ -137,7 +183,9 @@ inline constexpr std::array<std::pair<std::string_view, int>, 6> k_harness_exit_
 std::span<const std::string_view> harness_status_phases();
 
 /// How far one candidate got, as the harness reported it.
-enum class HarnessPhase { not_started, import_kernel, warmup, profiled_call, done };
+/// Where a candidate got to. `check` (its outputs against the reference's) and `timing` (its
+/// timed calls) come after the profiled call, outside its range, when the plan asks for the truth.
+enum class HarnessPhase { not_started, import_kernel, warmup, profiled_call, check, timing, done };
 std::string_view to_string(HarnessPhase phase);
 Result<HarnessPhase> parse_harness_phase(std::string_view word); ///< malformed_input if unknown
 
@@ -174,6 +222,14 @@ struct HarnessCandidateStatus {
   /// how long that worker took to compile it (0 when the harness compiled it itself).
   double compile_wait_seconds = 0;
   double compile_seconds = 0;
+  /// The truth (plan key "truth"): the check's verdict (nullopt: no check ran) and its first
+  /// reason; the status's "check", "timing" and "reference" objects as the harness wrote them
+  /// (null when absent), which analysis turns into the report's `truth`.
+  std::optional<CheckVerdict> check_verdict;
+  std::string check_reason;
+  Json check;
+  Json timing;
+  Json reference;
 };
 
 struct HarnessStatus {

@@ -26,8 +26,10 @@ struct sqlite3;
 
 namespace kprof {
 
-/// The newest history database layout this kprof writes (SQLite `PRAGMA user_version`).
-inline constexpr int k_history_schema_version = 2;
+/// The newest history database layout this kprof writes (SQLite `PRAGMA user_version`): 2
+/// numbered the attempts of a round, 3 keeps each report document in a table of its own
+/// (`documents`, written in pieces; docs/history.md).
+inline constexpr int k_history_schema_version = 3;
 
 /// A round and, optionally, one candidate of it: "3" or "3:1" on the command line.
 struct RoundRef {
@@ -187,6 +189,10 @@ public:
   [[nodiscard]] Result<Json> document(const RoundRef& ref) const;
   /// Same as document(RoundRef{round, candidate}).
   [[nodiscard]] Result<Json> document(int round, std::optional<int> candidate) const;
+  /// report_outline(document(ref)) (kprof/report.hpp), read from the database in pieces and
+  /// parsed as a stream (parse_report_outline), so neither the text nor the tree of a report of
+  /// many launches is held. Errors as document(); database when the stored text is not a report.
+  [[nodiscard]] Result<Json> document_outline(const RoundRef& ref) const;
 
   [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
   /// The schema version of the open database (PRAGMA user_version). After open() it is

@@ -44,6 +44,10 @@ struct McpSettings {
   std::size_t max_message_bytes = k_mcp_max_message_bytes;
   /// Seconds between the progress notifications of a profile that has nothing new to say.
   int heartbeat_seconds = 5;
+  /// How many calls that read captures or reports (report, diff, history, hot_lines,
+  /// diagnosis) run at once; the others wait for one of them to end (a cancelled one stops
+  /// waiting). 0: mcp_read_slots_for_host().
+  std::size_t read_slots = 0;
   /// One line per event for a person (stderr); may be empty.
   std::function<void(const std::string&)> log;
 };
@@ -53,6 +57,13 @@ struct McpSettings {
 /// that are still going then are stopped (their process groups, see run_process) and waited for;
 /// standbys are stopped. Never throws; returns once nothing it started is running.
 void serve_mcp(const McpSettings& settings, int in_fd, int out_fd);
+
+/// The read slots of a host (McpSettings::read_slots 0): one per CPU core and per 2 GiB of the
+/// memory kprof may use (the physical memory, or the cgroup's memory.max when lower), the
+/// smaller, at least 1 and at most 16 (the calls in flight). Reading is CPU-bound, so more
+/// reads than cores only multiply the memory held; one read holds about what `kprof report`
+/// holds of the file (151 MB for a 366 MB, 150,000-launch capture, docs/mcp.md).
+std::size_t mcp_read_slots_for_host();
 
 /// `kprof mcp`: serve_mcp() over standard input and output. Descriptors 0 and 1 are moved to
 /// private close-on-exec copies first, and /dev/null and stderr put in their place, so nothing

@@ -71,7 +71,9 @@ struct NcuCommand {
   std::optional<std::filesystem::path> empty_section_folder;
   bool use_sudo = false;                 ///< prefix `sudo -E --preserve-env=...`
   std::vector<std::string> preserve_env; ///< variable names kept through sudo
-  std::vector<std::string> target;       ///< the program and its arguments
+  /// Launch filters (replay_filter_args, kprof/workload.hpp), before the target.
+  std::vector<std::string> launch_filters;
+  std::vector<std::string> target; ///< the program and its arguments
 };
 
 /// The page that holds a session's rows: "details" when `metrics` has sections (their rules are

@@ -58,10 +58,17 @@ enum class OptionId {
   retries,
   attempts,
   warmup,
+  check,
+  timing,
+  timing_budget_ms,
+  timing_repetitions,
+  tolerance,
   inputs,
   cast,
   seed,
   clock_control,
+  launches,
+  max_replayed,
   select,
   kernels,
   gpu,
@@ -133,6 +140,10 @@ std::string option_value_text(const Json& value);
 /// name can, and the system would end the name there, at another file. Every path kprof takes
 /// passes here: the path options in parse_run_options(), Python's path arguments (kprof._path).
 Result<void> check_path_text(std::string_view text, std::string_view name);
+
+/// Whether the option's value names a file or directory, checked by check_path_text(): the path
+/// options and out_dir (text for its default's sake).
+bool is_path_option(const OptionSpec& spec);
 
 /// Checks only the JSON types of `values` (an object of option key -> value): usage error
 /// naming the option for an unknown key ("unknown option 'x' (valid: ...)") or a value of the

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "kprof/ncu.hpp"
 #include "kprof/process.hpp"
 #include "kprof/source_page.hpp"
+#include "kprof/workload.hpp"
 
 namespace kprof {
 
@@ -66,6 +68,13 @@ struct SessionOutcome {
   /// The session ran on a standby: a harness started under ncu ahead of time that had the
   /// problem imported and the inputs on the GPU when the candidates arrived.
   bool standby = false;
+  /// Many launches (NcuSessionSettings::launches): the call's timeline, made outside ncu beside
+  /// the session, or why there is none; and, when the call had more than k_two_tier_threshold
+  /// launches, the plan of the representatives the session replayed.
+  std::optional<Timeline> timeline;
+  std::optional<Error> timeline_error;
+  std::optional<ReplayPlan> replay_plan;
+
   /// Standbys were asked for but none could be made, and why (its directory is not private:
   /// private_directory's words); empty otherwise.
   std::string standby_unavailable;
@@ -165,6 +174,13 @@ struct NcuSessionSettings {
   /// (torch's CUDA context, the inputs on the GPU), never while it waits, so it never runs GPU
   /// work beside another kprof's profiled kernels.
   std::filesystem::path lock_dir;
+  /// Many launches (docs/harness.md): under `automatic` a cold session of one candidate gets its
+  /// call's timeline beside it; a call of more than k_two_tier_threshold launches is then
+  /// replayed in a second session that replays only the plan's representatives.
+  LaunchTiers launches = LaunchTiers::automatic;
+  ReplayBudget budget;
+  /// Progress lines of a long session (replays done of planned, elapsed, estimate left).
+  std::function<void(const std::string&)> on_progress;
 };
 
 /// The runner that runs ncu over the harness: writes plan.json, runs `ncu ... python harness.py

@@ -26,6 +26,7 @@
 #include "kprof/report.hpp"
 #include "kprof/round.hpp"
 #include "kprof/status.hpp"
+#include "kprof/workload.hpp"
 
 namespace kprof {
 
@@ -52,10 +53,21 @@ struct ProfileOptions {
   int retries = 2;                               ///< extra attempts for retryable failures
   std::chrono::milliseconds retry_backoff{1000}; ///< doubled after each failed attempt
   int warmup = 3;
+  /// The truth beside the counters (docs/harness.md, "The truth"): each candidate's outputs
+  /// checked against the reference's, and its wall time measured outside ncu's replay.
+  bool check = true;
+  bool timing = true;
+  int timing_budget_ms = 100;    ///< timed repetitions until this much GPU time ...
+  int timing_repetitions = 1000; ///< ... or this many
+  std::optional<double> atol;    ///< every floating dtype's; nullopt: the per-dtype defaults
+  std::optional<double> rtol;
   InputsOn inputs = InputsOn::gpu;
   CastDtype cast = CastDtype::none;
   std::uint64_t seed = 0;
   ClockControl clock_control = ClockControl::none;
+  /// Two tiers for a call of many launches (docs/harness.md, "Many launches").
+  LaunchTiers launches = LaunchTiers::automatic;
+  std::size_t max_replayed = k_default_max_replayed; ///< the replay budget under `auto`
   std::vector<int> gpus;       ///< empty: GPU 0 (CUDA_VISIBLE_DEVICES untouched)
   SelectOptions select;        ///< applied to each candidate's kernels
   bool check_metrics = true;   ///< validate names with --query-metrics first

@@ -8,10 +8,12 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <istream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "kprof/analysis.hpp"
@@ -24,9 +26,11 @@
 
 namespace kprof {
 
-/// Bumped on any change of the document layout: 2 added kernels[].hot_lines. A reader reads
+/// Bumped on any change of the document layout: 2 added kernels[].hot_lines, 3 the `workload`
+/// member of a call replayed in two tiers (kprof/workload.hpp), 4 the candidate's "truth"
+/// (measured time, check, reference, speed of light; kprof/truth.hpp). A reader reads
 /// every version up to this one.
-inline constexpr int k_report_schema_version = 2;
+inline constexpr int k_report_schema_version = 4;
 
 /// Builds the report document:
 ///   schema_version, metadata {kprof_version, source, generated_at, gpu, ncu_version?, page,
@@ -53,6 +57,13 @@ Json build_report_of_representatives(const Capture& capture, const Analysis& ana
                                      const MetricSet& metrics,
                                      const Json& run_metadata = Json::object());
 
+/// build_report_of_representatives' document made from a report held as a tree (one loaded from
+/// disk, a profiled round's, one with hot lines): every member as it is, except that kernels[]
+/// holds only each kernel name's representative launch (ReportView's pick; names in the order of
+/// their first launch) and the KernelAgent `metrics` are empty. What the table, prompt and html
+/// sinks draw of `report`, in memory that does not grow with its launches. Never fails.
+Json report_outline(const Json& report);
+
 /// Adds `hot_lines` (hot_lines_to_json, docs/hot-lines.md) to every kernels[] entry of
 /// `report` whose launch has blocks on the source page. `capture` is the capture the report was
 /// built from (its launches, in order, are the page's launches); the PTX that folds Triton's
@@ -62,6 +73,17 @@ Json build_report_of_representatives(const Capture& capture, const Analysis& ana
 Result<void> attach_hot_lines(Json& report, const Capture& capture, const SourcePage& page,
                               const std::filesystem::path& triton_cache,
                               const HotLineOptions& options = {});
+
+/// report_outline() of the JSON text `in` yields, parsed as a stream: each launch is dropped
+/// once read unless it is its name's representative so far, and the KernelAgent `metrics` are
+/// not built, so memory is the outline's, however many launches the text holds. Not validated.
+/// malformed_input with nlohmann's message when the text is not JSON.
+Result<Json> parse_report_outline(std::istream& in);
+
+/// report_outline(load_report(path)), read as a stream (parse_report_outline): a report.json of
+/// 150,000 launches (1 GB) is read in the memory of its outline. Errors as load_report(), whose
+/// words it takes for a file that is not a report.
+Result<Json> load_report_outline(const std::filesystem::path& path);
 
 /// Checks that `doc` is a kprof report this version can read (schema_version, required keys);
 /// malformed_input otherwise, naming what is missing ("summary.dominant_kernel") or, for a larger
@@ -88,7 +110,10 @@ struct RenderOptions {
   /// format_with_unit(), whose precision is fixed, so no sink reads this today.
   int round_digits = 3;
   std::size_t max_rules = 5; ///< NCU rule findings per kernel in the prompt/table
-  bool compact = false;      ///< JSON without indentation
+  /// Columns the table fills (wrapping, and cutting only what cannot wrap). The CLI gives the
+  /// terminal's: COLUMNS, else the width of the terminal that stdout is, else this default.
+  std::size_t width = 100;
+  bool compact = false; ///< JSON without indentation
 };
 
 /// What a kprof JSON document holds. Every artefact kprof prints is a document of one kind
@@ -159,6 +184,12 @@ using TextOut = std::function<void(std::string_view)>;
 void write_report_json(const Capture& capture, const Analysis& analysis, const MetricSet& metrics,
                        const Json& run_metadata, const RenderOptions& options, const TextOut& out);
 
+/// A member of a report's KernelAgent `metrics` object (ReportSource::agent_members()).
+struct AgentMember {
+  std::string name;
+  bool list = false; ///< a list of records, else one record
+};
+
 /// A report document as the files of a round read it (report.json, metrics.csv, KernelAgent's
 /// roundNNN_ncu_metrics.json, the history row): held as a tree (HeldReport) or made from its
 /// capture launch by launch (CaptureReport), so that a 20,000-launch capture is recorded without
@@ -177,16 +208,20 @@ public:
   /// metadata, summary and roofline are the document's, and kernels[] holds at least each
   /// name's representative launch (the whole document for a held tree; CaptureReport's is
   /// build_report_of_representatives'). Launches are read with for_each_launch(), the
-  /// KernelAgent `metrics` with for_each_agent_entry().
+  /// KernelAgent `metrics` with agent_members() and for_each_agent_record().
   [[nodiscard]] virtual const Json& outline() const = 0;
   /// Calls `each` with every kernels[] entry, in document order. With `diagnosis` false the
   /// caller reads no `diagnosis` or `diagnosis_notes`, and an entry may come without them.
   virtual void for_each_launch(const std::function<void(const Json&)>& each,
                                bool diagnosis = true) const = 0;
-  /// Calls `each` with every member of the KernelAgent `metrics` object, in document order:
-  /// the kernel name and its record, or the list of its records.
-  virtual void
-  for_each_agent_entry(const std::function<void(const std::string&, const Json&)>& each) const = 0;
+  /// The members of the KernelAgent `metrics` object, in document order: each kernel name,
+  /// and whether its value is a list of records (a name of several launches) or one record.
+  [[nodiscard]] virtual std::vector<AgentMember> agent_members() const = 0;
+  /// Calls `each` with the records of the KernelAgent `metrics` member `name` (agent_members()'s
+  /// word), in order, one at a time: its one record, or each record of its list. Nothing when
+  /// there is no such member.
+  virtual void for_each_agent_record(const std::string& name,
+                                     const std::function<void(const Json& record)>& each) const = 0;
   /// render(Format::json, document, options), in pieces.
   virtual void write_json(const RenderOptions& options, const TextOut& out) const = 0;
   /// json_text(document, compact ? -1 : 2): the text of write_json() in one string (compact:
@@ -204,8 +239,9 @@ public:
   [[nodiscard]] const Json& outline() const override { return *m_doc; }
   void for_each_launch(const std::function<void(const Json&)>& each,
                        bool diagnosis = true) const override;
-  void for_each_agent_entry(
-      const std::function<void(const std::string&, const Json&)>& each) const override;
+  [[nodiscard]] std::vector<AgentMember> agent_members() const override;
+  void for_each_agent_record(const std::string& name,
+                             const std::function<void(const Json& record)>& each) const override;
   void write_json(const RenderOptions& options, const TextOut& out) const override;
   [[nodiscard]] std::string document_text(bool compact) const override;
 
@@ -218,7 +254,7 @@ private:
 /// JSON text is write_report_json's. metadata.generated_at is the time of construction (unless
 /// run_metadata names one), so every file made from it says the same. Borrows capture,
 /// analysis and metrics, which must outlive it. Memory: the outline's launches (one per kernel
-/// name), whatever the number of launches.
+/// name) and an index of the selected launches by name, whatever the number of launches.
 class CaptureReport final : public ReportSource {
 public:
   CaptureReport(const Capture& capture, const Analysis& analysis, const MetricSet& metrics,
@@ -229,8 +265,9 @@ public:
   [[nodiscard]] const Json& outline() const override { return m_outline; }
   void for_each_launch(const std::function<void(const Json&)>& each,
                        bool diagnosis = true) const override;
-  void for_each_agent_entry(
-      const std::function<void(const std::string&, const Json&)>& each) const override;
+  [[nodiscard]] std::vector<AgentMember> agent_members() const override;
+  void for_each_agent_record(const std::string& name,
+                             const std::function<void(const Json& record)>& each) const override;
   void write_json(const RenderOptions& options, const TextOut& out) const override;
   /// Written twice: once to count its bytes, then into a string of that size.
   [[nodiscard]] std::string document_text(bool compact) const override;
@@ -241,10 +278,16 @@ private:
   const MetricSet* m_metrics;
   Json m_run_metadata; ///< the caller's, with generated_at
   Json m_outline;
+  /// The selected launches (indices into the capture) of each kernel name, in the order of the
+  /// KernelAgent `metrics` members.
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> m_agent_launches;
+  std::unordered_map<std::string, std::size_t> m_agent_slot; ///< name -> m_agent_launches index
 };
 
 /// render(Format::csv, document): the CSV sink's text of the document, read launch by launch.
 std::string report_csv_text(const ReportSource& report);
+/// report_csv_text(report) handed to `out` in pieces of about 1 MiB, never held whole.
+void write_report_csv(const ReportSource& report, const TextOut& out);
 
 /// Shorthand for make_sink(format)->render(doc, options): the one call that turns any kprof
 /// document into the text of `format`.

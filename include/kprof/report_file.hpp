@@ -88,6 +88,9 @@ struct ReportFileParts {
   /// FILE was a report.json: a source page that cannot be matched to the launches is written
   /// into metadata.hot_lines.error (as the round that wrote it did), not an error.
   bool reanalysis = false;
+  /// A report.json's `workload` member (a call replayed in two tiers), kept as its round wrote
+  /// it: the rows are analysed again, the call's timeline is not.
+  std::optional<Json> workload;
 };
 
 /// Reads request.file (an .ncu-rep through ncu), keeps what the set needs, selects and analyses;

@@ -37,6 +37,10 @@ public:
   static constexpr std::string_view k_plan = "plan.json";
   static constexpr std::string_view k_status = "status.json";
   static constexpr std::string_view k_ncu_log = "ncu.log";
+  /// Many launches: the call's timeline (the harness's `--timeline` mode, outside ncu) and the
+  /// file that lets the session's harness go on to its profiled call (HarnessPlan::timeline_gate).
+  static constexpr std::string_view k_timeline = "timeline.json";
+  static constexpr std::string_view k_timeline_gate = "timeline-gate";
   static constexpr std::string_view k_ncu_report_base = "report"; ///< ncu -o adds ".ncu-rep"
   /// The source page of the session's report (`--source`): per-line counters.
   static constexpr std::string_view k_source_page = "source.csv";

@@ -32,6 +32,7 @@ from ._errors import (
     NcuFailed,
     NcuNotFound,
     NoKernelsProfiled,
+    OutOfMemory,
     OutputError,
     PermissionDenied,
     ProblemInvalid,
@@ -39,6 +40,7 @@ from ._errors import (
     Timeout,
     UnknownMetric,
     UsageError,
+    WrongOutput,
     error_from_dict,
 )
 
@@ -78,6 +80,8 @@ __all__ = [
     "GpuBusy",
     "SlurmError",
     "ProgramCrashed",
+    "OutOfMemory",
+    "WrongOutput",
     "InternalError",
 ]
 
@@ -463,6 +467,15 @@ class ProfilerResults:
     def summary(self) -> Dict[str, Any]:
         """{total_duration_ns, launches, dominant_kernel, kernels [{name, duration_ns, share}]}."""
         result: Dict[str, Any] = self.report["summary"]
+        return result
+
+    @property
+    def truth(self) -> Optional[Dict[str, Any]]:
+        """The candidate's measured wall time, its check against the reference, the reference's
+        time and the problem's speed of light (the report's "truth", docs/json-schema.md); None
+        when it was neither timed nor checked (check=False, timing=False) or the report was
+        analysed again."""
+        result: Optional[Dict[str, Any]] = self.report.get("truth")
         return result
 
     @property

@@ -149,6 +149,20 @@ class ProgramCrashed(KprofError):
     category = "program_crashed"
 
 
+class OutOfMemory(KprofError, MemoryError):
+    """An allocation failed: the input needs more memory than the host or the process's limit
+    allows."""
+
+    category = "out_of_memory"
+
+
+class WrongOutput(KprofError):
+    """The candidate's outputs differ from the reference's (Model(*get_init_inputs())); it was
+    profiled, and its result is partial."""
+
+    category = "wrong_output"
+
+
 class InternalError(KprofError):
     """A bug in kprof."""
 
@@ -175,6 +189,8 @@ ERROR_CLASSES: Dict[str, Type[KprofError]] = {
         GpuBusy,
         SlurmError,
         ProgramCrashed,
+        OutOfMemory,
+        WrongOutput,
         InternalError,
     )
 }

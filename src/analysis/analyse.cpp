@@ -53,10 +53,7 @@ std::optional<Error> explain_empty(const Capture& capture, const SelectOptions& 
                                                            : "'" + kernel.nvtx_range + "'");
   }
   if (ranges_of_matching.empty()) {
-    return make_error(ErrorCategory::no_kernels,
-                      fmt::format("no kernel name contains '{}' (kernels in the capture: {})",
-                                  fmt::join(options.kernel_filters, "' or '"),
-                                  distinct_list(names)));
+    return no_kernel_named(options.kernel_filters, names, "the capture");
   }
   if (options.nvtx_range.empty()) {
     return make_error(ErrorCategory::no_kernels,
@@ -90,6 +87,13 @@ constexpr std::array<std::string_view, 12> k_library_words{"cublas",
                                                            "CUDAFunctor"};
 
 } // namespace
+
+Error no_kernel_named(const std::vector<std::string>& kernel_filters,
+                      const std::vector<std::string>& names, std::string_view where) {
+  return make_error(ErrorCategory::no_kernels,
+                    fmt::format("no kernel name contains '{}' (kernels in {}: {})",
+                                fmt::join(kernel_filters, "' or '"), where, distinct_list(names)));
+}
 
 bool is_library_kernel(std::string_view name) {
   constexpr std::string_view k_void = "void ";

@@ -3,11 +3,13 @@
 #include "kprof/cli.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <string_view>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -53,9 +55,28 @@ void print_message(std::string_view prefix, std::string_view text) {
   std::fwrite(out.data(), 1, out.size(), stderr);
 }
 
+std::size_t terminal_columns() {
+  constexpr std::size_t k_narrowest = 40; // below this a COLUMNS is a mistake, not a terminal
+  if (const std::optional<std::string> columns = env_var("COLUMNS")) {
+    std::size_t value = 0;
+    const char* end = columns->data() + columns->size();
+    const auto [ptr, ec] = std::from_chars(columns->data(), end, value);
+    if (ec == std::errc() && ptr == end && value >= k_narrowest) {
+      return value;
+    }
+  }
+  winsize size{};
+  if (stdout_is_terminal() && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 &&
+      size.ws_col >= k_narrowest) {
+    return size.ws_col;
+  }
+  return RenderOptions{}.width;
+}
+
 RenderOptions render_options() {
   RenderOptions options;
   options.color = stdout_is_terminal() && !env_var("NO_COLOR").has_value();
+  options.width = terminal_columns();
   return options;
 }
 
@@ -389,7 +410,7 @@ int run_cli_command(int argc, char** argv) {
     try {
       return finish(command->run());
     } catch (const std::exception& e) {
-      return fail(make_error(ErrorCategory::internal, e.what()));
+      return fail(error_from_exception(e));
     }
   }
   return fail(make_error(

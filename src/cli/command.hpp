@@ -80,8 +80,13 @@ void print_message(std::string_view prefix, std::string_view text);
 /// The format a command prints: --format when given, else table on a terminal, else `fallback`.
 Result<Format> choose_format(const std::string& word, Format fallback);
 
-/// Render options for stdout (colour on a terminal unless NO_COLOR).
+/// Render options for stdout (colour on a terminal unless NO_COLOR; the table as wide as
+/// terminal_columns()).
 RenderOptions render_options();
+
+/// The columns of the user's terminal: COLUMNS when it is a number of at least 40, else the width
+/// of the terminal that stdout is, else RenderOptions' default (100).
+std::size_t terminal_columns();
 
 /// --sol-threshold, --window and --min-improvement (history --converged, view), bound to
 /// `options` with ConvergenceOptions' defaults.

@@ -33,9 +33,11 @@ public:
       lines.push_back(DoctorLine{check.name, check.ok, check.detail, check.error});
     }
     outcome.text = render(Format::table, doctor_document(lines));
+    // The first failure gives the exit code; its message is in the table already, so it is not
+    // printed again as "kprof: error: ...".
     for (const auto& check : checks) {
       if (!check.ok && check.error) {
-        outcome.error = check.error;
+        outcome.exit_code = exit_code(check.error->category);
         break;
       }
     }

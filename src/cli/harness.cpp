@@ -16,7 +16,8 @@ public:
     CLI::App* app = this->app();
     app->add_option("KERNEL", m_kernel, "kernel.py")->required();
     app->add_option("PROBLEM", m_problem, "problem.py")->required();
-    app->add_option("-o,--out", m_out, "Script path (its plan goes next to it)")
+    app->add_option("-o,--out", m_out,
+                    "Script path (its plan and the package kprof_harness/ go next to it)")
         ->default_val("kprof_harness.py");
     m_words.add(app, k_scope_harness);
   }

@@ -31,6 +31,13 @@ public:
         ->type_name("N")
         ->default_val(k_mcp_default_token_budget)
         ->check(CLI::Range(100, 1000000));
+    app->add_option("--read-slots", m_read_slots,
+                    "Calls that read captures or reports (report, diff, history, hot_lines, "
+                    "diagnosis) running at once; the others wait. 0: one per core and per 2 GiB "
+                    "of memory, the smaller")
+        ->type_name("N")
+        ->default_val(0)
+        ->check(CLI::Range(0, 16));
     app->add_flag("--no-standby", m_no_standby,
                   "Keep no standby after a profile (docs/standby.md): nothing waits between "
                   "calls, each profile starts cold");
@@ -55,6 +62,7 @@ public:
     settings.run_options = std::move(values);
     settings.standby = !m_no_standby;
     settings.token_budget = m_token_budget;
+    settings.read_slots = m_read_slots;
     settings.log = [](const std::string& line) {
       std::fprintf(stderr, "kprof mcp: %s\n", line.c_str());
     };
@@ -68,6 +76,7 @@ private:
   std::map<std::string, std::string> m_paths;
   bool m_sudo = false;
   std::size_t m_token_budget = k_mcp_default_token_budget;
+  std::size_t m_read_slots = 0;
   bool m_no_standby = false;
 };
 

@@ -33,7 +33,7 @@ public:
         ->required();
     app->add_option("--format", m_format,
                     "table|json|csv|prompt|html (table on a terminal, else json)");
-    app->add_option(
+    m_out_option = app->add_option(
         "--out", m_out,
         "Write to this file (atomically) instead of stdout; with --round, the output directory");
     m_words.add(app, k_scope_report); // --select, --kernel, --metrics, --ncu
@@ -68,6 +68,13 @@ public:
     std::optional<int> round;
     if (m_round_option->count() > 0) {
       round = parsed->round;
+    }
+    if (m_out_option->count() > 0 && m_out.empty()) {
+      return make_error(ErrorCategory::usage,
+                        round ? "--out may not be empty: give the run directory of --round (by "
+                                "default kprof-out)"
+                              : "--out may not be empty: give the output file (without --out the "
+                                "report goes to standard output)");
     }
     auto read = read_report_file(report_file_request(values));
     if (!read) {
@@ -133,13 +140,21 @@ private:
       };
       break;
     case Format::csv:
-      outcome.text = report_csv_text(*report);
+      outcome.stream = [parts, report](const TextOut& out) { write_report_csv(*report, out); };
       break;
     case Format::prompt:
     case Format::table:
-    case Format::html:
-      outcome.text = render(format, report->outline(), render_options());
+    case Format::html: {
+      if (!parts->workload) {
+        outcome.text = render(format, report->outline(), render_options());
+        break;
+      }
+      // A round's call replayed in two tiers: its workload, as the round wrote it.
+      Json outline = report->outline();
+      outline["workload"] = *parts->workload;
+      outcome.text = render(format, outline, render_options());
       break;
+    }
     }
     return outcome;
   }
@@ -183,6 +198,7 @@ private:
   std::string m_file;
   std::string m_format;
   std::string m_out;
+  CLI::Option* m_out_option = nullptr;
   TableOptions m_words;
   bool m_source = false;
   std::string m_source_page;

@@ -1,5 +1,6 @@
 // kprof: the C++ half of the harness: its plan (what kprof asks for) and its status (what the
-// Python script reports). The script itself is templates/harness.py, embedded at build time.
+// Python script reports). The script itself is templates/harness.py and the package beside it,
+// templates/kprof_harness/, embedded at build time.
 //
 // Everything that varies reaches the script as JSON data written by nlohmann-json, so quotes,
 // newlines and non-ASCII in paths are escaped by the library and never become code. The status
@@ -12,7 +13,9 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,13 +24,12 @@
 
 namespace kprof {
 
-/// Defined by the file kprof_embed_text generates from templates/harness.py.
-std::string_view harness_template();
+/// Defined by the file kprof_embed_files generates from templates/ (src/harness/CMakeLists.txt).
+std::span<const std::pair<std::string_view, std::string_view>> harness_template_files();
 
 namespace {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
 constexpr int k_plan_version = 1;
@@ -46,12 +48,20 @@ constexpr std::array<std::pair<CastDtype, std::string_view>, 5> k_cast_words{{
     {CastDtype::fp32, "fp32"},
 }};
 
-constexpr std::array<std::pair<HarnessPhase, std::string_view>, 5> k_phase_words{{
+constexpr std::array<std::pair<HarnessPhase, std::string_view>, 7> k_phase_words{{
     {HarnessPhase::not_started, "not_started"},
     {HarnessPhase::import_kernel, "import_kernel"},
     {HarnessPhase::warmup, "warmup"},
     {HarnessPhase::profiled_call, "profiled_call"},
+    {HarnessPhase::check, "check"},
+    {HarnessPhase::timing, "timing"},
     {HarnessPhase::done, "done"},
+}};
+
+constexpr std::array<std::pair<CheckVerdict, std::string_view>, 3> k_check_words{{
+    {CheckVerdict::pass, "pass"},
+    {CheckVerdict::fail, "fail"},
+    {CheckVerdict::unchecked, "unchecked"},
 }};
 
 constexpr std::array<std::string_view, 8> k_status_phases{
@@ -97,6 +107,27 @@ OrderedJson compile_ahead_json(const HarnessPlan& plan) {
           {"max_wait_seconds", plan.compile_ahead_max_wait_seconds}};
 }
 
+/// The plan's "truth" (templates/kprof_harness/truth.py reads it).
+OrderedJson truth_plan_json(const TruthPlan& truth) {
+  OrderedJson tolerances = OrderedJson::object();
+  if (truth.atol || truth.rtol) {
+    OrderedJson all = OrderedJson::object();
+    if (truth.atol) {
+      all["atol"] = *truth.atol;
+    }
+    if (truth.rtol) {
+      all["rtol"] = *truth.rtol;
+    }
+    tolerances["all"] = std::move(all);
+  }
+  return {{"check", truth.check},
+          {"timing", truth.timing},
+          {"reference", truth.reference},
+          {"timing_settings",
+           {{"budget_seconds", truth.budget_seconds}, {"max_repetitions", truth.max_repetitions}}},
+          {"tolerances", std::move(tolerances)}};
+}
+
 OrderedJson plan_json(const HarnessPlan& plan) {
   OrderedJson candidates = OrderedJson::array();
   for (const auto& candidate : plan.candidates) {
@@ -128,7 +159,20 @@ OrderedJson plan_json(const HarnessPlan& plan) {
   if (plan.compile_ahead_dir) {
     json["compile_ahead"] = compile_ahead_json(plan);
   }
+  if (plan.timeline_gate) {
+    json["timeline_gate"] = {{"path", plan.timeline_gate->string()},
+                             {"max_wait_seconds", plan.timeline_gate_max_wait_seconds}};
+  }
+  if (plan.truth) {
+    json["truth"] = truth_plan_json(*plan.truth);
+  }
   return json;
+}
+
+/// A status member that must be an object or absent: the object, else null.
+Json object_or_null(const Json& json, const char* key) {
+  const auto found = json.find(key);
+  return found != json.end() && found->is_object() ? *found : Json(nullptr);
 }
 
 /// Reads typed fields of one JSON object of the status. The first problem found is kept in
@@ -276,6 +320,23 @@ Result<HarnessCandidateStatus> candidate_status(const Json& json, std::string wh
   if (object.error()) {
     return *object.error();
   }
+  status.check = object_or_null(json, "check");
+  status.timing = object_or_null(json, "timing");
+  status.reference = object_or_null(json, "reference");
+  if (status.check.is_object()) {
+    StatusObject check(status.check, object.where() + ".check");
+    const std::string verdict = check.text("verdict", true);
+    status.check_reason = check.text("reason");
+    if (check.error()) {
+      return *check.error();
+    }
+    status.check_verdict = value_of(k_check_words, verdict);
+    if (!status.check_verdict) {
+      return make_error(ErrorCategory::malformed_input,
+                        fmt::format("harness status: {}.check.verdict is '{}' (expected {})",
+                                    object.where(), verdict, valid_words(k_check_words)));
+    }
+  }
   if (!cast.empty()) {
     auto applied = parse_cast_dtype(cast);
     if (!applied || *applied == CastDtype::auto_detect) {
@@ -369,8 +430,41 @@ std::string nvtx_include_for_ranges() {
   return "regex:kprof:(cand[0-9]+|primer)/";
 }
 
-std::string_view harness_script() {
-  return harness_template();
+std::span<const HarnessFile> harness_files() {
+  static const std::vector<HarnessFile> files = [] {
+    std::vector<HarnessFile> all;
+    for (const auto& [path, text] : harness_template_files()) {
+      all.push_back({path, text});
+    }
+    return all;
+  }();
+  return files;
+}
+
+Result<void> write_harness_script(const std::filesystem::path& script_path) {
+  const std::string prefix = fmt::format("{}/", k_harness_package);
+  std::vector<std::pair<std::string_view, std::string_view>> package;
+  std::string_view entry;
+  for (const HarnessFile& file : harness_files()) {
+    if (file.path.starts_with(prefix)) {
+      package.emplace_back(file.path.substr(prefix.size()), file.text);
+    } else {
+      entry = file.text;
+    }
+  }
+  KPROF_ASSERT(!entry.empty() && !package.empty());
+  const fs::path package_dir = script_path.parent_path() / k_harness_package;
+  if (auto written = write_directory_atomic(package_dir, package); !written) {
+    return written.error().with_context("while writing the harness script");
+  }
+  if (auto written = write_file_atomic(script_path, entry); !written) {
+    return written.error().with_context("while writing the harness script");
+  }
+  return {};
+}
+
+std::string_view to_string(CheckVerdict verdict) {
+  return word_of(k_check_words, verdict);
 }
 
 std::string plan_to_json(const HarnessPlan& plan) {
@@ -386,8 +480,8 @@ Result<void> write_harness(const std::filesystem::path& script_path,
     return make_error(ErrorCategory::usage,
                       fmt::format("a path in the harness plan is not valid UTF-8 ({})", e.what()));
   }
-  if (auto written = write_file_atomic(script_path, harness_script()); !written) {
-    return written.error().with_context("while writing the harness script");
+  if (auto written = write_harness_script(script_path); !written) {
+    return written;
   }
   if (auto written = write_file_atomic(plan_path, plan_text); !written) {
     return written.error().with_context("while writing the harness plan");

@@ -113,6 +113,18 @@ void Statement::bind_borrowed_text_or_null(int index, std::string_view text) {
                                  SQLITE_STATIC) == SQLITE_OK);
 }
 
+Result<void> Statement::bind_zeroblob(int index, std::uint64_t bytes) {
+  const int rc = sqlite3_bind_zeroblob64(m_stmt, index, bytes);
+  if (rc == SQLITE_TOOBIG) {
+    return make_error(ErrorCategory::database,
+                      fmt::format("a value of {} bytes is longer than SQLite stores ({} bytes at "
+                                  "most)",
+                                  bytes, sqlite3_limit(m_db, SQLITE_LIMIT_LENGTH, -1)));
+  }
+  KPROF_ASSERT(rc == SQLITE_OK);
+  return {};
+}
+
 Result<bool> Statement::step(int* code) {
   const int rc = sqlite3_step(m_stmt);
   if (code != nullptr) {
@@ -181,6 +193,95 @@ std::optional<int> Statement::column_optional_int(int column) const {
     return std::nullopt;
   }
   return column_int(column);
+}
+
+BlobReader::BlobReader(BlobReader&& other) noexcept
+    : m_db(std::exchange(other.m_db, nullptr)), m_blob(std::exchange(other.m_blob, nullptr)) {}
+
+Result<BlobReader> BlobReader::open(sqlite3* db, const char* table, const char* column,
+                                    std::int64_t row) {
+  sqlite3_blob* blob = nullptr;
+  const int rc = sqlite3_blob_open(db, "main", table, column, row, 0, &blob);
+  if (rc != SQLITE_OK) {
+    sqlite3_blob_close(blob);
+    return sqlite_error(db, rc, fmt::format("cannot read {}.{} of row {}", table, column, row));
+  }
+  return BlobReader(db, blob);
+}
+
+BlobReader& BlobReader::operator=(BlobReader&& other) noexcept {
+  if (this != &other) {
+    sqlite3_blob_close(m_blob);
+    m_db = std::exchange(other.m_db, nullptr);
+    m_blob = std::exchange(other.m_blob, nullptr);
+  }
+  return *this;
+}
+
+BlobReader::~BlobReader() {
+  sqlite3_blob_close(m_blob);
+}
+
+std::size_t BlobReader::size() const {
+  return static_cast<std::size_t>(sqlite3_blob_bytes(m_blob));
+}
+
+Result<void> BlobReader::read(char* buffer, std::size_t bytes, std::size_t offset) const {
+  if (offset > size() || bytes > size() - offset) {
+    return make_error(
+        ErrorCategory::database,
+        fmt::format("{} bytes at offset {} are past a value of {} bytes", bytes, offset, size()));
+  }
+  // Both fit an int: the value is no longer than SQLite's limit, which is below 2^31.
+  const int rc =
+      sqlite3_blob_read(m_blob, buffer, static_cast<int>(bytes), static_cast<int>(offset));
+  if (rc != SQLITE_OK) {
+    return sqlite_error(m_db, rc, "cannot read a value in pieces");
+  }
+  return {};
+}
+
+Result<BlobWriter> BlobWriter::open(sqlite3* db, const char* table, const char* column,
+                                    std::int64_t row) {
+  sqlite3_blob* blob = nullptr;
+  const int rc = sqlite3_blob_open(db, "main", table, column, row, 1, &blob);
+  if (rc != SQLITE_OK) {
+    sqlite3_blob_close(blob);
+    return sqlite_error(db, rc, fmt::format("cannot open {}.{} of row {}", table, column, row));
+  }
+  return BlobWriter(db, blob);
+}
+
+BlobWriter::BlobWriter(BlobWriter&& other) noexcept
+    : m_db(std::exchange(other.m_db, nullptr)), m_blob(std::exchange(other.m_blob, nullptr)) {}
+
+BlobWriter& BlobWriter::operator=(BlobWriter&& other) noexcept {
+  if (this != &other) {
+    sqlite3_blob_close(m_blob);
+    m_db = std::exchange(other.m_db, nullptr);
+    m_blob = std::exchange(other.m_blob, nullptr);
+  }
+  return *this;
+}
+
+BlobWriter::~BlobWriter() {
+  sqlite3_blob_close(m_blob);
+}
+
+Result<void> BlobWriter::write(std::string_view bytes, std::uint64_t offset) {
+  const auto length = static_cast<std::uint64_t>(sqlite3_blob_bytes(m_blob));
+  if (offset > length || bytes.size() > length - offset) {
+    return make_error(ErrorCategory::database,
+                      fmt::format("{} bytes at offset {} do not fit a value of {} bytes",
+                                  bytes.size(), offset, length));
+  }
+  // Both fit an int: the value is no longer than SQLite's limit, which is below 2^31.
+  const int rc = sqlite3_blob_write(m_blob, bytes.data(), static_cast<int>(bytes.size()),
+                                    static_cast<int>(offset));
+  if (rc != SQLITE_OK) {
+    return sqlite_error(m_db, rc, "cannot write a value in pieces");
+  }
+  return {};
 }
 
 } // namespace kprof::history

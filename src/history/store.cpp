@@ -9,18 +9,23 @@
 //   front, so no transaction can deadlock on a lock upgrade), SQLite's busy timeout waits for the
 //   lock, and on top of it a bounded retry loop with exponential backoff covers the cases where
 //   SQLite gives up early (SQLITE_BUSY during WAL recovery, SQLITE_LOCKED).
-// - Everything is derived from the document before the transaction starts, so the lock is held
-//   only for the inserts.
+// - What does not grow with a report's launches is derived from the document before the
+//   transaction starts; the launches are read inside it, one at a time, and their metric values
+//   inserted as they come, and the document's compact text is written into its row in pieces
+//   (a BLOB of the length counted beforehand, filled through sqlite3_blob_write), so recording a
+//   150,000-launch report holds neither its 4 million metric values nor its text (which, held
+//   whole, SQLite copied once more into the row's record). The lock is held that much longer.
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <chrono>
 #include <cmath>
-#include <deque>
+#include <istream>
+#include <memory>
 #include <span>
+#include <streambuf>
 #include <system_error>
 #include <thread>
-#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -30,6 +35,7 @@
 #include "history/sqlite.hpp"
 #include "kprof/files.hpp"
 #include "kprof/history.hpp"
+#include "kprof/report.hpp"
 #include "kprof/report_view.hpp"
 #include "kprof/round_layout.hpp"
 
@@ -101,6 +107,16 @@ ALTER TABLE runs ADD COLUMN attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >=
 ALTER TABLE runs ADD COLUMN kept_at TEXT;
 DROP INDEX runs_round_candidate;
 CREATE UNIQUE INDEX runs_round_candidate_attempt ON runs (round, coalesce(candidate, -1), attempt);
+)sql",
+    // 2 -> 3: report documents in a table of their own. SQLite writes a value in pieces
+    // (sqlite3_blob_write) only in a column no index covers, and runs has an index on an
+    // expression, which SQLite takes to cover every column. Rows recorded before keep theirs in
+    // runs.document.
+    R"sql(
+CREATE TABLE documents (
+  run_id   INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+  document BLOB NOT NULL
+);
 )sql",
 };
 
@@ -395,41 +411,6 @@ struct KernelFact {
   std::optional<double> share;
 };
 
-/// The distinct strings of a run's metric values (kernel names, metric names, units, texts),
-/// each held once: a 20,000-launch report has 540,000 values but a few hundred strings. Index 0
-/// is "". Movable: the map's nodes, which the indices point into, stay where they are.
-class Words {
-public:
-  Words() { add({}); }
-  Words(const Words&) = delete; // the copy's indices would point into this one's map
-  Words& operator=(const Words&) = delete;
-  Words(Words&&) noexcept = default;
-  Words& operator=(Words&&) noexcept = default;
-  ~Words() = default;
-  std::uint32_t add(std::string_view word) {
-    const auto [it, inserted] =
-        m_index.try_emplace(std::string(word), static_cast<std::uint32_t>(m_words.size()));
-    if (inserted) {
-      m_words.push_back(&it->first);
-    }
-    return it->second;
-  }
-  [[nodiscard]] std::string_view operator[](std::uint32_t index) const { return *m_words[index]; }
-
-private:
-  std::unordered_map<std::string, std::uint32_t> m_index;
-  std::vector<const std::string*> m_words;
-};
-
-struct MetricFact {
-  std::uint32_t kernel = 0; ///< in RunFacts::words
-  int launch = 0;
-  std::uint32_t metric = 0;
-  std::optional<double> value;
-  std::uint32_t text = 0;
-  std::uint32_t unit = 0;
-};
-
 struct RooflineFact {
   std::string kernel;
   std::string bottleneck;
@@ -447,10 +428,11 @@ struct RunFacts {
   std::string bottleneck;
   std::optional<double> compute_sol_pct;
   std::optional<double> memory_sol_pct;
-  std::string document;
+  /// The report, whose launches and text are read again inside the transaction; null without.
+  std::shared_ptr<const ReportSource> report;
+  /// The length of its compact text (ReportSource::document_text(true)); set by record().
+  std::size_t document_bytes = 0;
   std::vector<KernelFact> kernels;
-  std::deque<MetricFact> metrics; ///< in blocks: 540,000 of them never move or double
-  Words words;                    ///< the strings of `metrics`
   std::vector<RooflineFact> rooflines;
 };
 
@@ -516,41 +498,93 @@ void collect_outline_facts(const Json& doc, RunFacts& facts) {
   }
 }
 
-/// The metric values of kernels[`index`].
-void collect_launch_facts(const Json& kernel, int index, RunFacts& facts) {
+/// Inserts the metric values of kernels[`index`] with `insert` (prepared on the metrics table).
+Result<void> insert_launch_metrics(Statement& insert, std::int64_t run_id, const Json& kernel,
+                                   int index, int& code) {
   using json_read::member;
   using json_read::text_at;
   const int launch = json_read::index_at(kernel, "id").value_or(index);
   const Json* metrics = member(kernel, "metrics");
   if (metrics == nullptr || !metrics->is_object()) {
-    return;
+    return {};
   }
-  const std::uint32_t name = facts.words.add(text_at(kernel, "name"));
+  const std::string name = text_at(kernel, "name");
   for (const auto& item : metrics->items()) {
-    MetricFact fact{name, launch, facts.words.add(item.key()), std::nullopt, 0, 0};
     const Json& entry = item.value();
     const Json* value = entry.is_object() ? member(entry, "value") : &entry;
-    if (entry.is_object()) {
-      fact.unit = facts.words.add(text_at(entry, "unit"));
-    }
+    insert.reset();
+    insert.bind(1, run_id);
+    insert.bind(2, std::string_view(name));
+    insert.bind(3, launch);
+    insert.bind(4, std::string_view(item.key()));
     if (value != nullptr && value->is_number() && std::isfinite(value->get<double>())) {
-      fact.value = value->get<double>();
-    } else if (value != nullptr) {
-      fact.text = facts.words.add(metric_text(*value));
+      insert.bind(5, value->get<double>());
+      insert.bind_null(6);
+    } else {
+      insert.bind_null(5);
+      insert.bind_text_or_null(6, value != nullptr ? metric_text(*value) : std::string());
     }
-    facts.metrics.push_back(fact);
+    insert.bind_text_or_null(7, entry.is_object() ? text_at(entry, "unit") : std::string());
+    if (auto done = insert.run(&code); !done) {
+      return done;
+    }
   }
+  return {};
 }
 
-/// Everything a run inserts from its report: the document's compact text, then its facts, the
-/// launches read one at a time.
-void collect_document_facts(const ReportSource& report, RunFacts& facts) {
-  facts.document = report.document_text(true);
-  collect_outline_facts(report.outline(), facts);
-  int index = 0;
-  report.for_each_launch(
-      [&facts, &index](const Json& kernel) { collect_launch_facts(kernel, index++, facts); },
-      false);
+/// The length of the report's compact text, counted as it is written, never held.
+std::size_t document_length(const ReportSource& report) {
+  RenderOptions options;
+  options.compact = true;
+  std::size_t bytes = 0;
+  report.write_json(options, [&bytes](std::string_view piece) { bytes += piece.size(); });
+  return bytes > 0 ? bytes - 1 : 0; // the JSON sink's line break, which the compact text has not
+}
+
+/// Inserts the report's compact text as the document of run `run_id`: a BLOB of
+/// facts.document_bytes zero bytes, then filled piece by piece as the report is written.
+Result<void> write_document(sqlite3* db, std::int64_t run_id, const RunFacts& facts, int& code) {
+  {
+    auto insert =
+        Statement::prepare(db, "INSERT INTO documents (run_id, document) VALUES (?1, ?2)");
+    if (!insert) {
+      code = sqlite3_errcode(db);
+      return std::move(insert).error();
+    }
+    insert->bind(1, run_id);
+    if (auto bound = insert->bind_zeroblob(2, facts.document_bytes); !bound) {
+      return bound;
+    }
+    if (auto done = insert->run(&code); !done) {
+      return done;
+    }
+  }
+  auto blob = history::BlobWriter::open(db, "documents", "document", run_id);
+  if (!blob) {
+    code = sqlite3_errcode(db);
+    return std::move(blob).error();
+  }
+  RenderOptions options;
+  options.compact = true;
+  std::uint64_t offset = 0;
+  Result<void> written;
+  facts.report->write_json(options, [&](std::string_view piece) {
+    // The last piece ends with the JSON sink's line break, past the counted length.
+    const std::size_t left =
+        facts.document_bytes - std::min<std::size_t>(offset, facts.document_bytes);
+    piece = piece.substr(0, std::min(piece.size(), left));
+    if (!written || piece.empty()) {
+      return;
+    }
+    written = blob->write(piece, offset);
+    offset += piece.size();
+  });
+  if (written && offset != facts.document_bytes) {
+    return make_error(ErrorCategory::internal,
+                      fmt::format("the report's text was {} bytes when written, {} when counted",
+                                  offset, facts.document_bytes));
+  }
+  return written;
 }
 
 Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunFacts& facts,
@@ -622,13 +656,18 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
   insert->bind_text_or_null(11, facts.bottleneck);
   insert->bind(12, facts.compute_sol_pct);
   insert->bind(13, facts.memory_sol_pct);
-  insert->bind_borrowed_text_or_null(14, facts.document); // tens of MB: not copied
+  insert->bind_null(14); // the document has a table of its own (write_document)
   insert->bind(15, attempt);
   insert->bind_text_or_null(16, entry.kept_at);
   if (auto done = insert->run(&code); !done) {
     return std::move(done).error();
   }
   const std::int64_t run_id = sqlite3_last_insert_rowid(db);
+  if (facts.report != nullptr) {
+    if (auto written = write_document(db, run_id, facts, code); !written) {
+      return std::move(written).error();
+    }
+  }
 
   auto kernels = Statement::prepare(db, "INSERT INTO kernels (run_id, name, launches, duration_ns, "
                                         "share) VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -659,17 +698,20 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
       return std::move(done).error();
     }
   }
-  for (const auto& metric : facts.metrics) {
-    metrics->reset();
-    metrics->bind(1, run_id);
-    metrics->bind(2, facts.words[metric.kernel]);
-    metrics->bind(3, metric.launch);
-    metrics->bind(4, facts.words[metric.metric]);
-    metrics->bind(5, metric.value);
-    metrics->bind_text_or_null(6, facts.words[metric.text]);
-    metrics->bind_text_or_null(7, facts.words[metric.unit]);
-    if (auto done = metrics->run(&code); !done) {
-      return std::move(done).error();
+  if (facts.report != nullptr) {
+    // The launches one at a time: a report's metric values are never all held.
+    int index = 0;
+    Result<void> inserted;
+    facts.report->for_each_launch(
+        [&](const Json& kernel) {
+          if (inserted) {
+            inserted = insert_launch_metrics(*metrics, run_id, kernel, index, code);
+          }
+          ++index;
+        },
+        false);
+    if (!inserted) {
+      return std::move(inserted).error();
     }
   }
   for (const auto& roofline : facts.rooflines) {
@@ -702,16 +744,14 @@ Result<RunFacts> run_facts(const RoundEntry& entry, const std::string& context) 
   RunFacts facts;
   facts.label = entry.label;
   facts.created_at = entry.created_at.empty() ? utc_timestamp() : entry.created_at;
-  std::optional<HeldReport> held;
-  if (entry.document) {
-    held.emplace(*entry.document);
-  }
-  const ReportSource* report = held ? &*held : entry.report_source.get();
-  if (report != nullptr) {
-    if (auto valid = validate_report(report->outline()); !valid) {
+  // The entry's document outlives the facts (record() holds the entries).
+  facts.report =
+      entry.document ? std::make_shared<const HeldReport>(*entry.document) : entry.report_source;
+  if (facts.report != nullptr) {
+    if (auto valid = validate_report(facts.report->outline()); !valid) {
       return valid.error().with_context(context);
     }
-    collect_document_facts(*report, facts);
+    collect_outline_facts(facts.report->outline(), facts);
   }
   return facts;
 }
@@ -985,6 +1025,9 @@ Result<std::vector<std::int64_t>> HistoryStore::record(std::span<const RoundEntr
     if (!derived) {
       return std::move(derived).error();
     }
+    if (derived->report != nullptr) {
+      derived->document_bytes = document_length(*derived->report);
+    }
     facts.push_back(std::move(derived).value());
   }
   if (entries.empty()) {
@@ -1149,22 +1192,30 @@ Result<RoundRef> HistoryStore::resolve(const RoundRef& ref) const {
   return RoundRef{ref.round, best->candidate};
 }
 
-Result<Json> HistoryStore::document(const RoundRef& ref) const {
-  auto resolved = resolve(ref);
-  if (!resolved) {
-    return std::move(resolved).error();
-  }
-  const std::string context =
-      fmt::format("while loading the report of {} from {}", to_string(*resolved), m_path.string());
+namespace {
+
+/// Where the report document of a recorded run is: a value of `table`.`column`, row `row`.
+struct StoredDocument {
+  const char* table = "documents";
+  const char* column = "document";
+  std::int64_t row = 0;
+};
+
+/// The stored document of the in-place row of `resolved`; input_not_found when there is no such
+/// row or it has no document (a failed round), in the words of `context`.
+Result<StoredDocument> stored_document(sqlite3* db, const RoundRef& resolved,
+                                       const std::string& context) {
+  const bool documents = stored_schema_version(db) >= 3;
   auto stmt = Statement::prepare(
-      m_db.get(), fmt::format("SELECT document, status, error_category, error_message FROM runs "
-                              "WHERE round = ?1 AND candidate IS ?2{}",
-                              in_place_rows(m_db.get())));
+      db, fmt::format("SELECT id, {}, document IS NOT NULL, status, error_category, error_message "
+                      "FROM runs WHERE round = ?1 AND candidate IS ?2{}",
+                      documents ? "EXISTS (SELECT 1 FROM documents WHERE run_id = runs.id)" : "0",
+                      in_place_rows(db)));
   if (!stmt) {
     return stmt.error().with_context(context);
   }
-  stmt->bind(1, resolved->round);
-  stmt->bind(2, resolved->candidate);
+  stmt->bind(1, resolved.round);
+  stmt->bind(2, resolved.candidate);
   auto row = stmt->step();
   if (!row) {
     return row.error().with_context(context);
@@ -1172,21 +1223,110 @@ Result<Json> HistoryStore::document(const RoundRef& ref) const {
   if (!*row) {
     return make_error(ErrorCategory::input_not_found, fmt::format("{}: not recorded", context));
   }
-  if (stmt->is_null(0)) {
-    std::string why = stmt->column_text(2);
-    if (!why.empty()) {
-      why = fmt::format(" ({}: {})", why, stmt->column_text(3));
+  const std::int64_t id = stmt->column_int64(0);
+  if (stmt->column_int(1) != 0) {
+    return StoredDocument{"documents", "document", id};
+  }
+  if (stmt->column_int(2) != 0) {
+    return StoredDocument{"runs", "document", id}; // recorded before version 3
+  }
+  std::string why = stmt->column_text(4);
+  if (!why.empty()) {
+    why = fmt::format(" ({}: {})", why, stmt->column_text(5));
+  }
+  return make_error(ErrorCategory::input_not_found,
+                    fmt::format("{}: no report was recorded, the round {}{}", context,
+                                stmt->column_text(3), why));
+}
+
+/// A stored value as a std::istream's buffer, read in pieces of 1 MiB.
+class BlobStreambuf final : public std::streambuf {
+public:
+  explicit BlobStreambuf(const history::BlobReader& blob) : m_blob(blob), m_buffer(1U << 20U) {}
+
+  /// Set when a read failed (the stream then ends there).
+  [[nodiscard]] const std::optional<Error>& error() const { return m_error; }
+
+protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) {
+      return traits_type::to_int_type(*gptr());
     }
-    return make_error(ErrorCategory::input_not_found,
-                      fmt::format("{}: no report was recorded, the round {}{}", context,
-                                  stmt->column_text(1), why));
+    const std::size_t bytes = std::min(m_buffer.size(), m_blob.size() - m_offset);
+    if (bytes == 0 || m_error) {
+      return traits_type::eof();
+    }
+    if (auto read = m_blob.read(m_buffer.data(), bytes, m_offset); !read) {
+      m_error = std::move(read).error();
+      return traits_type::eof();
+    }
+    m_offset += bytes;
+    setg(m_buffer.data(), m_buffer.data(), m_buffer.data() + static_cast<std::ptrdiff_t>(bytes));
+    return traits_type::to_int_type(*gptr());
+  }
+
+private:
+  const history::BlobReader& m_blob;
+  std::vector<char> m_buffer;
+  std::size_t m_offset = 0;
+  std::optional<Error> m_error;
+};
+
+} // namespace
+
+Result<Json> HistoryStore::document(const RoundRef& ref) const {
+  auto resolved = resolve(ref);
+  if (!resolved) {
+    return std::move(resolved).error();
+  }
+  const std::string context =
+      fmt::format("while loading the report of {} from {}", to_string(*resolved), m_path.string());
+  auto stored = stored_document(m_db.get(), *resolved, context);
+  if (!stored) {
+    return std::move(stored).error();
+  }
+  auto blob = history::BlobReader::open(m_db.get(), stored->table, stored->column, stored->row);
+  if (!blob) {
+    return blob.error().with_context(context);
+  }
+  std::string text(blob->size(), '\0');
+  if (auto read = blob->read(text.data(), text.size(), 0); !read) {
+    return read.error().with_context(context);
   }
   try {
-    return Json::parse(stmt->column_text(0));
+    return Json::parse(text);
   } catch (const Json::exception& e) {
     return make_error(ErrorCategory::database,
                       fmt::format("{}: the stored report is not JSON: {}", context, e.what()));
   }
+}
+
+Result<Json> HistoryStore::document_outline(const RoundRef& ref) const {
+  auto resolved = resolve(ref);
+  if (!resolved) {
+    return std::move(resolved).error();
+  }
+  const std::string context =
+      fmt::format("while loading the report of {} from {}", to_string(*resolved), m_path.string());
+  auto stored = stored_document(m_db.get(), *resolved, context);
+  if (!stored) {
+    return std::move(stored).error();
+  }
+  auto blob = history::BlobReader::open(m_db.get(), stored->table, stored->column, stored->row);
+  if (!blob) {
+    return blob.error().with_context(context);
+  }
+  BlobStreambuf buffer(*blob);
+  std::istream in(&buffer);
+  auto outline = parse_report_outline(in);
+  if (buffer.error()) {
+    return buffer.error()->with_context(context);
+  }
+  if (!outline) {
+    return make_error(ErrorCategory::database, fmt::format("{}: the stored report is not JSON: {}",
+                                                           context, outline.error().message));
+  }
+  return outline;
 }
 
 Result<Json> HistoryStore::document(int round, std::optional<int> candidate) const {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "kprof/files.hpp"
+#include "kprof/report_view.hpp"
 #include "kprof/round_layout.hpp"
 
 namespace kprof::mcp {
@@ -199,10 +200,35 @@ void Resources::add_report_file(const fs::path& file) {
   }
 }
 
-std::string Resources::keep_document(const Json& doc, std::string name) {
+std::optional<std::string> Resources::keep_report(const ReportSource& report, std::string name) {
+  // Without writing a launch: each kernel's launches as long as its representative's text.
+  std::size_t estimate = 0;
+  const ReportView view(report.outline());
+  for (const ReportKernel& kernel : view.kernels()) {
+    if (kernel.representative != nullptr) {
+      estimate += kernel.launch_count * json_text(*kernel.representative).size();
+    }
+  }
+  if (estimate > 4 * k_max_resource_bytes) {
+    return std::nullopt;
+  }
+  std::string text;
+  bool whole = true;
+  report.write_json(RenderOptions{}, [&](std::string_view piece) {
+    if (whole && text.size() + piece.size() > k_max_resource_bytes) {
+      whole = false;
+      std::string().swap(text);
+    }
+    if (whole) {
+      text += piece;
+    }
+  });
+  if (!whole) {
+    return std::nullopt;
+  }
   const std::lock_guard<std::mutex> hold(m_mutex);
   Kept kept{fmt::format("{}{}", k_document_scheme, m_next_document++), std::move(name),
-            json_text(doc)};
+            std::move(text)};
   m_kept_bytes += kept.text.size();
   std::string uri = kept.uri;
   m_kept.push_back(std::move(kept));

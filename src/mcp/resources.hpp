@@ -6,12 +6,14 @@
 #include <deque>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
 #include "kprof/json_file.hpp"
+#include "kprof/report.hpp"
 #include "mcp/jsonrpc.hpp"
 
 namespace kprof::mcp {
@@ -43,9 +45,12 @@ public:
   /// (roundNNN/report.json, roundNNN/candK/report.json), else the file alone.
   void add_report_file(const std::filesystem::path& file);
 
-  /// Keeps a document a call built (the report of a capture) as kprof://report/<n> and returns
-  /// that URI. The oldest are dropped past 64 documents or 128 MiB of text.
-  std::string keep_document(const Json& doc, std::string name);
+  /// Keeps the JSON text of a report a call built (the report of a capture) as
+  /// kprof://report/<n> and returns that URI; nullopt, keeping nothing, when the text is longer
+  /// than k_max_resource_bytes (what resources/read returns of a file): its launches are then
+  /// not written at all when the outline's launch counts say so, else only until the text
+  /// passes that length. The oldest are dropped past 64 documents or 128 MiB of text.
+  std::optional<std::string> keep_report(const ReportSource& report, std::string name);
 
   /// The result of resources/list: one page of up to 200 resources from `cursor` (empty: the
   /// first); invalid_params for a cursor this server did not give.

@@ -12,14 +12,21 @@
 //   running ncu session's process group gets SIGTERM, then SIGKILL, and the profiler returns.
 //   Once the call has returned and left the lane, the cancellation is cleared and the next call
 //   runs. A cancelled call is not answered (MCP: the client has stopped waiting).
+// - Memory: calls that read captures or reports (ToolSpec::reads_files) run in one of a few read
+//   slots (McpSettings::read_slots, sized to the host), so however many a client sends at once,
+//   only that many captures are held; the others wait (with a progress notification saying so)
+//   and a cancelled one stops waiting. A call that runs out of memory anyway (std::bad_alloc)
+//   is answered with an out_of_memory tool error; its memory is freed and the server goes on.
 // - The end: EOF on the input, a broken output or a signal stops the lane's call and whatever
 //   waits for it, waits for every call's thread and stops the standbys, so nothing kprof
 //   started is left running. A signal keeps kprof's cancellation set (the CLI then exits 130).
 #include "kprof/mcp.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
@@ -38,6 +45,7 @@
 
 #include <fmt/format.h>
 
+#include "kprof/files.hpp"
 #include "kprof/process.hpp"
 #include "kprof/version.hpp"
 #include "mcp/jsonrpc.hpp"
@@ -209,6 +217,69 @@ private:
   bool m_closed = false;
 };
 
+/// The read slots (see the design note): `run` waits for a free one, runs the work in it and
+/// frees it, also when the work throws.
+class ReadSlots {
+public:
+  explicit ReadSlots(std::size_t count) : m_free(std::max<std::size_t>(count, 1)) {}
+
+  /// Runs `work` in a slot once one is free; `waiting` is called first when none is. False
+  /// (work not run) when `call` was cancelled or the server closed while it waited.
+  bool run(Call& call, const std::function<void()>& work, const std::function<void()>& waiting) {
+    {
+      std::unique_lock<std::mutex> hold(m_mutex);
+      if (m_free == 0) {
+        hold.unlock();
+        waiting();
+        hold.lock();
+      }
+      m_ready.wait(hold, [&] { return m_free > 0 || call.cancelled.load() || m_closed; });
+      if (call.cancelled.load() || m_closed) {
+        call.cancelled.store(true);
+        return false;
+      }
+      --m_free;
+    }
+    try {
+      work();
+    } catch (...) {
+      release();
+      throw; // not swallowed: the slot is free again, the caller sees the exception
+    }
+    release();
+    return true;
+  }
+
+  /// A call was cancelled: its wait, if it waits, ends.
+  void wake() {
+    { const std::lock_guard<std::mutex> hold(m_mutex); }
+    m_ready.notify_all();
+  }
+
+  /// The end: every wait ends.
+  void close() {
+    {
+      const std::lock_guard<std::mutex> hold(m_mutex);
+      m_closed = true;
+    }
+    m_ready.notify_all();
+  }
+
+private:
+  void release() {
+    {
+      const std::lock_guard<std::mutex> hold(m_mutex);
+      ++m_free;
+    }
+    m_ready.notify_all();
+  }
+
+  std::mutex m_mutex;
+  std::condition_variable m_ready;
+  std::size_t m_free;
+  bool m_closed = false;
+};
+
 /// Progress notifications every few seconds while a call runs processes and has nothing new to
 /// say, so a client that restarts its timeout on progress keeps waiting.
 class Heartbeat {
@@ -284,7 +355,10 @@ private:
 
 class Server {
 public:
-  Server(const McpSettings& settings, Output& out) : m_settings(settings), m_out(out) {}
+  Server(const McpSettings& settings, Output& out)
+      : m_settings(settings), m_out(out),
+        m_read_slots(settings.read_slots > 0 ? settings.read_slots : mcp_read_slots_for_host()),
+        m_slots(m_read_slots) {}
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
   Server(Server&&) = delete;
@@ -354,6 +428,7 @@ public:
   /// Stops what runs, waits for every call and stops the standbys. Idempotent.
   void shutdown() {
     m_lane.close();
+    m_slots.close();
     std::vector<std::shared_ptr<Call>> running;
     {
       const std::lock_guard<std::mutex> hold(m_mutex);
@@ -443,6 +518,7 @@ private:
       if (call) {
         log(fmt::format("{} (id {}): cancelled by the client", call->tool, call->key));
         m_lane.cancel(*call);
+        m_slots.wake();
       }
     }
     // notifications/initialized and the rest need nothing.
@@ -602,10 +678,23 @@ private:
                 const Reply& reply) {
     CallContext context(*this, *call);
     ToolResult result;
-    try {
-      result = tool.run(arguments, context);
-    } catch (const std::exception& e) {
-      result = error_result(make_error(ErrorCategory::internal, e.what()));
+    const auto run = [&] {
+      try {
+        result = tool.run(arguments, context);
+      } catch (const std::exception& e) {
+        // out_of_memory for std::bad_alloc: what the call held is freed by now.
+        result = error_result(
+            error_from_exception(e).with_context(fmt::format("the {} call", call->tool)));
+      }
+    };
+    if (tool.reads_files) {
+      (void)m_slots.run(*call, run, [&] {
+        notify_progress(*call, fmt::format("waiting: {} calls read files at once, the most this "
+                                           "server runs; this one starts when one ends",
+                                           m_read_slots));
+      });
+    } else {
+      run();
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - call->started).count();
     bool cancelled = false;
@@ -624,7 +713,17 @@ private:
       reply(std::nullopt);
       return;
     }
-    reply(rpc_result(Json::parse(call->key), result_json(result, call->version)));
+    std::optional<Json> answer;
+    try {
+      answer = rpc_result(Json::parse(call->key), result_json(result, call->version));
+    } catch (const std::exception& e) {
+      // The answer itself did not fit in memory: say so in a few bytes instead.
+      answer.reset();
+      result = error_result(error_from_exception(e).with_context(
+          fmt::format("the answer of the {} call", call->tool)));
+      answer = rpc_result(Json::parse(call->key), result_json(result, call->version));
+    }
+    reply(std::move(answer));
   }
 
   static Json result_json(const ToolResult& result, const std::string& version) {
@@ -656,6 +755,8 @@ private:
   Resources m_resources;
   ProfilerCache m_profilers;
   ProcessLane m_lane;
+  std::size_t m_read_slots;
+  ReadSlots m_slots;
 };
 
 void CallContext::progress(const std::string& message) {
@@ -719,6 +820,28 @@ void serve_mcp(const McpSettings& settings, int in_fd, int out_fd) {
   } else {
     clear_cancellation();
   }
+}
+
+std::size_t mcp_read_slots_for_host() {
+  constexpr std::uint64_t k_bytes_per_slot = std::uint64_t{2} << 30U;
+  constexpr std::size_t k_most = mcp::k_max_calls_in_flight;
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  std::uint64_t memory = pages > 0 && page_size > 0 ? static_cast<std::uint64_t>(pages) *
+                                                          static_cast<std::uint64_t>(page_size)
+                                                    : k_bytes_per_slot;
+  // A cgroup (a container, a Slurm job) may allow less than the machine has.
+  if (auto limit = read_file("/sys/fs/cgroup/memory.max"); limit) {
+    std::uint64_t bytes = 0;
+    const std::string& text = *limit;
+    const auto parsed = std::from_chars(text.data(), text.data() + text.size(), bytes);
+    if (parsed.ec == std::errc() && bytes > 0) {
+      memory = std::min(memory, bytes);
+    }
+  }
+  const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
+  const auto by_memory = static_cast<std::size_t>(memory / k_bytes_per_slot);
+  return std::clamp<std::size_t>(std::min(cores, by_memory), 1, k_most);
 }
 
 Result<void> serve_mcp_stdio(const McpSettings& settings) {

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -18,6 +19,7 @@
 #include "kprof/ncu_output.hpp"
 #include "kprof/options.hpp"
 #include "kprof/report.hpp"
+#include "kprof/report_file.hpp"
 #include "kprof/report_view.hpp"
 #include "kprof/round_layout.hpp"
 #include "kprof/source_page.hpp"
@@ -136,17 +138,24 @@ bool matches(const Json& schema, const Json& value, std::string& expected) {
 
 // ---- the tools that read what exists -----------------------------------------------------------
 
-/// A round's report: from `report` (a report.json) or from `dir` and `round` (the history's
-/// document, else roundNNN/[candK/]report.json).
+/// A round's report outline (report_outline: one launch per kernel name, all that hot_lines and
+/// diagnosis read): from `report` (a report.json) or from `dir` and `round` (the history's
+/// document, else roundNNN/[candK/]report.json), read as a stream, so a round of 150,000
+/// launches is read in the memory of a few.
 struct RoundDocument {
   Json doc;
   std::string label; ///< "round 3", or the file
   std::optional<fs::path> file;
 };
 
-/// load_report() of a regular file: a FIFO, device, socket or directory is refused unopened
-/// (input_not_found saying what it is), as the capture reader refuses one, so no call blocks.
-Result<Json> load_report_file(const fs::path& path) {
+/// What a tool reads of a report.json: all of it (diff), or its outline (report, hot_lines,
+/// diagnosis: what their text and facts draw, one launch per kernel name).
+enum class ReportPart { whole, outline };
+
+/// load_report() (or load_report_outline()) of a regular file: a FIFO, device, socket or
+/// directory is refused unopened (input_not_found saying what it is), as the capture reader
+/// refuses one, so no call blocks.
+Result<Json> load_report_file(const fs::path& path, ReportPart part) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (!ec && fs::exists(status) && !fs::is_regular_file(status)) {
@@ -159,7 +168,7 @@ Result<Json> load_report_file(const fs::path& path) {
     return make_error(ErrorCategory::input_not_found,
                       fmt::format("{} is {}, not a file", path.string(), what));
   }
-  return load_report(path);
+  return part == ReportPart::outline ? load_report_outline(path) : load_report(path);
 }
 
 std::string ref_text(const Json& value) {
@@ -183,7 +192,7 @@ Result<RoundDocument> round_document(const Json& arguments, ToolContext& context
                         "give either report (a report.json) or dir and round, not both");
     }
     const fs::path file = text_argument(arguments, "report");
-    auto doc = load_report_file(file);
+    auto doc = load_report_file(file, ReportPart::outline);
     if (!doc) {
       return std::move(doc).error();
     }
@@ -211,7 +220,7 @@ Result<RoundDocument> round_document(const Json& arguments, ToolContext& context
     if (!resolved) {
       return std::move(resolved).error();
     }
-    auto doc = store->document(*resolved);
+    auto doc = store->document_outline(*resolved);
     if (!doc) {
       return std::move(doc).error();
     }
@@ -225,7 +234,7 @@ Result<RoundDocument> round_document(const Json& arguments, ToolContext& context
   }
   const fs::path file = RoundLayout::candidate_dir(layout.round_dir(ref->round), ref->candidate) /
                         RoundLayout::k_report;
-  auto doc = load_report_file(file);
+  auto doc = load_report_file(file, ReportPart::outline);
   if (!doc) {
     return std::move(doc).error();
   }
@@ -252,54 +261,64 @@ Result<SourcePage> source_page_for(const fs::path& capture_file, const std::stri
   return parse_source_page(*text, capture_file.string());
 }
 
-/// The report document of a capture, as `kprof report FILE` builds it.
-Result<Json> capture_report(const fs::path& file, const Json& arguments,
-                            const McpSettings& settings, bool needs_ncu) {
-  auto set = resolve_metric_set(text_argument(arguments, "metrics", "default"), MetricSetUse::read);
-  if (!set) {
-    return std::move(set).error();
+/// A capture's report as `kprof report FILE` reads it (read_report_file): without hot lines a
+/// CaptureReport, whose outline (one launch per kernel name) is all that the text and the
+/// summary draw, so the launches are never held; with hot lines (source, source_page) the tree
+/// they are attached to, as the CLI builds it.
+struct CaptureDocument {
+  std::unique_ptr<ReportFileParts> parts; ///< what `report` reads
+  std::unique_ptr<Json> tree;             ///< with hot lines only
+  std::unique_ptr<ReportSource> report;   ///< over `parts`, or over `tree`
+};
+
+Result<CaptureDocument> capture_report(const fs::path& file, const Json& arguments,
+                                       const McpSettings& settings) {
+  ReportFileRequest request;
+  request.file = file;
+  request.select =
+      text_argument(arguments, "select", std::string(ReportFileRequest::k_default_select));
+  request.kernels = names_argument(arguments, "kernels");
+  request.metrics =
+      text_argument(arguments, "metrics", std::string(ReportFileRequest::k_default_metrics));
+  if (const Json ncu = settings.run_options.value("ncu", Json(nullptr)); ncu.is_string()) {
+    request.ncu = fs::path(ncu.get<std::string>());
   }
-  auto select = parse_select(text_argument(arguments, "select", "all"));
-  if (!select) {
-    return std::move(select).error();
+  auto read = read_report_file(request);
+  if (!read) {
+    return std::move(read).error();
   }
-  std::optional<NcuInstall> ncu;
-  if (needs_ncu) {
-    const Json& ncu_option = settings.run_options.value("ncu", Json(nullptr));
-    auto located =
-        locate_ncu(ncu_option.is_string() ? std::optional<fs::path>(ncu_option.get<std::string>())
-                                          : std::nullopt);
-    if (!located) {
-      return located.error().with_context(
-          fmt::format("{} is an Nsight Compute report and needs ncu to be read", file.string()));
-    }
-    ncu = std::move(located).value();
-  }
-  auto capture = load_capture(file, ncu ? &*ncu : nullptr, read_options_for(*set));
-  if (!capture) {
-    return std::move(capture).error();
-  }
-  SelectOptions options;
-  options.select = *select;
-  options.kernel_filters = names_argument(arguments, "kernels");
-  auto analysis = analyse(*capture, options);
-  if (!analysis) {
-    return analysis.error().with_context(file.string());
-  }
-  Json doc =
-      build_report(*capture, *analysis, *set, Json{{"select", std::string(to_string(*select))}});
+  CaptureDocument out;
+  out.parts = std::make_unique<ReportFileParts>(std::move(read).value());
+  const ReportFileParts& parts = *out.parts;
   const std::string page_file = text_argument(arguments, "source_page");
-  if (arguments.value("source", false) || !page_file.empty()) {
-    auto page = source_page_for(file, page_file, ncu ? &*ncu : nullptr);
-    if (!page) {
-      return std::move(page).error();
-    }
-    if (auto attached = attach_hot_lines(doc, *capture, *page, triton_cache_dir()); !attached) {
-      return attached.error().with_context(
-          fmt::format("hot lines of {}", page_file.empty() ? file.string() : page_file));
-    }
+  if (!arguments.value("source", false) && page_file.empty()) {
+    out.report =
+        std::make_unique<CaptureReport>(parts.capture, parts.analysis, parts.metrics, parts.run);
+    return out;
   }
-  return doc;
+  out.tree =
+      std::make_unique<Json>(build_report(parts.capture, parts.analysis, parts.metrics, parts.run));
+  auto page = source_page_for(file, page_file, parts.ncu ? &*parts.ncu : nullptr);
+  if (!page) {
+    return std::move(page).error();
+  }
+  if (auto attached = attach_hot_lines(*out.tree, parts.capture, *page, triton_cache_dir());
+      !attached) {
+    return attached.error().with_context(
+        fmt::format("hot lines of {}", page_file.empty() ? file.string() : page_file));
+  }
+  out.report = std::make_unique<HeldReport>(*out.tree);
+  return out;
+}
+
+/// Where the text says the whole report is: its resource, or why there is none.
+std::string whole_report_words(const std::string& uri, const fs::path& file) {
+  if (!uri.empty()) {
+    return uri;
+  }
+  return fmt::format("not kept, its JSON being longer than {} MiB, the most resources/read "
+                     "returns; `kprof report {} --format json --out FILE` writes it",
+                     k_max_resource_bytes >> 20U, file.string());
 }
 
 ToolResult run_report(const Json& arguments, ToolContext& context) {
@@ -313,7 +332,8 @@ ToolResult run_report(const Json& arguments, ToolContext& context) {
   if (!budget) {
     return error_result(budget.error());
   }
-  Json doc;
+  Json doc;                 // a report.json
+  CaptureDocument captured; // a capture's report
   std::string uri;
   std::error_code ec;
   if (file.extension() == ".json") {
@@ -326,7 +346,7 @@ ToolResult run_report(const Json& arguments, ToolContext& context) {
                         key, file.string())));
       }
     }
-    auto loaded = load_report_file(file);
+    auto loaded = load_report_file(file, ReportPart::outline);
     if (!loaded) {
       return error_result(loaded.error());
     }
@@ -334,12 +354,9 @@ ToolResult run_report(const Json& arguments, ToolContext& context) {
     context.resources().add_report_file(file);
     uri = file_uri(fs::weakly_canonical(fs::absolute(file, ec), ec));
   } else {
-    const bool needs_ncu = looks_like_ncu_report(file);
-    Result<Json> built = make_error(ErrorCategory::internal, "not built");
-    const auto build = [&] {
-      built = capture_report(file, arguments, context.settings(), needs_ncu);
-    };
-    if (needs_ncu) {
+    Result<CaptureDocument> built = make_error(ErrorCategory::internal, "not built");
+    const auto build = [&] { built = capture_report(file, arguments, context.settings()); };
+    if (looks_like_ncu_report(file)) {
       if (!context.in_process_lane(build)) {
         return error_result(make_error(ErrorCategory::usage, "the call was cancelled"));
       }
@@ -349,15 +366,22 @@ ToolResult run_report(const Json& arguments, ToolContext& context) {
     if (!built) {
       return error_result(built.error());
     }
-    doc = std::move(built).value();
-    uri = context.resources().keep_document(doc, file.filename().string() + " (report)");
+    captured = std::move(built).value();
+    uri = context.resources()
+              .keep_report(*captured.report, file.filename().string() + " (report)")
+              .value_or(std::string());
   }
+  // The text and the summary draw one launch per kernel name: the outline, never the launches.
+  const Json& outline = captured.report ? captured.report->outline() : doc;
   ToolResult result;
-  result.text = budgeted_report_text(doc, *budget, uri);
-  result.structured =
-      Json{{"source", file.string()}, {"report_uri", uri}, {"summary", report_summary(doc)}};
-  result.links.push_back(
-      ResourceLink{uri, file.filename().string(), "the whole report document", "application/json"});
+  result.text = budgeted_report_text(outline, *budget, whole_report_words(uri, file));
+  result.structured = Json{{"source", file.string()},
+                           {"report_uri", uri.empty() ? Json(nullptr) : Json(uri)},
+                           {"summary", report_summary(outline)}};
+  if (!uri.empty()) {
+    result.links.push_back(ResourceLink{uri, file.filename().string(), "the whole report document",
+                                        "application/json"});
+  }
   return result;
 }
 
@@ -438,7 +462,7 @@ ToolResult run_diff(const Json& arguments, ToolContext& context) {
   } else {
     for (int side = 0; side < 2; ++side) {
       const std::string path = ref_text(arguments[side == 0 ? "a" : "b"]);
-      auto doc = load_report_file(path);
+      auto doc = load_report_file(path, ReportPart::whole);
       if (!doc) {
         return error_result(doc.error());
       }
@@ -509,7 +533,7 @@ ToolResult run_history(const Json& arguments, ToolContext& context) {
 /// A copy of `doc` whose prompt shows only the roofline verdict and the hot lines per kernel
 /// (no metric groups, no findings) of the kernels whose name contains `filter`.
 Json hot_lines_document(const Json& doc, std::string_view filter) {
-  Json copy = doc;
+  Json copy = report_outline(doc); // the prompt draws one launch per kernel name
   if (copy.contains("metadata") && copy["metadata"].is_object() &&
       copy["metadata"].contains("metric_set") && copy["metadata"]["metric_set"].is_object()) {
     copy["metadata"]["metric_set"]["metrics"] = Json::array();
@@ -537,6 +561,21 @@ Json hot_lines_document(const Json& doc, std::string_view filter) {
   return copy;
 }
 
+/// no_kernels, in the words of `kprof report --kernel`, when `filter` names no kernel of the
+/// round: "no kernel name contains 'X' (kernels in round 1: a, b)".
+Result<void> check_kernel_filter(const RoundDocument& round, const std::string& filter) {
+  if (filter.empty()) {
+    return {};
+  }
+  const std::vector<std::string> names = ReportView(round.doc).kernel_names();
+  if (std::any_of(names.begin(), names.end(), [&](const std::string& name) {
+        return name.find(filter) != std::string::npos;
+      })) {
+    return {};
+  }
+  return no_kernel_named({filter}, names, round.label);
+}
+
 ToolResult no_such_facts(const RoundDocument& round, std::string_view what, std::string_view how) {
   ToolResult result;
   result.text = fmt::format("{} has no {}: {}\n", round.label, what, how);
@@ -555,6 +594,9 @@ ToolResult run_hot_lines(const Json& arguments, ToolContext& context) {
     return error_result(round.error());
   }
   const std::string filter = text_argument(arguments, "kernel");
+  if (auto named = check_kernel_filter(*round, filter); !named) {
+    return error_result(named.error());
+  }
   const auto found = kernels_with(round->doc, "hot_lines", filter);
   if (found.empty()) {
     return no_such_facts(
@@ -585,6 +627,9 @@ ToolResult run_diagnosis(const Json& arguments, ToolContext& context) {
     return error_result(round.error());
   }
   const std::string filter = text_argument(arguments, "kernel");
+  if (auto named = check_kernel_filter(*round, filter); !named) {
+    return error_result(named.error());
+  }
   std::string text;
   Json kernels = Json::array();
   for (const auto& [name, kernel] : kernels_with(round->doc, "diagnosis", filter)) {
@@ -599,9 +644,10 @@ ToolResult run_diagnosis(const Json& arguments, ToolContext& context) {
                            {"diagnosis_notes", notes != nullptr ? *notes : Json::array()}});
   }
   if (kernels.empty()) {
-    return no_such_facts(*round, "diagnosis",
-                         "its report carries no kernels[].diagnosis (what to fix first); the "
-                         "report tool gives its verdict, hot lines and NCU findings");
+    return no_such_facts(
+        *round, filter.empty() ? "diagnosis" : "diagnosis of a kernel named *" + filter + "*",
+        "its report carries no kernels[].diagnosis (what to fix first); the "
+        "report tool gives its verdict, hot lines and NCU findings");
   }
   ToolResult result;
   result.text = cut_to_budget(text, *budget);
@@ -651,28 +697,36 @@ std::vector<std::string> option_keys_of(const Json& schema) {
 std::vector<ToolSpec> make_tools() {
   std::vector<ToolSpec> tools;
   tools.push_back(ToolSpec{
-      "profile", "Profile one kernel",
+      "profile",
+      "Profile one kernel",
       "Profile kernel_function of kernel_file on problem_file's inputs under Nsight Compute (one "
       "round: out_dir/roundNNN/). Returns the prompt text within token_budget: per kernel the "
       "roofline verdict, what to fix first when known, the hot lines (source: true), metric "
       "groups and NCU findings; the whole report.json is a resource. Uses a kprof serve of the "
       "same out_dir and options when one runs, and keeps a standby so the next profile of the "
       "same problem starts sooner.",
-      false, round_input_schema(false), round_output_schema(),
+      false,
+      round_input_schema(false),
+      round_output_schema(),
       [](const Json& arguments, ToolContext& context) {
         return run_round_tool(arguments, context, false);
       },
-      option_keys_of(round_input_schema(false))});
+      option_keys_of(round_input_schema(false)),
+      {"kernel_file", "problem_file"}});
   tools.push_back(ToolSpec{
-      "batch", "Profile candidate kernels, ranked",
+      "batch",
+      "Profile candidate kernels, ranked",
       "Profile several candidate kernel files of one problem in one round (across gpus), ranked "
       "by GPU time. Returns the ranking and each candidate's prompt text within token_budget per "
       "candidate; failed candidates say why (category, exit code, traceback tail).",
-      false, round_input_schema(true), round_output_schema(),
+      false,
+      round_input_schema(true),
+      round_output_schema(),
       [](const Json& arguments, ToolContext& context) {
         return run_round_tool(arguments, context, true);
       },
-      option_keys_of(round_input_schema(true))});
+      option_keys_of(round_input_schema(true)),
+      {"problem_file", "kernel_files"}});
   {
     Json properties{
         {"path", property("string", "an ncu CSV (raw or details page), an .ncu-rep report, or a "
@@ -695,11 +749,13 @@ std::vector<ToolSpec> make_tools() {
         object_schema(std::move(properties), {"path"}),
         Json{{"type", "object"},
              {"properties", Json{{"source", Json{{"type", "string"}}},
-                                 {"report_uri", Json{{"type", "string"}}},
+                                 {"report_uri", Json{{"type", Json::array({"string", "null"})}}},
                                  {"summary", report_summary_schema()},
                                  {"error", error_json_schema()}}}},
         run_report,
-        {"select", "kernels", "metrics", "source"}});
+        {"select", "kernels", "metrics", "source"},
+        {"path", "source_page"},
+        true});
   }
   {
     Json properties{
@@ -722,7 +778,9 @@ std::vector<ToolSpec> make_tools() {
                                  {"convergence", Json{{"type", "object"}}},
                                  {"error", error_json_schema()}}}},
         run_diff,
-        {}});
+        {},
+        {"dir", "a", "b"},
+        true});
   }
   {
     Json properties{{"dir", property("string", "a run directory with kprof.db")}};
@@ -742,7 +800,9 @@ std::vector<ToolSpec> make_tools() {
                    {"convergence", Json{{"type", "object"}}},
                    {"error", error_json_schema()}}}},
         run_history,
-        {}});
+        {},
+        {"dir"},
+        true});
   }
   tools.push_back(ToolSpec{
       "hot_lines",
@@ -754,7 +814,9 @@ std::vector<ToolSpec> make_tools() {
       object_schema(round_source_properties()),
       facts_output_schema("hot_lines", Json{{"type", "object"}}),
       run_hot_lines,
-      {}});
+      {},
+      {"report", "dir"},
+      true});
   tools.push_back(
       ToolSpec{"diagnosis",
                "What to fix first",
@@ -765,7 +827,9 @@ std::vector<ToolSpec> make_tools() {
                facts_output_schema("diagnosis",
                                    Json{{"type", "array"}, {"items", Json{{"type", "object"}}}}),
                run_diagnosis,
-               {}});
+               {},
+               {"report", "dir"},
+               true});
   return tools;
 }
 
@@ -824,6 +888,24 @@ Result<void> check_arguments(const ToolSpec& tool, const Json& arguments) {
   }
   if (auto typed = check_option_types(options, OptionContext{}); !typed) {
     return typed;
+  }
+  // Paths: a NUL byte would end the name early, at another file (check_path_text).
+  for (const auto& [key, value] : arguments.items()) {
+    const OptionSpec* spec = find_option_spec(key);
+    const bool option_path =
+        spec != nullptr && is_path_option(*spec) &&
+        std::find(tool.option_keys.begin(), tool.option_keys.end(), key) != tool.option_keys.end();
+    if (!option_path &&
+        std::find(tool.path_keys.begin(), tool.path_keys.end(), key) == tool.path_keys.end()) {
+      continue;
+    }
+    const std::vector<std::string> paths = names_argument(arguments, key);
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      const std::string name = value.is_array() ? fmt::format("{}[{}]", key, i) : key;
+      if (auto checked = check_path_text(paths[i], name); !checked) {
+        return checked;
+      }
+    }
   }
   if (tool.input_schema.contains("required")) {
     for (const Json& key : tool.input_schema["required"]) {

@@ -77,6 +77,12 @@ struct ToolSpec {
   /// The arguments that are options of the table (include/kprof/options.hpp): their types are
   /// checked by its check_option_types(), so a wrong type reads as it does for Python.
   std::vector<std::string> option_keys;
+  /// The other arguments that name files or directories (a string, or a list of strings):
+  /// refused up front, by the library's check_path_text(), when they hold a NUL byte.
+  std::vector<std::string> path_keys;
+  /// Reads captures, reports or histories (McpSettings::read_slots): the server runs it in one
+  /// of its read slots.
+  bool reads_files = false;
 };
 
 /// Every tool, in the order tools/list shows them.
@@ -86,7 +92,8 @@ std::span<const ToolSpec> tool_specs();
 const ToolSpec* find_tool(std::string_view name);
 
 /// Checks `arguments` against the tool's input schema: an object, no unknown key, the required
-/// ones there, each of its JSON type (option-table keys by the table's own check, in its words).
+/// ones there, each of its JSON type (option-table keys by the table's own check, in its words),
+/// and every path (path_keys, the table's path options) without a NUL byte (check_path_text).
 /// usage error naming the argument otherwise. Values (ranges, words, files) are checked by the
 /// call, as the CLI checks them.
 Result<void> check_arguments(const ToolSpec& tool, const Json& arguments);

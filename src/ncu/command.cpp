@@ -118,6 +118,7 @@ std::vector<std::string> build_ncu_argv(const NcuCommand& command) {
     argv.push_back(command.report_file->string());
     argv.emplace_back("-f");
   }
+  argv.insert(argv.end(), command.launch_filters.begin(), command.launch_filters.end());
   argv.insert(argv.end(), command.target.begin(), command.target.end());
   return argv;
 }

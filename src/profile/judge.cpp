@@ -184,6 +184,10 @@ std::string where_it_ended(const SessionOutcome& session, const HarnessCandidate
       return fmt::format("the warm-up calls of {}", kernel);
     case HarnessPhase::profiled_call:
       return fmt::format("the profiled call of {}", kernel);
+    case HarnessPhase::check:
+      return fmt::format("the check of {}'s outputs", kernel);
+    case HarnessPhase::timing:
+      return fmt::format("the timed calls of {}", kernel);
     case HarnessPhase::not_started:
     case HarnessPhase::done:
       break;
@@ -205,9 +209,9 @@ std::string where_it_ended(const SessionOutcome& session, const HarnessCandidate
   return "the harness's start";
 }
 
-/// The harness's own exit codes when it ends before its status says "done" (templates/harness.py:
-/// a bad plan or problem, a poisoned CUDA context, an idle standby, a bug in the harness); any
-/// other code is the profiled program's own doing.
+/// The harness's own exit codes when it ends before its status says "done"
+/// (templates/kprof_harness/report.py: a bad plan or problem, a poisoned CUDA context, an idle
+/// standby, a bug in the harness); any other code is the profiled program's own doing.
 bool harness_exit_code(int code) {
   return code == k_harness_exit_problem_invalid || code == k_harness_exit_cuda_poisoned ||
          code == k_harness_exit_standby_idle || code == k_harness_exit_internal;
@@ -323,6 +327,18 @@ CandidateVerdict judge_candidate(const SessionOutcome& session, const HarnessPla
                                  "(partial), but its output may be incomplete",
                                  session.process.describe(), candidate.kernel.string()),
                      session.verdict.error ? session.verdict.error->detail : std::string()));
+    }
+    if (rows && status->check_verdict == CheckVerdict::fail) {
+      // Profiled, but its outputs are not the reference's: kept (the counters are real) and
+      // never an ok.
+      return decided(CandidateStatus::partial,
+                     make_error(ErrorCategory::wrong_output,
+                                fmt::format("{} computes a wrong result: {}",
+                                            candidate.kernel.string(), status->check_reason),
+                                "its outputs were compared with the reference's, "
+                                "Model(*get_init_inputs())(*get_inputs()), after the profiled call "
+                                "(--no-check turns the comparison off; --tolerance ATOL[,RTOL] "
+                                "sets the tolerances)"));
     }
     if (rows) {
       return decided(CandidateStatus::ok, std::nullopt);

@@ -30,6 +30,7 @@
 #include "kprof/metric_check.hpp"
 #include "kprof/options.hpp"
 #include "kprof/process.hpp"
+#include "kprof/report_view.hpp"
 #include "kprof/round_layout.hpp"
 #include "kprof/status.hpp"
 #include "kprof/version.hpp"
@@ -88,6 +89,40 @@ Result<fs::path> find_python(const std::optional<fs::path>& explicit_python) {
 }
 
 /// The session's facts for the metadata of candidate `position` of `plan`.
+/// What a session's timeline holds and what its replays did, for the candidate's metadata (its
+/// report or error.json): a round cut short by Ctrl-C or a timeout says here that it holds the
+/// timeline (timeline.json) and how far ncu got. Empty for a session without a timeline.
+std::string timeline_note(const SessionOutcome& session) {
+  if (session.timeline_error) {
+    return "no timeline of the call: " + session.timeline_error->message;
+  }
+  if (!session.timeline) {
+    return {};
+  }
+  const std::size_t launches = session.timeline->launches.size();
+  if (!session.replay_plan) {
+    return fmt::format("{} launches timed outside ncu ({}): {} or fewer, every launch replayed",
+                       launches, RoundLayout::k_timeline, k_two_tier_threshold);
+  }
+  const ReplayPlan& plan = *session.replay_plan;
+  std::size_t replayed = 0;
+  for (auto at = session.log_text.find("==PROF== Profiling"); at != std::string::npos;
+       at = session.log_text.find("==PROF== Profiling", at + 1)) {
+    ++replayed;
+  }
+  std::string note =
+      fmt::format("{} launches of {} distinct kernels timed outside ncu ({}); ncu was asked for {} "
+                  "representatives (--max-replayed {}) and replayed {}",
+                  launches, plan.shapes.size(), RoundLayout::k_timeline, plan.planned,
+                  plan.max_replayed, replayed);
+  if (!session.capture) {
+    note += ", then ended without rows (" +
+            (session.started ? session.process.describe() : std::string("not started")) +
+            "): this round holds the timeline, not metrics";
+  }
+  return note;
+}
+
 SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& plan,
                            std::size_t position, double lock_wait_seconds,
                            const fs::path& session_dir, const fs::path& round_dir) {
@@ -98,6 +133,7 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
   facts.session_wall_seconds = session.process.wall.count();
   facts.standby = session.standby;
   facts.standby_unavailable = session.standby_unavailable;
+  facts.timeline = timeline_note(session);
   facts.source_export_seconds = session.source_export_seconds;
   std::error_code ec;
   facts.session_dir = fs::relative(session_dir, round_dir, ec).string();
@@ -129,6 +165,7 @@ SessionFacts session_facts(const SessionOutcome& session, const HarnessPlan& pla
         facts.compiled_ahead = s.compiled_ahead;
         facts.compile_wait_seconds = s.compile_wait_seconds;
         facts.compile_seconds = s.compile_seconds;
+        facts.truth = TruthEvidence{s.check, s.timing, s.reference};
       }
     }
   }
@@ -163,6 +200,9 @@ struct CandidateWork {
   std::optional<SessionFacts> facts;
   std::optional<SourcePage> source_page; ///< the session's source page (--source)
   std::optional<Error> source_error;     ///< why it is missing although asked for
+  /// Many launches: the call's timeline and, for a call replayed in two tiers, the plan.
+  std::optional<Timeline> timeline;
+  std::optional<ReplayPlan> replay_plan;
 };
 
 /// The GPU work of a round: the candidates spread round-robin over the GPUs, one thread per
@@ -306,6 +346,8 @@ private:
           work.capture = session.capture;
           work.source_page = session.source_page;
           work.source_error = session.source_error;
+          work.timeline = session.timeline;
+          work.replay_plan = session.replay_plan;
         }
         work.facts =
             session_facts(session, request.plan, p, lock_wait, request.work_dir, m_staged.dir());
@@ -460,6 +502,24 @@ Json candidate_report(const KernelProfiler& profiler, const CandidateWork& work,
         built_from(work, metadata.candidate, final_dir, profiler.options().select.kernel_filters);
   }
   Json report = build_report(*work.capture, analysis, profiler.metric_set(), metadata.to_json());
+  if (work.timeline && work.replay_plan) {
+    report["workload"] = workload_json(*work.timeline, *work.replay_plan, *work.capture,
+                                       candidate_range(metadata.candidate.value_or(0)));
+  }
+  if (work.facts && work.facts->truth) {
+    // A call replayed in two tiers: its kernels[] hold only the replayed launches, so the call's
+    // kernel time is the timeline's (workload.kernel_time_us, every launch).
+    const ReportView view(report);
+    const Json* workload = report.contains("workload") ? &report["workload"] : nullptr;
+    const std::optional<double> kernel_ns =
+        workload != nullptr ? std::optional<double>(workload->value("kernel_time_us", 0.0) * 1000.0)
+                            : view.total_duration_ns();
+    const int launches = workload != nullptr ? workload->value("launches", 0)
+                                             : static_cast<int>(view.launch_count());
+    const std::optional<GpuSpec> spec =
+        analysis.gpu ? analysis.gpu : find_gpu_spec(work.facts->gpu_name);
+    report["truth"] = truth_json(*work.facts->truth, spec, kernel_ns, launches);
+  }
   if (!source) {
     return report;
   }
@@ -611,6 +671,9 @@ Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   settings.lock_dir = options.lock_dir;
   settings.use_sudo = options.use_sudo;
   settings.compile_ahead = environment->compile_ahead;
+  settings.launches = options.launches;
+  settings.budget.max_replayed = options.max_replayed;
+  settings.on_progress = options.on_progress;
   auto runner = make_ncu_session_runner(std::move(settings));
   return KernelProfiler(std::move(options), std::move(ncu).value(), std::move(python).value(),
                         std::move(runner));
@@ -718,6 +781,17 @@ SessionRequest KernelProfiler::session_request(const fs::path& problem, int gpu,
   request.plan.profiled_call_lock = m_options.lock_dir / k_profiled_call_lock_file;
   request.plan.early_primer = true;
   request.plan.compile_ahead_max_wait_seconds = compile_ahead_max_wait_seconds(m_options.timeout);
+  if (m_options.check || m_options.timing) {
+    TruthPlan truth;
+    truth.check = m_options.check;
+    truth.timing = m_options.timing;
+    truth.reference = m_options.timing;
+    truth.budget_seconds = m_options.timing_budget_ms / 1000.0;
+    truth.max_repetitions = m_options.timing_repetitions;
+    truth.atol = m_options.atol;
+    truth.rtol = m_options.rtol;
+    request.plan.truth = truth;
+  }
   request.gpu = gpu;
   request.set_visible_devices = set_visible;
   request.timeout = m_options.timeout;
@@ -765,7 +839,7 @@ Result<RoundResult> KernelProfiler::run_round(const fs::path& problem_in,
   if (!writer) {
     return std::move(writer).error();
   }
-  if (auto written = write_file_atomic(writer->staging().script(), harness_script()); !written) {
+  if (auto written = write_harness_script(writer->staging().script()); !written) {
     return written.error();
   }
 

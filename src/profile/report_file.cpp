@@ -266,7 +266,8 @@ Result<ReportFileParts> read_capture(const CaptureRequest& request, Json run) {
                         std::move(page),
                         page_file.value_or(fs::path()),
                         request.triton_cache,
-                        false};
+                        false,
+                        std::nullopt};
   if (parts.triton_cache.empty()) {
     parts.triton_cache = triton_cache_dir();
   }
@@ -340,6 +341,9 @@ Result<ReportFileParts> reanalyse(const ReportFileRequest& request, const fs::pa
   }
   parts->run["reanalysis"] = reanalysis;
   parts->reanalysis = true;
+  if (const Json* workload = json_read::member(*loaded, "workload"); workload != nullptr) {
+    parts->workload = *workload;
+  }
   return parts;
 }
 
@@ -424,6 +428,9 @@ Result<ReportFileParts> read_report_file(const ReportFileRequest& request) {
 
 Result<Json> report_file_document(const ReportFileParts& parts) {
   Json doc = build_report(parts.capture, parts.analysis, parts.metrics, parts.run);
+  if (parts.workload) {
+    doc["workload"] = *parts.workload;
+  }
   if (!parts.source_page) {
     return doc;
   }

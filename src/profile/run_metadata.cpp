@@ -54,6 +54,9 @@ Json CandidateMetadata::to_json() const {
     if (!session->standby_unavailable.empty()) {
       out["standby_unavailable"] = session->standby_unavailable;
     }
+    if (!session->timeline.empty()) {
+      out["timeline"] = session->timeline;
+    }
     if (session->has_harness) {
       out["harness_setup_seconds"] = session->harness_setup_seconds;
       out["harness_inputs_seconds"] = session->harness_inputs_seconds;

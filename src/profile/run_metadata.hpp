@@ -14,6 +14,7 @@
 #include "kprof/json_file.hpp"
 #include "kprof/report_file.hpp"
 #include "kprof/status.hpp"
+#include "kprof/truth.hpp"
 
 namespace kprof {
 
@@ -69,6 +70,9 @@ struct SessionFacts {
   /// The session ran on a standby (session_wall_seconds then counts from the hand-over).
   bool standby = false;
   std::string standby_unavailable; ///< SessionOutcome::standby_unavailable
+  /// Many launches: what the call's timeline holds and what ncu's replays did, or why there is
+  /// no timeline (timeline_note); empty for a session without one.
+  std::string timeline;
   /// The candidate's own cast, when the harness reported it: what it applied (the run's "cast"
   /// stays the word asked for, e.g. "auto") and why.
   std::optional<CastDtype> cast_applied;
@@ -76,6 +80,8 @@ struct SessionFacts {
   std::string compiled_ahead;      ///< HarnessCandidateStatus::compiled_ahead
   double compile_wait_seconds = 0; ///< HarnessCandidateStatus::compile_wait_seconds
   double compile_seconds = 0;      ///< HarnessCandidateStatus::compile_seconds
+  /// What the harness measured beside the counters (check, timing, reference), when it did.
+  std::optional<TruthEvidence> truth;
 };
 
 /// One candidate's "metadata" block of report.json / error.json.

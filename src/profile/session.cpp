@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <functional>
 #include <future>
 #include <map>
 #include <mutex>
@@ -40,7 +41,7 @@ std::vector<std::string> preserved_env_names() {
 
 /// The compile workers of one session: `harness.py PLAN --compile-worker` processes beside the
 /// harness, outside ncu and seeing no GPU, that compile the later candidates' Triton kernels
-/// while the earlier ones run (templates/harness.py, run_compile_worker). A worker that is
+/// while the earlier ones run (templates/kprof_harness/compile_worker.py). A worker that is
 /// still running when the session ends (one waiting for a harness that failed before it
 /// published its target) is stopped with its process group; all are reaped by stop().
 class CompileWorkers {
@@ -74,6 +75,102 @@ private:
   std::vector<std::future<Result<ProcessResult>>> m_done;
 };
 
+/// The first line of a two-tier session: what the timeline found and what will be replayed.
+std::string plan_line(const Timeline& timeline, const ReplayPlan& plan,
+                      std::chrono::steady_clock::time_point started) {
+  double covered = 0;
+  std::size_t kept = 0;
+  for (const KernelShape& shape : plan.shapes) {
+    if (!shape.planned.empty()) {
+      covered += shape.total_us;
+      ++kept;
+    }
+  }
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::string line = fmt::format(
+      "{} launches of {} distinct kernels timed ({:.1f} s); replaying {} launches of {} kernels, "
+      "{:.0f}% of the kernel time",
+      timeline.launches.size(), plan.shapes.size(), elapsed, plan.planned, kept,
+      plan.kernel_us > 0 ? 100.0 * covered / plan.kernel_us : 0.0);
+  if (kept < plan.shapes.size()) {
+    line += fmt::format(" (--max-replayed {} leaves {} out)", plan.max_replayed,
+                        plan.shapes.size() - kept);
+  }
+  return line;
+}
+
+/// Progress of a session that replays a plan: a thread that counts ncu's `==PROF== Profiling`
+/// lines in its log and reports replays done of planned, the time so far and an estimate of
+/// what is left, each time the count changes (at most every half second).
+class ReplayProgress {
+public:
+  ReplayProgress(fs::path log, std::size_t planned, std::chrono::steady_clock::time_point started,
+                 std::function<void(const std::string&)> report)
+      : m_log(std::move(log)), m_planned(planned), m_started(started), m_report(std::move(report)) {
+    if (m_report) {
+      m_thread = std::thread([this] { watch(); });
+    }
+  }
+  ReplayProgress(const ReplayProgress&) = delete;
+  ReplayProgress& operator=(const ReplayProgress&) = delete;
+  ReplayProgress(ReplayProgress&&) = delete;
+  ReplayProgress& operator=(ReplayProgress&&) = delete;
+  ~ReplayProgress() {
+    m_stop.store(true);
+    if (m_thread.joinable()) {
+      m_thread.join();
+    }
+  }
+
+private:
+  void watch() {
+    std::size_t reported = 0;
+    std::optional<std::chrono::steady_clock::time_point> first_replay;
+    while (!m_stop.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      const std::size_t done = replays_logged();
+      if (done == reported) {
+        continue;
+      }
+      const auto now = std::chrono::steady_clock::now();
+      if (!first_replay) {
+        first_replay = now;
+      }
+      const double elapsed = std::chrono::duration<double>(now - m_started).count();
+      const double replaying = std::chrono::duration<double>(now - *first_replay).count();
+      std::string left;
+      if (done > 1 && done < m_planned) {
+        left = fmt::format(", about {:.0f} s left", replaying / static_cast<double>(done - 1) *
+                                                        static_cast<double>(m_planned - done));
+      }
+      m_report(
+          fmt::format("replayed {} of {} launches, {:.1f} s{}", done, m_planned, elapsed, left));
+      reported = done;
+    }
+  }
+
+  std::size_t replays_logged() const {
+    auto text = read_file(m_log);
+    if (!text) {
+      return 0;
+    }
+    std::size_t count = 0;
+    for (auto at = text->find("==PROF== Profiling"); at != std::string::npos;
+         at = text->find("==PROF== Profiling", at + 1)) {
+      ++count;
+    }
+    return count;
+  }
+
+  fs::path m_log;
+  std::size_t m_planned;
+  std::chrono::steady_clock::time_point m_started;
+  std::function<void(const std::string&)> m_report;
+  std::atomic<bool> m_stop{false};
+  std::thread m_thread;
+};
+
 /// What a standby was prepared for; a request with another key cannot use it.
 struct StandbyKey {
   fs::path problem;
@@ -85,6 +182,7 @@ struct StandbyKey {
   std::uint64_t seed = 0;
   int gpu = 0;
   bool set_visible_devices = false;
+  std::optional<TruthPlan> truth; ///< read by the harness at its start
   bool operator==(const StandbyKey&) const = default;
 };
 
@@ -100,6 +198,7 @@ StandbyKey key_of(const SessionRequest& request) {
   key.seed = request.plan.seed;
   key.gpu = request.gpu;
   key.set_visible_devices = request.set_visible_devices;
+  key.truth = request.plan.truth;
   return key;
 }
 
@@ -277,8 +376,10 @@ public:
 private:
   /// The ncu argv for a session in `dir` running `script` with the plan in `dir` (making the
   /// session's empty section folder when it collects metrics only).
-  std::vector<std::string> argv_for(const fs::path& dir, const fs::path& script) const {
+  std::vector<std::string> argv_for(const fs::path& dir, const fs::path& script,
+                                    std::vector<std::string> launch_filters = {}) const {
     NcuCommand command;
+    command.launch_filters = std::move(launch_filters);
     command.ncu = m_settings.ncu;
     command.metrics = m_settings.metrics;
     command.nvtx_include = nvtx_include_for_ranges();
@@ -306,8 +407,8 @@ private:
     spec.argv = argv;
     spec.timeout = request.timeout;
     spec.cwd = dir;
-    // The harness watches this process too (templates/harness.py, die_with_owner): ncu may run
-    // it under a process of its own that a `kill -9` of kprof does not reach.
+    // The harness watches this process too (templates/kprof_harness/lifetime.py, die_with_owner):
+    // ncu may run it under a process of its own that a `kill -9` of kprof does not reach.
     spec.env_set = {{"PYTHONUNBUFFERED", "1"},
                     {"PYTHONDONTWRITEBYTECODE", "1"},
                     {"KPROF_OWNER_PID", std::to_string(::getpid())}};
@@ -344,6 +445,11 @@ private:
   /// Today's path: a fresh harness under ncu for this session alone, with compile workers
   /// beside it when it compiles ahead.
   SessionOutcome run_cold(const SessionRequest& request) const {
+    const auto first = static_cast<std::size_t>(std::max(0, request.plan.first_candidate));
+    if (m_settings.launches == LaunchTiers::automatic &&
+        request.plan.candidates.size() == first + 1 && !request.plan.standby_fifo) {
+      return run_with_timeline(request);
+    }
     const fs::path log_path = request.work_dir / RoundLayout::k_ncu_log;
     std::error_code ignored;
     fs::remove(request.plan.status_file, ignored);
@@ -360,6 +466,118 @@ private:
     }
     return finish(request.work_dir, request.plan.status_file, std::move(argv),
                   std::move(process).value());
+  }
+
+  /// Many launches (issue 42, docs/harness.md): the session starts as run_cold's, gated before
+  /// its profiled call, while the harness's timeline mode times every launch of the call outside
+  /// ncu. A call of k_two_tier_threshold launches or fewer lets the session go on (every launch
+  /// replayed, as without the timeline, and no later); a longer one stops it and replays only
+  /// the plan's representatives in a second session.
+  SessionOutcome run_with_timeline(const SessionRequest& request) const {
+    const fs::path& dir = request.work_dir;
+    const fs::path timeline_path = dir / RoundLayout::k_timeline;
+    const fs::path gate = dir / RoundLayout::k_timeline_gate;
+    std::error_code ignored;
+    for (const fs::path& stale :
+         {request.plan.status_file, dir / RoundLayout::k_ncu_log, timeline_path, gate}) {
+      fs::remove(stale, ignored);
+    }
+    SessionRequest gated = request;
+    gated.plan.timeline_gate = gate;
+    gated.plan.timeline_gate_max_wait_seconds = static_cast<double>(request.timeout.count());
+    std::vector<std::string> argv = argv_for(dir, request.script);
+    CompileWorkers workers; // a session of one candidate has none
+    if (auto plan = write_plan(gated, workers, PlanReaders::harness_and_workers); !plan) {
+      return unstarted_session(std::move(argv), plan.error());
+    }
+    const auto started = std::chrono::steady_clock::now();
+    ProcessSpec timeline_spec =
+        spec_for({m_settings.python.string(), request.script.string(),
+                  (dir / RoundLayout::k_plan).string(), "--timeline", timeline_path.string()},
+                 dir, request);
+    timeline_spec.max_captured_bytes = 64U << 10U;
+    auto timeline_done =
+        std::async(std::launch::async, [timeline_spec] { return run_process(timeline_spec); });
+    ProcessSpec gated_spec = spec_for(argv, dir, request);
+    gated_spec.control = std::make_shared<ProcessControl>();
+    auto gated_done =
+        std::async(std::launch::async, [gated_spec] { return run_process(gated_spec); });
+
+    Result<Timeline> timeline = read_timeline(timeline_path, timeline_done.get());
+    if (!timeline || !needs_two_tiers(*timeline) || cancellation_requested()) {
+      if (auto opened = write_file_atomic(gate, "go on\n"); !opened) {
+        gated_spec.control->stop.store(true); // a harness never let go would wait its limit
+      }
+      auto process = gated_done.get();
+      SessionOutcome outcome = process ? finish(dir, request.plan.status_file, std::move(argv),
+                                                std::move(process).value())
+                                       : unstarted_session(std::move(argv), process.error());
+      keep_timeline(outcome, std::move(timeline));
+      return outcome;
+    }
+    gated_spec.control->stop.store(true);
+    (void)gated_done.get();
+
+    ReplayPlan replay = plan_replays(*timeline, m_settings.budget);
+    progress(plan_line(*timeline, replay, started));
+    for (const fs::path& stale : {request.plan.status_file, dir / RoundLayout::k_ncu_log}) {
+      fs::remove(stale, ignored);
+    }
+    argv = argv_for(dir, request.script, replay_filter_args(replay));
+    if (auto plan = write_plan(request, workers, PlanReaders::harness_and_workers); !plan) {
+      return unstarted_session(std::move(argv), plan.error());
+    }
+    Result<ProcessResult> process = [&] {
+      const ReplayProgress watch(dir / RoundLayout::k_ncu_log, replay.planned, started,
+                                 m_settings.on_progress);
+      return run_process(spec_for(argv, dir, request));
+    }();
+    SessionOutcome outcome =
+        process ? finish(dir, request.plan.status_file, std::move(argv), std::move(process).value())
+                : unstarted_session(std::move(argv), process.error());
+    keep_timeline(outcome, std::move(timeline));
+    outcome.replay_plan = std::move(replay);
+    return outcome;
+  }
+
+  /// The timeline the harness wrote at `path`, or why there is none.
+  static Result<Timeline> read_timeline(const fs::path& path,
+                                        const Result<ProcessResult>& process) {
+    if (!process) {
+      return process.error();
+    }
+    auto text = read_file(path);
+    if (!text) {
+      return make_error(ErrorCategory::program_crashed,
+                        fmt::format("the timeline process wrote no {} (exit code {}): {}",
+                                    path.filename().string(), process->exit_code,
+                                    last_line(process->err)));
+    }
+    return parse_timeline(*text, path.string());
+  }
+
+  static std::string last_line(const std::string& text) {
+    const auto end = text.find_last_not_of('\n');
+    if (end == std::string::npos) {
+      return "no output";
+    }
+    const auto newline = text.rfind('\n', end);
+    const std::size_t start = newline == std::string::npos ? 0 : newline + 1;
+    return text.substr(start, end - start + 1);
+  }
+
+  static void keep_timeline(SessionOutcome& outcome, Result<Timeline> timeline) {
+    if (timeline) {
+      outcome.timeline = std::move(timeline).value();
+    } else {
+      outcome.timeline_error = timeline.error();
+    }
+  }
+
+  void progress(const std::string& line) const {
+    if (m_settings.on_progress) {
+      m_settings.on_progress(line);
+    }
   }
 
   /// The directory where a session's harness and compile workers meet, made empty and private,
@@ -578,8 +796,8 @@ private:
     if (::mkfifo(standby->fifo.c_str(), 0600) != 0) {
       return;
     }
-    const fs::path script = standby->dir / "harness.py";
-    if (!write_file_atomic(script, harness_script())) {
+    const fs::path script = standby->dir / RoundLayout::k_harness_script;
+    if (!write_harness_script(script)) {
       return;
     }
     HarnessPlan plan = request.plan;

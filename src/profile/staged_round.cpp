@@ -159,7 +159,12 @@ Result<void> StagedRound::write_report(int index, const ReportSource& report) co
       return committed;
     }
   }
-  return write_file_atomic(dir / RoundLayout::k_metrics_csv, report_csv_text(report));
+  auto csv = AtomicFile::create(dir / RoundLayout::k_metrics_csv);
+  if (!csv) {
+    return std::move(csv).error();
+  }
+  write_report_csv(report, [&csv](std::string_view piece) { csv->write(piece); });
+  return csv->commit();
 }
 
 Result<void> StagedRound::write_error(int index, const Json& failure) const {

@@ -178,25 +178,36 @@ std::unique_ptr<Sink> make_csv_sink() {
 namespace kprof {
 
 std::string report_csv_text(const ReportSource& report) {
+  std::string text;
+  write_report_csv(report, [&text](std::string_view piece) { text += piece; });
+  return text;
+}
+
+void write_report_csv(const ReportSource& report, const TextOut& out) {
   using report_detail::printable_copy;
+  constexpr std::size_t k_piece = std::size_t{1} << 20U;
   // The text sinks' edge (make_sink's PrintableSink): every string made printable, here one
   // launch at a time.
   const std::optional<Json> outline = printable_copy(report.outline());
   const std::vector<report_detail::CsvColumn> columns =
       report_detail::metric_columns(outline ? *outline : report.outline(), report);
-  std::string out;
+  std::string text;
   std::vector<std::string> cells{"kernel", "id", "nvtx_range", "grid", "block"};
   for (const report_detail::CsvColumn& column : columns) {
     cells.push_back(column.header);
   }
-  report_detail::append_row(out, cells);
+  report_detail::append_row(text, cells);
   report.for_each_launch(
       [&](const Json& launch) {
         const std::optional<Json> escaped = printable_copy(launch);
-        report_detail::append_launch(out, escaped ? *escaped : launch, columns, cells);
+        report_detail::append_launch(text, escaped ? *escaped : launch, columns, cells);
+        if (text.size() >= k_piece) {
+          out(text);
+          text.clear();
+        }
       },
       false);
-  return out;
+  out(text);
 }
 
 } // namespace kprof

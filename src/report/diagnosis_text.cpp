@@ -152,19 +152,21 @@ std::string fix_first_text(const Json& kernel, std::size_t top, std::string_view
   std::string out = fmt::format("{}What to fix first:\n", indent);
   for (std::size_t i = 0; i < causes.size() && i < top; ++i) {
     const CauseText& cause = causes[i];
+    const std::string number = fmt::format("{}{}. ", indent, i + 1);
     if (width == 0) {
-      out += fmt::format("{}{}. {}\n", indent, i + 1, cause_line(cause));
+      out += number + cause_line(cause) + "\n";
       if (!cause.fix.empty()) {
         out += fmt::format("{}   Fix: {}\n", indent, cause.fix);
       }
       continue;
     }
-    const std::string estimate =
-        cause.estimate_pct ? format_fixed(*cause.estimate_pct, 0) + "%" : std::string("-");
-    out +=
-        fit(fmt::format("{}{}. {:>4} {} [{}]", indent, i + 1, estimate, cause.title, cause.source),
-            width) +
-        "\n";
+    // The table: the same line, wrapped whole under its number, so that the figure at its end
+    // is never cut.
+    const std::size_t hang = display_width(number);
+    out += wrapped_text(number, cause_line(cause), width, hang);
+    if (!cause.fix.empty()) {
+      out += wrapped_text(std::string(hang, ' ') + "Fix:", cause.fix, width, hang);
+    }
   }
   if (causes.size() > top) {
     out += fmt::format("{}({} more in kernels[].diagnosis)\n", indent, causes.size() - top);
@@ -229,7 +231,27 @@ std::string wrapped_text(std::string_view prefix, std::string_view text, std::si
   return out + line + "\n";
 }
 
+std::string html_code_spans(std::string_view escaped) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < escaped.size()) {
+    const std::size_t open = escaped.find('`', start);
+    const std::size_t close = open == std::string_view::npos ? open : escaped.find('`', open + 1);
+    if (close == std::string_view::npos) {
+      break;
+    }
+    out.append(escaped.substr(start, open - start));
+    out += "<code>";
+    out.append(escaped.substr(open + 1, close - open - 1));
+    out += "</code>";
+    start = close + 1;
+  }
+  out.append(escaped.substr(std::min(start, escaped.size())));
+  return out;
+}
+
 std::string diagnosis_html(const Json& kernel, const HtmlEscape& escape) {
+  const auto prose = [&escape](std::string_view text) { return html_code_spans(escape(text)); };
   const std::vector<CauseText> causes = cause_texts(kernel);
   const std::vector<std::string> notes = diagnosis_notes(kernel);
   if (causes.empty() && notes.empty()) {
@@ -258,9 +280,9 @@ std::string diagnosis_html(const Json& kernel, const HtmlEscape& escape) {
           "<tr class=\"cause\" data-category=\"{}\"><td class=\"num\">{}</td><td>{}{}<details>"
           "<summary>evidence</summary><ul>{}</ul></details></td><td class=\"mono\">{}{}</td>"
           "<td>{}</td><td class=\"mono\">{}</td></tr>",
-          escape(cause.category), rank, escape(cause.title),
+          escape(cause.category), rank, prose(cause.title),
           cause.fix.empty() ? std::string()
-                            : "<div class=\"fix\">Fix: " + escape(cause.fix) + "</div>",
+                            : "<div class=\"fix\">Fix: " + prose(cause.fix) + "</div>",
           evidence, escape(cause.where),
           (cause.code.empty() ? std::string()
                               : "<div class=\"code\">" + escape(cause.code) + "</div>") +
@@ -275,7 +297,7 @@ std::string diagnosis_html(const Json& kernel, const HtmlEscape& escape) {
     out += "</tbody></table>";
   }
   for (const std::string& note : notes) {
-    out += "<p class=\"muted\">" + escape(note) + "</p>";
+    out += "<p class=\"muted\">" + prose(note) + "</p>";
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // validated when read back, and handed to the sinks.
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -407,6 +408,10 @@ launches_by_name(const Capture& capture, const Analysis& analysis) {
   return by_name;
 }
 
+Json agent_record(const Capture& capture, const KernelRecord& record, const MetricSet& set) {
+  return kernel_agent_record(capture, record, set);
+}
+
 void for_each_agent_entry(const Capture& capture, const Analysis& analysis, const MetricSet& set,
                           const std::function<void(const std::string&, Json)>& each) {
   for (const auto& [name, launches] : launches_by_name(capture, analysis)) {
@@ -552,30 +557,144 @@ Json build_report_of_representatives(const Capture& capture, const Analysis& ana
   const report_detail::DiagnosisContext diagnosis(capture, analysis.gpu, metrics.name,
                                                   doc["metadata"]);
   // Per name, its launch the way ReportView picks one: the first, replaced by a later launch
-  // only when that one is strictly longer. One entry per name is held at a time.
+  // only when that one is strictly longer. Compared without their diagnosis (which does not
+  // change a duration), made whole once picked.
   struct Kept {
-    Json launch;
+    std::size_t index = 0;
     std::optional<double> duration_ns;
   };
   std::vector<Kept> kept;
   std::unordered_map<std::string, std::size_t> slot_of;
   for (const std::size_t index : analysis.selected) {
     const KernelRecord& record = capture.kernels[index];
-    Json launch = kernel_json(capture, record, keys, &diagnosis);
-    const std::optional<double> duration = ReportView::launch_duration_ns(launch);
+    const std::optional<double> duration =
+        ReportView::launch_duration_ns(kernel_json(capture, record, keys, nullptr));
     const auto [slot, first] = slot_of.try_emplace(record.name, kept.size());
     if (first) {
-      kept.push_back(Kept{std::move(launch), duration});
+      kept.push_back(Kept{index, duration});
       continue;
     }
     Kept& held = kept[slot->second];
     if (duration && (!held.duration_ns || *duration > *held.duration_ns)) {
-      held = Kept{std::move(launch), duration};
+      held = Kept{index, duration};
     }
   }
   Json& kernels = doc["kernels"];
-  for (Kept& entry : kept) {
-    kernels.push_back(std::move(entry.launch));
+  for (const Kept& entry : kept) {
+    kernels.push_back(kernel_json(capture, capture.kernels[entry.index], keys, &diagnosis));
+  }
+  return doc;
+}
+
+namespace {
+
+/// Picks each kernel name's representative launch the way ReportView does (the first, replaced
+/// by a later launch only when that one is strictly longer), names in the order of their first
+/// launch: what report_outline() and parse_report_outline() keep of kernels[].
+class RepresentativePicker {
+public:
+  /// Offers the next launch: the slot it takes (the index of its name), or nullopt when the
+  /// launch already kept for its name stays.
+  std::optional<std::size_t> offer(const Json& launch) {
+    const std::optional<double> duration = ReportView::launch_duration_ns(launch);
+    const auto [slot, first] =
+        m_slot_of.try_emplace(json_read::text_at(launch, "name"), m_durations.size());
+    if (first) {
+      m_durations.push_back(duration);
+      return slot->second;
+    }
+    std::optional<double>& held = m_durations[slot->second];
+    if (duration && (!held || *duration > *held)) {
+      held = duration;
+      return slot->second;
+    }
+    return std::nullopt;
+  }
+
+private:
+  std::unordered_map<std::string, std::size_t> m_slot_of;
+  std::vector<std::optional<double>> m_durations;
+};
+
+/// Puts `launch` into slot `slot` of `kept` (a new slot is the next one).
+template <class Launch>
+void keep_in_slot(std::vector<Launch>& kept, std::size_t slot, Launch launch) {
+  if (slot == kept.size()) {
+    kept.push_back(std::move(launch));
+  } else {
+    kept[slot] = std::move(launch);
+  }
+}
+
+} // namespace
+
+Json report_outline(const Json& report) {
+  if (!report.is_object()) {
+    return report;
+  }
+  Json out = Json::object();
+  for (const auto& [key, value] : report.items()) {
+    if (key == "kernels" && value.is_array()) {
+      RepresentativePicker picker;
+      std::vector<const Json*> kept;
+      for (const Json& launch : value) {
+        if (const std::optional<std::size_t> slot = picker.offer(launch)) {
+          keep_in_slot(kept, *slot, &launch);
+        }
+      }
+      Json kernels = Json::array();
+      for (const Json* launch : kept) {
+        kernels.push_back(*launch);
+      }
+      out[key] = std::move(kernels);
+    } else if (key == "metrics" && value.is_object()) {
+      out[key] = Json::object();
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+Result<Json> parse_report_outline(std::istream& in) {
+  RepresentativePicker picker;
+  std::vector<Json> kept;
+  std::string member;    // the top-level member being read
+  bool launches = false; // it is kernels[], an array: its elements are launches
+  const Json::parser_callback_t keep = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    if (depth == 1 && event == Json::parse_event_t::key) {
+      member = parsed.is_string() ? parsed.get<std::string>() : std::string();
+      launches = false;
+      return true;
+    }
+    if (depth == 1 && event == Json::parse_event_t::array_start) {
+      launches = member == "kernels";
+      return true;
+    }
+    if (depth == 2 && event == Json::parse_event_t::key && member == "metrics") {
+      return false; // the KernelAgent metrics' members: not built, the object stays in its place
+    }
+    const bool element = event == Json::parse_event_t::object_end ||
+                         event == Json::parse_event_t::array_end ||
+                         event == Json::parse_event_t::value;
+    if (depth == 2 && element && launches) {
+      if (const std::optional<std::size_t> slot = picker.offer(parsed)) {
+        keep_in_slot(kept, *slot, std::move(parsed));
+      }
+      return false; // out of the tree: the outline's kernels[] is `kept`
+    }
+    return true;
+  };
+  Json doc;
+  try {
+    doc = Json::parse(in, keep);
+  } catch (const Json::parse_error& error) {
+    return make_error(ErrorCategory::malformed_input, error.what());
+  }
+  if (doc.is_object()) {
+    if (const auto kernels = doc.find("kernels"); kernels != doc.end() && kernels->is_array()) {
+      *kernels = Json(std::move(kept));
+    }
   }
   return doc;
 }
@@ -694,14 +813,46 @@ std::string what_document_is(const Json& doc) {
 
 } // namespace
 
-Result<Json> load_report(const std::filesystem::path& path) {
-  const std::string context = fmt::format("while reading report {}", path.string());
+namespace {
+
+/// load_report's refusal of a directory.
+std::optional<Error> directory_error(const std::filesystem::path& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return make_error(ErrorCategory::input_not_found,
-                      fmt::format("{} is a directory, not a report file (a run directory? compare "
-                                  "two of its rounds with `kprof diff DIR A B`)",
-                                  path.string()));
+  if (!std::filesystem::is_directory(path, ec)) {
+    return std::nullopt;
+  }
+  return make_error(ErrorCategory::input_not_found,
+                    fmt::format("{} is a directory, not a report file (a run directory? compare "
+                                "two of its rounds with `kprof diff DIR A B`)",
+                                path.string()));
+}
+
+/// load_report's words for `text`, the file, when it is no JSON.
+Error not_json_error(const std::filesystem::path& path, std::string_view text,
+                     std::string_view parse_error) {
+  return make_error(ErrorCategory::malformed_input,
+                    fmt::format("{} is not a kprof report: {}", path.string(),
+                                what_text_is(text, path, parse_error)));
+}
+
+/// `doc` when it is a report this kprof reads, else load_report's words for what it is.
+Result<Json> checked_report(Json doc, const std::filesystem::path& path) {
+  if (Result<void> checked = validate_report(doc); !checked.ok()) {
+    if (const std::string what = what_document_is(doc); !what.empty()) {
+      return make_error(ErrorCategory::malformed_input,
+                        fmt::format("{} is not a kprof report: {}", path.string(), what),
+                        checked.error().message);
+    }
+    return checked.error().with_context(fmt::format("while reading report {}", path.string()));
+  }
+  return doc;
+}
+
+} // namespace
+
+Result<Json> load_report(const std::filesystem::path& path) {
+  if (auto refused = directory_error(path)) {
+    return *refused;
   }
   Result<std::string> text = read_file(path);
   if (!text.ok()) {
@@ -711,19 +862,33 @@ Result<Json> load_report(const std::filesystem::path& path) {
   try {
     doc = Json::parse(text.value());
   } catch (const Json::parse_error& error) {
-    return make_error(ErrorCategory::malformed_input,
-                      fmt::format("{} is not a kprof report: {}", path.string(),
-                                  what_text_is(*text, path, error.what())));
+    return not_json_error(path, *text, error.what());
   }
-  if (Result<void> checked = validate_report(doc); !checked.ok()) {
-    if (const std::string what = what_document_is(doc); !what.empty()) {
-      return make_error(ErrorCategory::malformed_input,
-                        fmt::format("{} is not a kprof report: {}", path.string(), what),
-                        checked.error().message);
+  return checked_report(std::move(doc), path);
+}
+
+Result<Json> load_report_outline(const std::filesystem::path& path) {
+  if (auto refused = directory_error(path)) {
+    return *refused;
+  }
+  std::error_code ec;
+  std::ifstream in;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    in.open(path, std::ios::binary);
+  }
+  if (!in) {
+    return load_report(path); // its words for a missing, unreadable or special file
+  }
+  auto outline = parse_report_outline(in);
+  if (!outline) {
+    // The text, to say what it is instead (never its tree).
+    Result<std::string> text = read_file(path);
+    if (!text.ok()) {
+      return Error(text.error());
     }
-    return checked.error().with_context(context);
+    return not_json_error(path, *text, outline.error().message);
   }
-  return doc;
+  return checked_report(std::move(outline).value(), path);
 }
 
 std::string_view to_string(Format format) {

@@ -128,9 +128,14 @@ std::string command_line(const Json& argv) {
   return text;
 }
 
-std::string meta_row(std::string_view label, const std::string& value, std::string_view cls = {}) {
+/// One fact of the header; "" when `value` is empty, whose label then joins `missing` (a
+/// report made from a capture file knows neither ncu's version nor its command: one line says
+/// so, not three rows).
+std::string meta_row(std::vector<std::string>& missing, std::string_view label,
+                     const std::string& value, std::string_view cls = {}) {
   if (value.empty()) {
-    return fmt::format("<dt>{}</dt><dd class=\"muted\">not recorded</dd>", label);
+    missing.emplace_back(label);
+    return {};
   }
   return fmt::format("<dt>{}</dt><dd{}>{}</dd>", label,
                      cls.empty() ? std::string() : fmt::format(" class=\"{}\"", cls), esc(value));
@@ -158,21 +163,27 @@ std::string header_facts(const Json& doc) {
     set_name = text_at(*set, "name");
   }
   const Json* argv = member(md, "argv");
+  std::vector<std::string> missing;
   std::string out = "<dl class=\"meta\">";
-  out += meta_row("GPU", gpu);
-  out += meta_row("ncu", field("ncu_version"));
-  out += meta_row("kprof", field("kprof_version"));
-  out += meta_row("clock control", field("clock_control"));
-  out += meta_row("metric set", set_name);
-  out += meta_row("date", field("generated_at"));
-  out += meta_row("command", argv != nullptr ? command_line(*argv) : std::string(), "mono");
-  out += meta_row("source", field("source"), "mono");
+  out += meta_row(missing, "GPU", gpu);
+  out += meta_row(missing, "ncu", field("ncu_version"));
+  out += meta_row(missing, "kprof", field("kprof_version"));
+  out += meta_row(missing, "clock control", field("clock_control"));
+  out += meta_row(missing, "metric set", set_name);
+  out += meta_row(missing, "date", field("generated_at"));
+  out +=
+      meta_row(missing, "command", argv != nullptr ? command_line(*argv) : std::string(), "mono");
+  out += meta_row(missing, "source", field("source"), "mono");
   if (const Json* round = member(md, "round"); round != nullptr) {
     std::string text = value_as_text(*round);
     if (const Json* cand = member(md, "candidate"); cand != nullptr && !cand->is_null()) {
       text += " candidate " + value_as_text(*cand);
     }
-    out += meta_row("round", text);
+    out += meta_row(missing, "round", text);
+  }
+  if (!missing.empty()) {
+    out += fmt::format("<dt>not recorded</dt><dd class=\"muted\">{}</dd>",
+                       esc(fmt::format("{}", fmt::join(missing, ", "))));
   }
   out += "</dl>\n";
   return out;
@@ -551,7 +562,7 @@ std::string hot_lines_table(const Json& kernel) {
   }
   out += "</tbody></table>";
   for (const std::string& note : report_detail::hot_line_notes(kernel)) {
-    out += "<p class=\"muted\">" + esc(note) + "</p>";
+    out += "<p class=\"muted\">" + report_detail::html_code_spans(esc(note)) + "</p>";
   }
   const Json* heat = member(hot, "heat");
   if (heat == nullptr || !heat->is_array() || heat->empty()) {
@@ -594,13 +605,16 @@ std::string kernel_details(const Json& doc, const KernelView& view, const std::s
   }
   const std::optional<double> id = number_at(*kernel, "id");
   const std::string range = text_at(*kernel, "nvtx_range");
-  out += fmt::format("<p class=\"muted\">{} launch{}{}; values of launch {}: grid {}, block {}{}"
-                     "</p>",
-                     group.launch_count, group.launch_count == 1 ? "" : "es",
-                     group.launch_count > 1 ? " (the longest shown)" : "",
-                     id ? format_number(*id) : std::string("?"), esc(dims_text(*kernel, "grid")),
-                     esc(dims_text(*kernel, "block")),
-                     range.empty() ? std::string() : ", NVTX range " + esc(range));
+  // ncu's launch ID numbers the launches of the whole capture from 0, not this kernel's: a
+  // second kernel's only launch is ID 1, so it is named as ncu's, never "launch 1".
+  const std::string ncu_id = id ? "ncu ID " + format_number(*id) : std::string("ncu ID unknown");
+  out +=
+      fmt::format("<p class=\"muted\">{}: grid {}, block {}{}</p>",
+                  group.launch_count == 1 ? "1 launch (" + ncu_id + ")"
+                                          : fmt::format("{} launches; values of the longest ({})",
+                                                        group.launch_count, ncu_id),
+                  esc(dims_text(*kernel, "grid")), esc(dims_text(*kernel, "block")),
+                  range.empty() ? std::string() : ", NVTX range " + esc(range));
   out += report_detail::diagnosis_html(*kernel, &esc);
   out += hot_lines_table(*kernel);
   const std::vector<report_detail::ValueGroup> groups =
@@ -1036,14 +1050,23 @@ std::string escape_html(std::string_view text) {
   return out;
 }
 
-std::string render_report_html(const Json& doc) {
+/// "kprof report: a", "kprof report: a and b", "kprof report: a, b and 3 more kernels": the
+/// report's kernels longest first, so that a two-kernel capture is not titled with one of them.
+std::string report_title(const Json& doc) {
+  const std::vector<ReportKernel> kernels = ReportView(doc).kernels_by_duration();
   std::string title = "kprof report";
-  if (const Json* summary = member(doc, "summary"); summary != nullptr) {
-    const std::string dominant = text_at(*summary, "dominant_kernel");
-    if (!dominant.empty()) {
-      title += ": " + dominant;
-    }
+  for (std::size_t i = 0; i < kernels.size() && i < 2; ++i) {
+    title += (i == 0 ? ": " : kernels.size() == 2 ? " and " : ", ") + kernels[i].name;
   }
+  if (kernels.size() > 2) {
+    title +=
+        fmt::format(" and {} more kernel{}", kernels.size() - 2, kernels.size() == 3 ? "" : "s");
+  }
+  return title;
+}
+
+std::string render_report_html(const Json& doc) {
+  const std::string title = report_title(doc);
   std::string out = page_start(title);
   out += "<header><h1>" + esc(title) + "</h1>" + header_facts(doc) + "</header>\n<main>";
   out += report_body(doc, "", "h2");

@@ -137,45 +137,35 @@ std::vector<ReportKernel> agent_order(const Json& outline) {
   return order;
 }
 
-/// Where a member of the body's `metrics` goes: slot i of agent_order(), or after those.
-constexpr std::size_t k_after_the_known = static_cast<std::size_t>(-1);
-
-/// Reads the report's KernelAgent `metrics` once, one member at a time, and hands `place` each
-/// member the body keeps, as the body holds it: a name of `order` with its slot and its value
-/// typed (typed_record), the first of a repeated name only (as a lookup by name finds it); a
-/// name the summary does not know unchanged, after them, the first of a repeated name only.
+/// The members of the body's `metrics`, in the body's order, each name once (as a lookup by name
+/// finds it): the names of `order` that the report's KernelAgent `metrics` has, with their
+/// kernel (their records are typed, typed_record), then the report's other names in document
+/// order, without one (their records stay as they are).
 void for_each_body_member(
     const ReportSource& report, const std::vector<ReportKernel>& order,
-    const std::function<void(std::size_t slot, const std::string& name, Json value)>& place) {
-  std::unordered_map<std::string, std::size_t> slot_of;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    slot_of.try_emplace(order[i].name, i);
+    const std::function<void(const AgentMember& member, const ReportKernel* kernel)>& place) {
+  const std::vector<AgentMember> members = report.agent_members();
+  std::unordered_map<std::string, std::size_t> member_of;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    member_of.try_emplace(members[i].name, i);
   }
-  std::vector<bool> placed(order.size(), false);
-  std::unordered_set<std::string> others;
-  report.for_each_agent_entry([&](const std::string& name, const Json& entry) {
-    const auto slot = slot_of.find(name);
-    if (slot == slot_of.end()) {
-      if (others.insert(name).second) {
-        place(k_after_the_known, name, entry);
-      }
-      return;
+  std::unordered_set<std::string> placed;
+  for (const ReportKernel& kernel : order) {
+    const auto found = member_of.find(kernel.name);
+    if (found != member_of.end() && placed.insert(kernel.name).second) {
+      place(members[found->second], &kernel);
     }
-    if (placed[slot->second]) {
-      return;
+  }
+  for (const AgentMember& member : members) {
+    if (placed.insert(member.name).second) {
+      place(member, nullptr);
     }
-    placed[slot->second] = true;
-    const ReportKernel& kernel = order[slot->second];
-    if (!entry.is_array()) {
-      place(slot->second, name, typed_record(entry, &kernel));
-      return;
-    }
-    Json list = Json::array();
-    for (const Json& record : entry) {
-      list.push_back(typed_record(record, &kernel));
-    }
-    place(slot->second, name, std::move(list));
-  });
+  }
+}
+
+/// A record of the body: typed for a kernel of the summary, else as the report has it.
+Json body_record(const Json& record, const ReportKernel* kernel) {
+  return kernel != nullptr ? typed_record(record, kernel) : record;
 }
 
 /// The body's `metadata`, from the report's.
@@ -196,25 +186,19 @@ Json body_metadata(const Json& outline) {
 
 Json kernelagent_round_json(const Json& report) {
   const HeldReport held(report);
-  const std::vector<ReportKernel> order = agent_order(report);
-  std::vector<std::optional<Json>> known(order.size());
-  std::vector<std::pair<std::string, Json>> others;
-  for_each_body_member(held, order, [&](std::size_t slot, const std::string& name, Json value) {
-    if (slot == k_after_the_known) {
-      others.emplace_back(name, std::move(value));
-    } else {
-      known[slot] = std::move(value);
-    }
-  });
   Json block = Json::object();
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    if (known[i]) {
-      block[order[i].name] = std::move(*known[i]);
-    }
-  }
-  for (auto& [name, value] : others) {
-    block[name] = std::move(value);
-  }
+  for_each_body_member(held, agent_order(report),
+                       [&](const AgentMember& member, const ReportKernel* kernel) {
+                         Json value = member.list ? Json::array() : Json();
+                         held.for_each_agent_record(member.name, [&](const Json& record) {
+                           if (member.list) {
+                             value.push_back(body_record(record, kernel));
+                           } else {
+                             value = body_record(record, kernel);
+                           }
+                         });
+                         block[member.name] = std::move(value);
+                       });
   Json out = Json::object();
   out["metrics"] = std::move(block);
   out["metadata"] = body_metadata(report);
@@ -222,41 +206,26 @@ Json kernelagent_round_json(const Json& report) {
 }
 
 void write_kernelagent_round_json(const ReportSource& report, const TextOut& out) {
-  // json_text(body, 2): each member's value is laid out for its depth (2) as it is read, and
-  // held as text until its turn in KernelAgent's order.
-  constexpr int k_indent = 2;
-  constexpr std::size_t k_member_depth = 2;
-  const std::vector<ReportKernel> order = agent_order(report.outline());
-  std::vector<std::optional<std::string>> known(order.size());
-  std::vector<std::pair<std::string, std::string>> others;
-  const auto hold = [&](std::size_t slot, const std::string& name, const Json& value) {
-    std::string text;
-    report_detail::append_at_depth(text, value, k_indent, k_member_depth);
-    if (slot == k_after_the_known) {
-      others.emplace_back(name, std::move(text));
-    } else {
-      known[slot] = std::move(text);
-    }
-  };
-  for_each_body_member(report, order, hold);
-  report_detail::JsonWriter writer(k_indent, out);
+  // json_text(body, 2), written record by record in the body's order (each name's records made
+  // again from the report when its turn comes), so no member is held.
+  report_detail::JsonWriter writer(2, out);
   writer.begin_object();
   writer.key(R"("metrics")");
   writer.begin_object();
-  const auto member = [&writer](const std::string& name, std::string& text) {
-    writer.key(report_detail::json_quoted(name));
-    writer.raw(text);
-    std::string().swap(text);
-    writer.flush_if_full();
-  };
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    if (known[i]) {
-      member(order[i].name, *known[i]);
-    }
-  }
-  for (auto& [name, text] : others) {
-    member(name, text);
-  }
+  for_each_body_member(report, agent_order(report.outline()),
+                       [&](const AgentMember& member, const ReportKernel* kernel) {
+                         writer.key(report_detail::json_quoted(member.name));
+                         if (member.list) {
+                           writer.begin_array();
+                         }
+                         report.for_each_agent_record(member.name, [&](const Json& record) {
+                           writer.tree(body_record(record, kernel));
+                           writer.flush_if_full();
+                         });
+                         if (member.list) {
+                           writer.end_array();
+                         }
+                       });
   writer.end_object();
   writer.key(R"("metadata")");
   writer.tree(body_metadata(report.outline()));

@@ -33,6 +33,21 @@ constexpr std::array<std::pair<DocumentKind, std::string_view>, 7> k_kind_words 
      {DocumentKind::round, "round"},
      {DocumentKind::doctor, "doctor"}}};
 
+/// The last line of `text` that is not blank, without its indentation ("" when none).
+std::string last_line(std::string_view text) {
+  const auto is_blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!text.empty() && is_blank(text.back())) {
+    text.remove_suffix(1);
+  }
+  if (const std::size_t newline = text.rfind('\n'); newline != std::string_view::npos) {
+    text.remove_prefix(newline + 1);
+  }
+  while (!text.empty() && is_blank(text.front())) {
+    text.remove_prefix(1);
+  }
+  return std::string(text);
+}
+
 } // namespace
 
 std::string_view to_string(DocumentKind kind) {
@@ -190,14 +205,32 @@ std::string doctor_text(const Json& doc, Format format) {
     return out;
   }
   std::string out;
+  std::vector<std::string> blocking; // the failed checks that stop profiling (those with an error)
   for (const Json& check : checks) {
     const bool ok = json_read::bool_at(check, "ok").value_or(false);
     out += fmt::format("{:<9} {}  {}\n", text_at(check, "name"), ok ? "ok  " : "FAIL",
                        text_at(check, "detail"));
+    const Json* error = member(check, "error");
+    if (ok || error == nullptr || !error->is_object()) {
+      continue;
+    }
+    blocking.push_back(text_at(check, "name"));
+    // The why of a failed import or run (its last line: "ModuleNotFoundError: ..."), which the
+    // message alone does not say.
+    if (const std::string why = last_line(text_at(*error, "detail"));
+        !why.empty() && why != text_at(check, "detail")) {
+      out += fmt::format("{:<15}{}\n", "", why);
+    }
   }
-  out += json_read::bool_at(doc, "ok").value_or(false)
-             ? "profiling can work here\n"
-             : "profiling will not work here until the first failure above is fixed\n";
+  if (json_read::bool_at(doc, "ok").value_or(false)) {
+    out += "profiling can work here\n";
+  } else if (blocking.size() == 1) {
+    out += fmt::format("profiling will not work here until the {} check above passes\n",
+                       blocking.front());
+  } else {
+    out += fmt::format("profiling will not work here until the {} failed checks above pass ({})\n",
+                       blocking.size(), fmt::join(blocking, ", "));
+  }
   return out;
 }
 
@@ -210,6 +243,8 @@ std::string round_text(const Json& doc, Format format) {
     std::string candidate;
     std::string status;
     std::optional<double> duration_ns;
+    std::optional<double> measured_us; ///< the harness's measured median (summary.truth)
+    std::string check;                 ///< pass, fail, unchecked, or empty
     std::string dominant;
     std::string kernel_file;
     std::string error_category;
@@ -238,6 +273,10 @@ std::string round_text(const Json& doc, Format format) {
         summary != nullptr && summary->is_object()) {
       line.duration_ns = number_at(*summary, "total_duration_ns");
       line.dominant = text_at(*summary, "dominant_kernel");
+      if (const Json* truth = member(*summary, "truth"); truth != nullptr && truth->is_object()) {
+        line.measured_us = number_at(*truth, "median_us");
+        line.check = text_at(*truth, "check");
+      }
     }
     line.kernel_file = text_at(candidate, "kernel_file");
     if (const Json* error = member(candidate, "error"); error != nullptr && error->is_object()) {
@@ -248,12 +287,12 @@ std::string round_text(const Json& doc, Format format) {
   }
   if (format == Format::csv) {
     std::string out = "rank,candidate,status,total_duration_ns,dominant_kernel,kernel_file,"
-                      "error_category,error_message\n";
+                      "error_category,error_message,measured_median_us,check\n";
     for (const Line& line : lines) {
-      out += fmt::format("{},{},{},{},{},{},{},{}\n", line.rank, line.candidate, line.status,
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", line.rank, line.candidate, line.status,
                          csv_number(line.duration_ns), csv_field(line.dominant),
                          csv_field(line.kernel_file), line.error_category,
-                         csv_field(line.error_message));
+                         csv_field(line.error_message), csv_number(line.measured_us), line.check);
     }
     return out;
   }
@@ -261,8 +300,8 @@ std::string round_text(const Json& doc, Format format) {
   std::string out = fmt::format("round {}: {} candidates in {} s\n",
                                 json_read::index_at(doc, "round").value_or(0), lines.size(),
                                 wall ? format_fixed(*wall, 1) : std::string("?"));
-  out += fmt::format("{:<4} {:<5} {:<8} {:>12}  {:<28} {}\n", "rank", "cand", "status", "GPU time",
-                     "dominant kernel", "file / error");
+  out += fmt::format("{:<4} {:<5} {:<8} {:>10} {:>12}  {:<28} {}\n", "rank", "cand", "status",
+                     "measured", "GPU time", "dominant kernel", "file / error");
   for (const Line& line : lines) {
     std::string dominant = line.dominant.empty() ? std::string("-") : line.dominant;
     dominant = fit(dominant, 28, "~"); // 27 columns and "~"
@@ -271,9 +310,12 @@ std::string round_text(const Json& doc, Format format) {
       // One line per candidate: a multi-line message is cut at its first line break.
       last = first_line(fmt::format("{}: {}", line.error_category, line.error_message));
     }
-    out += fmt::format("{:<4} {:<5} {:<8} {:>12}  {:<28} {}\n",
-                       line.rank.empty() ? std::string("-") : line.rank, line.candidate,
-                       line.status, duration_text(line.duration_ns), dominant, last);
+    const std::optional<double> measured_ns =
+        line.measured_us ? std::optional<double>(*line.measured_us * 1000.0) : std::nullopt;
+    out +=
+        fmt::format("{:<4} {:<5} {:<8} {:>10} {:>12}  {:<28} {}\n",
+                    line.rank.empty() ? std::string("-") : line.rank, line.candidate, line.status,
+                    duration_text(measured_ns), duration_text(line.duration_ns), dominant, last);
   }
   return out;
 }

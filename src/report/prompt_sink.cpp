@@ -77,7 +77,8 @@ std::string roofline_line(const Json& roofline) {
   if (const std::optional<double> dram = number_at(roofline, "dram_bytes_per_s")) {
     line += "; DRAM " + format_with_unit(*dram, "byte/s");
     if (const std::optional<double> fraction = number_at(roofline, "dram_peak_fraction")) {
-      line += fmt::format(" ({} of peak)", share_text(*fraction));
+      // One figure, one formatting: the diagnosis says "DRAM at 56.3% of peak" of the same one.
+      line += fmt::format(" ({} of peak)", percent_text(100 * *fraction, ""));
     }
   }
   return line;
@@ -93,7 +94,11 @@ public:
     }
     const ReportView view(doc);
     const std::vector<ReportKernel> groups = view.kernels_by_duration();
-    std::string out = gpu_line(doc) + "\n" + total_line(doc, groups) + "\n";
+    std::string out = gpu_line(doc) + "\n";
+    for (const std::string& line : truth_lines(doc)) {
+      out += line + "\n";
+    }
+    out += total_line(doc, groups) + "\n" + workload_text(doc);
     const KernelOrder order = kernels_for_reading(groups);
     for (const ReportKernel* kernel : order.shown) {
       const ReportKernel& group = *kernel;

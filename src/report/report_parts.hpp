@@ -60,6 +60,10 @@ launches_by_name(const Capture& capture, const Analysis& analysis);
 void for_each_agent_entry(const Capture& capture, const Analysis& analysis, const MetricSet& set,
                           const std::function<void(const std::string&, Json)>& each);
 
+/// One record of the KernelAgent `metrics` object of build_report's document: the set's metrics
+/// of one launch.
+Json agent_record(const Capture& capture, const KernelRecord& record, const MetricSet& set);
+
 /// The KernelAgent `metrics` value of a number: rounded to 3 decimals like metrics_to_prompt.
 double kernel_agent_number(double value);
 

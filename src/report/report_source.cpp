@@ -31,14 +31,31 @@ void HeldReport::for_each_launch(const std::function<void(const Json&)>& each,
   }
 }
 
-void HeldReport::for_each_agent_entry(
-    const std::function<void(const std::string&, const Json&)>& each) const {
+std::vector<AgentMember> HeldReport::agent_members() const {
+  std::vector<AgentMember> members;
   const Json* metrics = json_read::member(*m_doc, "metrics");
   if (metrics == nullptr || !metrics->is_object()) {
-    return;
+    return members;
   }
   for (const auto& [name, entry] : metrics->items()) {
-    each(name, entry);
+    members.push_back(AgentMember{name, entry.is_array()});
+  }
+  return members;
+}
+
+void HeldReport::for_each_agent_record(const std::string& name,
+                                       const std::function<void(const Json&)>& each) const {
+  const Json* metrics = json_read::member(*m_doc, "metrics");
+  const Json* entry = metrics != nullptr ? json_read::member(*metrics, name) : nullptr;
+  if (entry == nullptr) {
+    return;
+  }
+  if (!entry->is_array()) {
+    each(*entry);
+    return;
+  }
+  for (const Json& record : *entry) {
+    each(record);
   }
 }
 
@@ -68,7 +85,12 @@ CaptureReport::CaptureReport(const Capture& capture, const Analysis& analysis,
                              const MetricSet& metrics, const Json& run_metadata)
     : m_capture(&capture), m_analysis(&analysis), m_metrics(&metrics),
       m_run_metadata(with_generation_time(run_metadata)),
-      m_outline(build_report_of_representatives(capture, analysis, metrics, m_run_metadata)) {}
+      m_outline(build_report_of_representatives(capture, analysis, metrics, m_run_metadata)) {
+  for (auto& [name, launches] : report_detail::launches_by_name(capture, analysis)) {
+    m_agent_slot.try_emplace(std::string(name), m_agent_launches.size());
+    m_agent_launches.emplace_back(std::string(name), std::move(launches));
+  }
+}
 
 void CaptureReport::for_each_launch(const std::function<void(const Json&)>& each,
                                     bool diagnosis) const {
@@ -83,11 +105,24 @@ void CaptureReport::for_each_launch(const std::function<void(const Json&)>& each
   }
 }
 
-void CaptureReport::for_each_agent_entry(
-    const std::function<void(const std::string&, const Json&)>& each) const {
-  report_detail::for_each_agent_entry(
-      *m_capture, *m_analysis, *m_metrics,
-      [&each](const std::string& name, const Json& entry) { each(name, entry); });
+std::vector<AgentMember> CaptureReport::agent_members() const {
+  std::vector<AgentMember> members;
+  members.reserve(m_agent_launches.size());
+  for (const auto& [name, launches] : m_agent_launches) {
+    members.push_back(AgentMember{name, launches.size() > 1});
+  }
+  return members;
+}
+
+void CaptureReport::for_each_agent_record(const std::string& name,
+                                          const std::function<void(const Json&)>& each) const {
+  const auto slot = m_agent_slot.find(name);
+  if (slot == m_agent_slot.end()) {
+    return;
+  }
+  for (const std::size_t index : m_agent_launches[slot->second].second) {
+    each(report_detail::agent_record(*m_capture, m_capture->kernels[index], *m_metrics));
+  }
 }
 
 void CaptureReport::write_json(const RenderOptions& options, const TextOut& out) const {

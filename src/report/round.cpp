@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -26,14 +27,55 @@ std::optional<fs::path> candidate_document(const CandidateResult& candidate) {
          (candidate.report_document() != nullptr ? RoundLayout::k_report : RoundLayout::k_error);
 }
 
-/// A candidate's place in the ranking: its total duration; a report without one after every
-/// report with one; a candidate without a report last.
-double ranking_key(const CandidateResult& candidate) {
+/// The measured median of a report's candidate (truth.timing.median_us), when it was timed.
+std::optional<double> measured_median_us(const Json& report) {
+  const Json* truth = json_read::member(report, "truth");
+  const Json* timing = truth != nullptr ? json_read::member(*truth, "timing") : nullptr;
+  return timing != nullptr ? json_read::number_at(*timing, "median_us") : std::nullopt;
+}
+
+/// A candidate's place in the ranking, by tier then time: a right (or unchecked) candidate by
+/// its measured median, then one without a measurement by ncu's total duration, then wrong
+/// outputs (by the same times), then reports without a duration; a candidate without a report
+/// last.
+std::pair<int, double> ranking_key(const CandidateResult& candidate) {
   const Json* report = candidate.report_document();
   if (report == nullptr) {
-    return 2e300;
+    return {9, 0};
   }
-  return ReportView(*report).total_duration_ns().value_or(1e300);
+  const bool wrong = candidate.error && candidate.error->category == ErrorCategory::wrong_output;
+  const int tier = wrong ? 3 : 0;
+  if (const auto median = measured_median_us(*report)) {
+    return {tier, *median * 1000.0};
+  }
+  if (const auto total = ReportView(*report).total_duration_ns()) {
+    return {tier + 1, *total};
+  }
+  return {6, 0};
+}
+
+/// The summary's "truth": what an agent decides on ({median_us, check, speedup, ideal_us,
+/// bound, speed_of_light_share}), null when the candidate was neither timed nor checked.
+Json truth_summary(const Json& report) {
+  const Json* truth = json_read::member(report, "truth");
+  if (truth == nullptr || !truth->is_object()) {
+    return nullptr;
+  }
+  const Json* check = json_read::member(*truth, "check");
+  const Json* reference = json_read::member(*truth, "reference");
+  const Json* light = json_read::member(*truth, "speed_of_light");
+  const std::string verdict = check != nullptr ? json_read::text_at(*check, "verdict") : "";
+  const std::string bound = light != nullptr ? json_read::text_at(*light, "bound") : "";
+  return Json{
+      {"median_us", number_json(measured_median_us(report))},
+      {"check", verdict.empty() ? Json(nullptr) : Json(verdict)},
+      {"speedup", number_json(reference != nullptr ? json_read::number_at(*reference, "speedup")
+                                                   : std::nullopt)},
+      {"ideal_us",
+       number_json(light != nullptr ? json_read::number_at(*light, "ideal_us") : std::nullopt)},
+      {"bound", bound.empty() ? Json(nullptr) : Json(bound)},
+      {"speed_of_light_share",
+       number_json(light != nullptr ? json_read::number_at(*light, "share") : std::nullopt)}};
 }
 
 Error malformed_round(std::string_view key) {
@@ -118,13 +160,14 @@ Json report_summary(const Json& report) {
               {"total_duration_ns", number_json(view.total_duration_ns())},
               {"launches", view.launch_count()},
               {"dominant_kernel", dominant.empty() ? Json(nullptr) : Json(dominant)},
-              {"kernels", std::move(kernels)}};
+              {"kernels", std::move(kernels)},
+              {"truth", truth_summary(report)}};
 }
 
 std::vector<std::optional<int>> candidate_ranks(std::span<const CandidateResult> candidates) {
   std::vector<std::size_t> order(candidates.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::vector<double> keys;
+  std::vector<std::pair<int, double>> keys;
   keys.reserve(candidates.size());
   for (const CandidateResult& candidate : candidates) {
     keys.push_back(ranking_key(candidate));
@@ -206,12 +249,20 @@ Json report_summary_schema() {
                                         {"hot_lines", Json{{"type", "integer"}}},
                                         {"diagnosis", Json{{"type", "boolean"}}}}}};
   return Json{{"type", Json::array({"object", "null"})},
-              {"properties", Json{{"gpu", text},
-                                  {"page", Json{{"type", "string"}}},
-                                  {"total_duration_ns", number},
-                                  {"launches", Json{{"type", "integer"}}},
-                                  {"dominant_kernel", text},
-                                  {"kernels", Json{{"type", "array"}, {"items", kernel}}}}}};
+              {"properties",
+               Json{{"gpu", text},
+                    {"page", Json{{"type", "string"}}},
+                    {"total_duration_ns", number},
+                    {"launches", Json{{"type", "integer"}}},
+                    {"dominant_kernel", text},
+                    {"kernels", Json{{"type", "array"}, {"items", kernel}}},
+                    {"truth", Json{{"type", Json::array({"object", "null"})},
+                                   {"properties", Json{{"median_us", number},
+                                                       {"check", text},
+                                                       {"speedup", number},
+                                                       {"ideal_us", number},
+                                                       {"bound", text},
+                                                       {"speed_of_light_share", number}}}}}}}};
 }
 
 Json candidate_json_schema() {

@@ -105,9 +105,10 @@ std::string evidence_value(const Json& item);
 /// "title [up to 75% of the time; ncu:Rule]: `source text`".
 std::string cause_line(const CauseText& cause);
 
-/// "What to fix first:" and the first `top` causes, one line each, every line after `indent`;
-/// then how many more the JSON holds. "" without causes. With a `width`, each line is
-/// "N.  75% title [source]" cut to that many columns (the table); else cause_line() (the prompt).
+/// "What to fix first:" and the first `top` causes, each "N. " cause_line() and its fix, every
+/// line after `indent`; then how many more the JSON holds. "" without causes. With a `width`
+/// (the table) each cause and fix is wrapped to that many columns under its number; else one
+/// line each (the prompt).
 std::string fix_first_text(const Json& kernel, std::size_t top, std::string_view indent,
                            std::size_t width = 0);
 
@@ -133,6 +134,11 @@ std::string wrapped_text(std::string_view prefix, std::string_view text, std::si
 /// Escapes text for HTML (the HTML sink's escape_html).
 using HtmlEscape = std::string (*)(std::string_view);
 
+/// `escaped` (text already escaped for HTML) with each `span` between backticks as
+/// <code>span</code>, as the prose of causes, fixes and notes quotes commands and code; an odd
+/// backtick stays as it is.
+std::string html_code_spans(std::string_view escaped);
+
 /// The HTML of a kernel's diagnosis: the ranked causes with their evidence, then its notes.
 std::string diagnosis_html(const Json& kernel, const HtmlEscape& escape);
 
@@ -151,8 +157,17 @@ std::string share_text(double share);
 /// "9.4%", or `missing` when nullopt.
 std::string percent_text(std::optional<double> pct, std::string_view missing);
 
+/// A report's `workload` member (a call of many launches) as lines of text ending in a newline:
+/// the totals, each distinct kernel's sentence (the first 12) and what the budget left out.
+/// Empty without the member.
+std::string workload_text(const Json& doc);
+
 /// "GPU: NVIDIA H200 (peak DRAM 4.80 TB/s)" (or "GPU: unknown").
 std::string gpu_line(const Json& doc);
+
+/// The report's "truth" in lines (truth_text.cpp): the check, the measured time beside the
+/// reference's, the speed of light, ncu against the measurement, the notes; none without it.
+std::vector<std::string> truth_lines(const Json& doc);
 
 // ---- text layout shared by every kind ----------------------------------------------------
 

@@ -1,9 +1,10 @@
 // Table sink: for a person at a terminal. A header line (GPU, total time), a fixed-width table
 // of kernels (the candidate's own longest first, then library kernels, those under a few
-// percent of the time on one line) that fits about 100 columns, then per kernel "What to fix
-// first" (its diagnosis's top three causes), its grouped values (metric-set groups or ncu
-// sections) and its top NCU findings, wrapped to the same width; what the diagnoses could not
-// look at last.
+// percent of the time on one line) as wide as the terminal (RenderOptions::width), then per
+// kernel "What to fix first" (its diagnosis's top three causes, each wrapped whole with its
+// fix), its grouped values (metric-set groups or ncu sections) and its top NCU findings,
+// wrapped to the same width; what the diagnoses could not look at last. Only what cannot wrap
+// (a table cell, a source line) is cut.
 // ANSI colour only when RenderOptions::color; padding is computed before colour is added.
 #include <memory>
 #include <string>
@@ -18,7 +19,9 @@ namespace kprof::report_detail {
 
 namespace {
 
-constexpr std::size_t k_width = 100;
+/// The narrowest table drawn, whatever the terminal says.
+constexpr std::size_t k_min_width = 60;
+/// The kernel column's width at 100 columns; a wider terminal gives it the rest.
 constexpr std::size_t k_max_kernel_width = 22;
 /// Causes the table shows per kernel; the JSON holds them all.
 constexpr std::size_t k_fix_first = 3;
@@ -48,14 +51,14 @@ struct TableColumn {
   bool right;
 };
 
-/// Appends `items` after `prefix`, separated by "; ", wrapping to k_width with `indent`.
+/// Appends `items` after `prefix`, separated by "; ", wrapping to `width` with `indent`.
 void append_wrapped(std::string& out, std::string_view prefix,
-                    const std::vector<std::string>& items, std::size_t indent) {
+                    const std::vector<std::string>& items, std::size_t indent, std::size_t width) {
   std::string line(prefix);
   bool at_line_start = false; // the prefix counts as content: the first item needs a space
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string piece = items[i] + (i + 1 < items.size() ? ";" : "");
-    if (!at_line_start && display_width(line) + 1 + display_width(piece) > k_width &&
+    if (!at_line_start && display_width(line) + 1 + display_width(piece) > width &&
         display_width(line) > indent) {
       out += line + "\n";
       line = std::string(indent, ' ');
@@ -78,6 +81,7 @@ public:
     if (std::optional<std::string> text = artefact_text(doc, format())) {
       return std::move(*text); // a document other than a report
     }
+    const std::size_t width = std::max(options.width, k_min_width);
     const ReportView view(doc);
     const std::vector<ReportKernel> by_duration = view.kernels_by_duration();
     const KernelOrder order = kernels_for_reading(by_duration);
@@ -89,12 +93,19 @@ public:
       return options.color ? fmt::format("{}{}{}", style, text, k_reset) : std::string(text);
     };
 
-    std::string out = header_line(doc) + "\n\n";
+    std::string out = header_line(doc) + "\n";
+    for (const std::string& line : truth_lines(doc)) {
+      out += line + "\n";
+    }
+    out += "\n";
+    if (const std::string workload = workload_text(doc); !workload.empty()) {
+      out += workload + "\n";
+    }
 
     std::size_t kernel_width = std::string_view("kernel").size();
+    const std::size_t name_width = k_max_kernel_width + (width > 100 ? width - 100 : 0);
     for (const ReportKernel& group : groups) {
-      kernel_width =
-          std::max(kernel_width, std::min(display_width(group.name), k_max_kernel_width));
+      kernel_width = std::max(kernel_width, std::min(display_width(group.name), name_width));
     }
     const std::vector<TableColumn> columns{{"kernel", kernel_width, false},
                                            {"launches", 8, true},
@@ -141,7 +152,7 @@ public:
       out += trim_right(row) + "\n";
     }
     if (!order.minor_library.empty()) {
-      out += fit("+ " + minor_kernels_text(order.minor_library), k_width) + "\n";
+      out += fit("+ " + minor_kernels_text(order.minor_library), width) + "\n";
     }
 
     for (const ReportKernel& group : groups) {
@@ -161,27 +172,27 @@ public:
                            id != nullptr && id->is_number() ? id->dump() : "?");
       }
       out += "\n";
-      out += fix_first_text(*group.representative, k_fix_first, "  ", k_width);
+      out += fix_first_text(*group.representative, k_fix_first, "  ", width);
       for (const ValueGroup& value_group : values) {
         std::vector<std::string> items;
         items.reserve(value_group.values.size());
         for (const LabelledValue& value : value_group.values) {
           items.push_back(value.label + " " + value.text);
         }
-        append_wrapped(out, "  " + value_group.heading + ":", items, 4);
+        append_wrapped(out, "  " + value_group.heading + ":", items, 4, width);
       }
       for (const Json* rule : rules) {
         const std::string line = fmt::format("  {} {}: {}", rule_tag(*rule), text_at(*rule, "name"),
                                              first_sentence(text_at(*rule, "description")));
-        out += fit(line, k_width) + "\n";
+        out += fit(line, width) + "\n";
       }
-      out += hot_lines_rows(*group.representative);
+      out += hot_lines_rows(*group.representative, width);
     }
     const std::vector<std::string> notes = report_diagnosis_notes(order.shown);
     if (!notes.empty()) {
       out += "\n";
       for (const std::string& note : notes) {
-        out += wrapped_text("Diagnosis limit: ", note, k_width, 2);
+        out += wrapped_text("Diagnosis limit: ", note, width, 2);
       }
     }
     return out;
@@ -190,7 +201,7 @@ public:
 private:
   /// "  Hot lines:" then per line its place, share, samples and source, its stalls and memory
   /// facts indented below.
-  static std::string hot_lines_rows(const Json& kernel) {
+  static std::string hot_lines_rows(const Json& kernel, std::size_t width) {
     const std::vector<HotLineText> lines = hot_line_texts(kernel);
     if (lines.empty()) {
       return {};
@@ -204,7 +215,7 @@ private:
       const std::string head =
           fmt::format("    {} {:>4} {:>7}{} ", pad(line.where, where_width, false), line.share,
                       line.samples, line.few_samples ? "*" : " ");
-      out += fit(head + line.source, k_width) + "\n";
+      out += fit(head + line.source, width) + "\n";
       std::string detail = line.stalls;
       for (const std::string* extra : {&line.memory, &line.inlined}) {
         if (!extra->empty()) {
@@ -213,11 +224,11 @@ private:
         }
       }
       if (!detail.empty()) {
-        out += fit(std::string(where_width + 6, ' ') + detail, k_width) + "\n";
+        out += fit(std::string(where_width + 6, ' ') + detail, width) + "\n";
       }
     }
     for (const std::string& note : hot_line_notes(kernel)) {
-      out += fit("    (" + note + ")", k_width) + "\n";
+      out += fit("    (" + note + ")", width) + "\n";
     }
     return out;
   }

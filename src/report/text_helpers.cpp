@@ -1,6 +1,8 @@
 // Helpers shared by the text sinks: value and rule formatting over ReportView. Everything here
 // reads only the document, so a report loaded from disk renders exactly like a fresh one.
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <string>
@@ -36,7 +38,35 @@ int rule_type_rank(std::string_view type) {
 
 namespace {
 
-std::string value_text(const Json& entry) {
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+/// The unit a value is shown in next to `label`: a count's unit that the label already says is
+/// dropped ("Registers per thread 48", not "48 register/thread"; "Block limit: blocks 32"), a
+/// "per Y" the label says leaves X of "X/Y" ("Shared memory per block 1.15 KB").
+std::string unit_beside(std::string_view label, std::string unit) {
+  const std::string said = lower(label);
+  if (const std::size_t slash = unit.find('/'); slash != std::string::npos) {
+    if (said.find("per " + lower(std::string_view(unit).substr(slash + 1))) != std::string::npos) {
+      unit.resize(slash);
+    }
+  }
+  // Only words that name what is counted; a byte, a second or a percent scales or is a symbol.
+  static constexpr std::array<std::string_view, 9> k_counted{
+      "register", "block", "cycle", "inst", "warp", "thread", "sector", "sm", "cluster"};
+  const std::string counted = lower(unit);
+  if (std::find(k_counted.begin(), k_counted.end(), counted) != k_counted.end() &&
+      said.find(counted) != std::string::npos) {
+    return {};
+  }
+  return unit;
+}
+
+std::string value_text(const Json& entry, std::string_view label) {
   const Json* value = member(entry, "value");
   if (value == nullptr || value->is_null()) {
     return {};
@@ -45,7 +75,20 @@ std::string value_text(const Json& entry) {
     return value->get<std::string>();
   }
   if (const std::optional<double> number = json_read::number_of(*value)) {
-    return format_with_unit(*number, text_at(entry, "unit"));
+    const std::string unit = text_at(entry, "unit");
+    const std::string shown = unit_beside(label, unit);
+    if (shown.empty() && !unit.empty()) {
+      // The count without its unit, scaled as it was ("14.18K", not "14180").
+      std::string text = format_with_unit(*number, unit);
+      if (text.ends_with(" " + unit)) {
+        text.resize(text.size() - unit.size() - 1);
+      }
+      return text;
+    }
+    if (shown == "%") {
+      return percent_text(*number, ""); // "56.5%", as the table's columns and the diagnosis
+    }
+    return format_with_unit(*number, shown);
   }
   return {};
 }
@@ -58,7 +101,7 @@ std::vector<ValueGroup> raw_value_groups(const ReportView& view, const Json& met
     if (entry == nullptr) {
       continue;
     }
-    std::string text = value_text(*entry);
+    std::string text = value_text(*entry, spec.label);
     if (text.empty()) {
       continue;
     }
@@ -75,15 +118,15 @@ std::vector<ValueGroup> details_value_groups(const Json& metrics) {
   std::vector<ValueGroup> groups;
   std::map<std::string, std::size_t, std::less<>> by_heading;
   for (const auto& [key, entry] : metrics.items()) {
-    std::string text = value_text(entry);
-    if (text.empty()) {
-      continue;
-    }
     const std::string section = text_at(entry, "section");
     std::string label = key;
     if (!section.empty() && label.size() > section.size() + 1 && label.starts_with(section) &&
         label[section.size()] == '/') {
       label.erase(0, section.size() + 1);
+    }
+    std::string text = value_text(entry, label);
+    if (text.empty()) {
+      continue;
     }
     const auto [it, inserted] = by_heading.try_emplace(section, groups.size());
     if (inserted) {

@@ -1,6 +1,7 @@
 #include "kprof/error.hpp"
 
 #include <array>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -42,6 +43,10 @@ std::string_view to_string(ErrorCategory category) {
     return "slurm";
   case ErrorCategory::program_crashed:
     return "program_crashed";
+  case ErrorCategory::out_of_memory:
+    return "out_of_memory";
+  case ErrorCategory::wrong_output:
+    return "wrong_output";
   case ErrorCategory::internal:
     return "internal";
   }
@@ -94,6 +99,10 @@ int exit_code(ErrorCategory category) {
     return 17;
   case ErrorCategory::program_crashed:
     return 18;
+  case ErrorCategory::out_of_memory:
+    return 19;
+  case ErrorCategory::wrong_output:
+    return 20;
   case ErrorCategory::internal:
     return 70;
   }
@@ -129,6 +138,12 @@ constexpr std::array k_exit_codes{
     ExitCodeRow{18, "program_crashed",
                 "the profiled program crashed (a signal such as SIGSEGV) or exited (`os._exit`) "
                 "before kprof's harness finished"},
+    ExitCodeRow{19, "out_of_memory",
+                "out of memory: an allocation failed (the input needs more memory than the host "
+                "or the process's limit allows)"},
+    ExitCodeRow{20, "wrong_output",
+                "the candidate's outputs differ from the reference's (`Model`): it was profiled, "
+                "its status is partial"},
     ExitCodeRow{70, "internal", "internal error (a bug in kprof)"},
     ExitCodeRow{k_exit_interrupted, "interrupted",
                 "interrupted (Ctrl-C or SIGTERM): the profiled program's process group was "
@@ -182,6 +197,17 @@ Error Error::with_context(std::string_view context) const {
 
 Error make_error(ErrorCategory category, std::string message, std::string detail) {
   return Error{category, std::move(message), std::move(detail)};
+}
+
+Error error_from_exception(const std::exception& exception) {
+  if (dynamic_cast<const std::bad_alloc*>(&exception) != nullptr) {
+    return make_error(ErrorCategory::out_of_memory,
+                      fmt::format("out of memory: an allocation failed ({}); the input needs more "
+                                  "memory than this host or the process's limit (ulimit -v, a "
+                                  "cgroup) allows",
+                                  exception.what()));
+  }
+  return make_error(ErrorCategory::internal, exception.what());
 }
 
 void assertion_failed(const char* expression, const char* file, int line) {

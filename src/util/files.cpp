@@ -199,6 +199,84 @@ Result<void> write_file_atomic(const std::filesystem::path& path, std::string_vi
   return file->commit();
 }
 
+namespace {
+
+/// Writes `data` to the new file `path` (O_EXCL: never one that exists). 0 or an errno. Not
+/// fsync'ed: see write_directory_atomic.
+int write_new_file(const std::filesystem::path& path, std::string_view data) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                     k_created_file_mode));
+  if (!fd) {
+    return errno;
+  }
+  if (const int failure = write_all(fd.get(), data); failure != 0) {
+    return failure;
+  }
+  return fd.close_checked() != 0 ? errno : 0;
+}
+
+/// Renames the directory `made` to `path`, swapping out whatever `path` is (removed after).
+/// 0 or an errno.
+int rename_into_place(const std::filesystem::path& made, const std::filesystem::path& path) {
+  if (::renameat2(AT_FDCWD, made.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) {
+    return 0;
+  }
+  if (errno == EEXIST) {
+    if (::renameat2(AT_FDCWD, made.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) != 0) {
+      return errno;
+    }
+    std::error_code ignored; // `made` now names the older copy, which nothing uses any more
+    std::filesystem::remove_all(made, ignored);
+    return 0;
+  }
+  if (errno != EINVAL && errno != ENOSYS) {
+    return errno;
+  }
+  return ::rename(made.c_str(), path.c_str()) == 0 ? 0 : errno; // a file system that cannot swap
+}
+
+} // namespace
+
+Result<void>
+write_directory_atomic(const std::filesystem::path& path,
+                       std::span<const std::pair<std::string_view, std::string_view>> files) {
+  std::filesystem::path parent = path.parent_path();
+  if (path.filename().empty()) {
+    return make_error(ErrorCategory::io,
+                      fmt::format("cannot write {}: not a directory name", path.string()));
+  }
+  if (parent.empty()) {
+    parent = ".";
+  } else if (auto created = kprof::create_directories(parent); !created) {
+    return std::move(created).error();
+  }
+  // mkdir fails on a name that exists, so the fresh directory is ours; a collision draws again.
+  std::filesystem::path made;
+  int failure = EEXIST;
+  for (int attempt = 0; attempt < 16 && failure == EEXIST; ++attempt) {
+    made = parent /
+           fmt::format(".{}.tmp.{}.{}", path.filename().string(), ::getpid(), random_suffix());
+    failure = ::mkdir(made.c_str(), k_created_directory_mode) == 0 ? 0 : errno;
+  }
+  if (failure != 0) {
+    return io_error(path, "write", failure);
+  }
+  for (const auto& [name, data] : files) {
+    if (failure = write_new_file(made / name, data); failure != 0) {
+      const std::filesystem::path file = path / name;
+      std::error_code ignored;
+      std::filesystem::remove_all(made, ignored);
+      return io_error(file, "write", failure);
+    }
+  }
+  if (failure = rename_into_place(made, path); failure != 0) {
+    std::error_code ignored;
+    std::filesystem::remove_all(made, ignored);
+    return io_error(path, "write", failure);
+  }
+  return {};
+}
+
 Result<void> create_directories(const std::filesystem::path& path) {
   // Each missing directory is made 0755 (less under a stricter umask), never writable by other
   // users whatever the umask: kprof writes scripts it then runs into these directories, and

@@ -44,8 +44,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Short, so that a round waiting for the GPU takes it before a standby that also waits for it to
-// do its setup (the harness polls every 100 ms: templates/harness.py, take_gpu_lock): the round's
-// candidates are waited for, the standby's setup is not. A poll is one flock call.
+// do its setup (the harness polls every 100 ms: templates/kprof_harness/locks.py, take_gpu_lock):
+// the round's candidates are waited for, the standby's setup is not. A poll is one flock call.
 constexpr std::chrono::milliseconds k_poll_interval{10};
 
 constexpr std::string_view k_rule = "kprof uses a lock directory only when it belongs to you or "

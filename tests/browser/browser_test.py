@@ -250,6 +250,10 @@ DOM_FACTS = r"""
     title: document.title,
     csp: document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.content,
     header: Array.from(document.querySelectorAll('header dl.meta dt')).map(d => d.textContent),
+    // The facts the document does not hold, named on one line ("ncu, clock control, command").
+    unrecorded: Array.from(document.querySelectorAll('header dl.meta dt'))
+      .filter(d => d.textContent === 'not recorded')
+      .flatMap(d => d.nextElementSibling.textContent.split(', ')),
     scopes,
     rounds: rounds ? Array.from(rounds.tBodies[0].rows).map(r => ({
       cls: r.className, cells: Array.from(r.cells).map(c => c.textContent)})) : null,
@@ -442,7 +446,9 @@ def check_page(browser, name, path, expect, screenshot_dir):
         check(len(facts["scopes"]) == 1, f"{name}: expected one report")
         check_scope(name, facts["scopes"][0], expect["kernels"][0], expect)
         for label in ("GPU", "ncu", "kprof", "clock control", "metric set", "date", "command"):
-            check(label in facts["header"], f"{name}: header lacks {label}: {facts['header']}")
+            check(label in facts["header"] or label in facts["unrecorded"],
+                  f"{name}: header lacks {label}: {facts['header']}, not recorded: {facts['unrecorded']}")
+        check(facts["header"].count("not recorded") <= 1, f"{name}: 'not recorded' twice: {facts['header']}")
         sorted_ok = browser.evaluate(SORT_CHECK)
         check(sorted_ok in ("ok", "skip"), f"{name}: sorting the kernel table failed: {sorted_ok}")
     else:

@@ -1,4 +1,5 @@
 // The kprof binary on recorded H200 captures: output shapes and documented exit codes.
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -81,7 +82,7 @@ TEST_F(KprofCli, ReportJsonHasBothTwostageKernelsWithTheirNumbers) {
   KprofRun run = run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--format", "json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   json doc = json::parse(run.out);
-  EXPECT_EQ(doc["schema_version"], 2);
+  EXPECT_EQ(doc["schema_version"], 4);
   ASSERT_EQ(doc["kernels"].size(), 2U);
   EXPECT_EQ(doc["kernels"][0]["name"], "partial_sum_kernel");
   EXPECT_EQ(doc["kernels"][0]["metrics"]["dram__bytes_read.sum"]["value"], 16781824);
@@ -124,6 +125,35 @@ TEST_F(KprofCli, PromptNamesTheGpuTheRooflineAndEachKernel) {
   EXPECT_NE(run.out.find("compute-bound"), std::string::npos) << run.out;
 }
 
+TEST_F(KprofCli, TableIsAsWideAsColumnsSaysAndAHundredColumnsWhenNotATerminal) {
+  const auto widest = [](const std::string& text) {
+    std::size_t most = 0;
+    std::size_t start = 0;
+    for (std::size_t end = text.find('\n'); end != std::string::npos;
+         start = end + 1, end = text.find('\n', start)) {
+      most = std::max(most, end - start);
+    }
+    return most;
+  };
+  const std::string capture = fixture("curated_nvtx_twostage.csv");
+  KprofRun piped = run_kprof({"report", capture, "--format", "table"});
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_LE(widest(piped.out), 100U) << piped.out;
+  EXPECT_GT(widest(piped.out), 90U) << piped.out;
+
+  KprofRun wide = run_kprof({"report", capture, "--format", "table"}, {{"COLUMNS", "200"}});
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  EXPECT_GT(widest(wide.out), 100U) << wide.out;
+  EXPECT_LE(widest(wide.out), 200U) << wide.out;
+  EXPECT_NE(wide.out.find("of the warps' cycles, DRAM at 36.8% of peak [no estimate; "
+                          "kprof:metrics]\n"),
+            std::string::npos)
+      << wide.out;
+
+  KprofRun nonsense = run_kprof({"report", capture, "--format", "table"}, {{"COLUMNS", "wide"}});
+  EXPECT_EQ(nonsense.out, piped.out) << "a COLUMNS that is not a width is ignored";
+}
+
 TEST_F(KprofCli, DetailsPageReportCarriesNcuRules) {
   KprofRun run =
       run_kprof({"report", fixture("batch4_details_sections_rules.csv"), "--format", "json"});
@@ -140,9 +170,38 @@ TEST_F(KprofCli, SelectLastKeepsOneLaunchPerName) {
   EXPECT_EQ(json::parse(run.out)["kernels"].size(), 5U); // five distinct names, one launch each
 }
 
-TEST_F(KprofCli, KernelFilterThatMatchesNothingIsNoKernels) {
+TEST_F(KprofCli, KernelFilterThatMatchesNothingIsNoKernelsNamingTheKernels) {
   KprofRun run = run_kprof({"report", fixture("curated_nvtx_twostage.csv"), "--kernel", "nope"});
   EXPECT_EQ(run.exit_code, 5) << run.err;
+  // kprof mcp's diagnosis and hot_lines say the same of a round (McpServer tests).
+  EXPECT_NE(run.err.find("no kernel name contains 'nope' (kernels in the capture: "),
+            std::string::npos)
+      << run.err;
+}
+
+TEST_F(KprofCli, AnEmptyOutIsAUsageErrorSayingItMayNotBeEmpty) {
+  const std::string capture = fixture("curated_nvtx_twostage.csv");
+  KprofRun file = run_kprof({"report", capture, "--out", ""}, {}, std::chrono::seconds(120), dir());
+  EXPECT_EQ(file.exit_code, 2) << file.err;
+  EXPECT_NE(file.err.find("--out may not be empty: give the output file"), std::string::npos)
+      << file.err;
+  EXPECT_TRUE(file.out.empty()) << "nothing on standard output instead";
+  KprofRun round = run_kprof({"report", capture, "--round", "1", "--out", ""}, {},
+                             std::chrono::seconds(120), dir());
+  EXPECT_EQ(round.exit_code, 2) << round.err;
+  EXPECT_NE(round.err.find("--out may not be empty: give the run directory of --round"),
+            std::string::npos)
+      << round.err;
+  EXPECT_FALSE(std::filesystem::exists(dir() / "kprof-out")) << "no round in the default";
+  for (const char* command : {"profile", "batch"}) {
+    KprofRun run =
+        run_kprof({command, "k.py", "p.py", "--out", ""}, {}, std::chrono::seconds(120), dir());
+    EXPECT_EQ(run.exit_code, 2) << command << ": " << run.err;
+    EXPECT_NE(run.err.find("--out may not be empty: give the output directory (by default "
+                           "kprof-out)"),
+              std::string::npos)
+        << command << ": " << run.err;
+  }
 }
 
 TEST_F(KprofCli, UnknownSelectWordListsTheValidOnes) {

@@ -2,6 +2,7 @@
 // recorded H200 captures within the token budget, a resource read, a tool error, and a second
 // client at once.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
@@ -74,7 +75,7 @@ test('reads the whole report document as a resource', async (t) => {
   assert.ok(resources.some((resource) => resource.uri === uri), JSON.stringify(resources));
   const read = await client.readResource({ uri });
   const doc = JSON.parse(read.contents[0].text);
-  assert.equal(doc.schema_version, 2);
+  assert.equal(doc.schema_version, 4);
   assert.equal(doc.summary.dominant_kernel, result.structuredContent.summary.dominant_kernel);
   assert.equal(doc.kernels.length, 2);
 });
@@ -101,4 +102,42 @@ test('serves a second client at once', async (t) => {
   assert.equal(a.structuredContent.summary.kernels.length, 1);
   assert.equal(b.structuredContent.summary.kernels.length, 2);
   assert.notEqual(first.pid, second.pid);
+});
+
+test('answers a call that runs out of memory with an out_of_memory tool error and serves the next', async (t) => {
+  const dir = tempDir(t);
+  // 8,000 launches of a `--set full` capture (128 MB) read with every column (metrics "all"):
+  // about 800 MB of cells, against a server limited to 128 MiB of address space (2,000 launches
+  // ran out on one machine and not on another: too near the limit).
+  const lines = fs.readFileSync(path.join(FIXTURES, 'set_full_vadd.csv'), 'utf8').split('\n');
+  const row = lines.findIndex((line) => line.startsWith('"0",'));
+  const big = path.join(dir, 'big.csv');
+  const fd = fs.openSync(big, 'w');
+  fs.writeSync(fd, lines.slice(0, row).join('\n') + '\n');
+  const rest = lines[row].slice(3);
+  for (let id = 0; id < 8000; id += 1) {
+    fs.writeSync(fd, `"${id}"${rest}\n`);
+  }
+  fs.closeSync(fd);
+  const { client } = await connect(t, dir, { memoryLimitKb: 128 * 1024 });
+  const result = await client.callTool({ name: 'report', arguments: { path: big, metrics: 'all' } });
+  assert.equal(result.isError, true, textOf(result));
+  assert.equal(result.structuredContent.error.category, 'out_of_memory', textOf(result));
+  assert.equal(result.structuredContent.error.exit_code, 19);
+  assert.match(textOf(result), /the report call: out of memory: an allocation failed/);
+  // Its memory is free again and the server answers the next call.
+  const next = await client.callTool({ name: 'report', arguments: CASES[0].args });
+  assert.equal(next.isError, false, textOf(next));
+  assert.equal(next.structuredContent.summary.kernels.length, 1);
+});
+
+test('answers sixteen report calls sent at once, two reading at a time', async (t) => {
+  const { client } = await connect(t, tempDir(t), { args: ['--read-slots', '2'] });
+  const results = await Promise.all(
+    Array.from({ length: 16 }, (_, i) => client.callTool({ name: 'report', arguments: CASES[i % 2].args })),
+  );
+  results.forEach((result, i) => {
+    assert.equal(result.isError, false, textOf(result));
+    assert.equal(result.structuredContent.summary.kernels.length, CASES[i % 2].kernels);
+  });
 });

@@ -84,11 +84,14 @@ export function fakeGpuEnv(dir, extra = {}) {
 }
 
 /// An MCP SDK client connected to `kprof mcp` over stdio; closed (and the server gone) when the
-/// test ends. `stderr` collects what the server logged.
-export async function connect(t, dir, { env = {}, args = [] } = {}) {
+/// test ends. `stderr` collects what the server logged. With `memoryLimitKb` the server runs
+/// under `ulimit -v` of that many KiB (its allocations beyond it fail).
+export async function connect(t, dir, { env = {}, args = [], memoryLimitKb = 0 } = {}) {
+  const command = memoryLimitKb > 0 ? '/bin/sh' : KPROF;
+  const limited = ['-c', `ulimit -v ${memoryLimitKb} && exec "$0" "$@"`, KPROF];
   const transport = new StdioClientTransport({
-    command: KPROF,
-    args: ['mcp', ...args],
+    command,
+    args: [...(memoryLimitKb > 0 ? limited : []), 'mcp', ...args],
     env: fakeGpuEnv(dir, env),
     cwd: dir,
     stderr: 'pipe',

@@ -39,6 +39,7 @@ NO_KERNELS = FIXTURES / "no_kernels_profiled.txt"
 FAKE_NCU = STANDINS / "ncu"
 VADD_KERNEL = EXAMPLES / "vadd" / "kernel.py"
 VADD_PROBLEM = EXAMPLES / "vadd" / "problem.py"
+CASES = pathlib.Path(__file__).resolve().parent / "cases"
 
 
 def kprof_binary() -> pathlib.Path:
@@ -221,7 +222,7 @@ def test_metrics_to_prompt_of_a_report_is_its_kernelagent_metrics_block():
 
 def test_report_builds_the_versioned_document():
     doc = kprof.report(TWOSTAGE)
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == 4
     assert doc["metadata"]["select"] == "all"
     assert [kernel["name"] for kernel in doc["kernels"]] == ["partial_sum_kernel", "scale_kernel"]
     assert doc["summary"]["total_duration_ns"] == 6208 + 9856
@@ -310,7 +311,7 @@ def test_every_error_class_has_its_own_category_and_exit_code():
         kprof.NcuNotFound, kprof.PermissionDenied, kprof.KernelImportError, kprof.ProblemInvalid,
         kprof.KernelRuntimeError, kprof.UnknownMetric, kprof.Timeout, kprof.NcuFailed,
         kprof.OutputError, kprof.DatabaseError, kprof.GpuBusy, kprof.SlurmError,
-        kprof.ProgramCrashed, kprof.InternalError,
+        kprof.ProgramCrashed, kprof.OutOfMemory, kprof.WrongOutput, kprof.InternalError,
     ]
     assert all(issubclass(cls, kprof.KprofError) for cls in classes)
     assert len({cls.category for cls in classes}) == len(classes)
@@ -318,6 +319,8 @@ def test_every_error_class_has_its_own_category_and_exit_code():
     assert len(codes) == len(classes) and 0 not in codes
     assert kprof.UsageError("x").exit_code == 2 and kprof.InputNotFound("x").exit_code == 3
     assert kprof.ProgramCrashed("x").exit_code == 18
+    assert kprof.OutOfMemory("x").exit_code == 19 and isinstance(kprof.OutOfMemory("x"), MemoryError)
+    assert kprof.WrongOutput("x").exit_code == 20
 
 
 def test_the_error_classes_are_the_librarys_categories_one_for_one():
@@ -469,6 +472,27 @@ def test_profile_kernel_writes_the_round_and_returns_its_metrics(fake_gpu):
     assert results.prompt() == kprof.render(results.report, "prompt")
     assert json.loads(results.to_json()) == results.to_dict()
     assert kprof.History(artifacts).rounds()[0]["round"] == 1
+
+
+def test_a_models_many_launches_report_their_progress_and_what_the_budget_left_out(fake_gpu, monkeypatch, caplog):
+    """Issue 42: the call's 202 launches are timed outside ncu; ncu replays 3 representatives
+    (--max-replayed 3) and the profiler's progress lines say what was planned, what is left out
+    and how the replays go (ncu's ==PROF== lines, 1.2 s each), with an estimate of the time left."""
+    monkeypatch.setenv("KPROF_FAKE_STEPS", "100")
+    monkeypatch.setenv("KPROF_FAKE_NCU_REPLAY_SECONDS", "1.2")
+    logger = logging.getLogger("kprof-test-workload")
+    profiler = kprof.KernelProfiler(logger, fake_gpu / "artifacts", fake_gpu / "logs", ncu_bin_path=FAKE_NCU,
+                                    max_replayed=3)
+    with caplog.at_level(logging.INFO, logger="kprof-test-workload"):
+        results = profiler.profile(CASES / "many_launches" / "kernel.py", VADD_PROBLEM, 1)
+    lines = [record.getMessage() for record in caplog.records]
+    assert any("202 launches of 4 distinct kernels timed" in line and "(--max-replayed 3 leaves 1 out)" in line
+               for line in lines), lines
+    assert any("replayed 2 of 3 launches" in line and "s left" in line for line in lines), lines
+    assert any("replayed 3 of 3 launches" in line for line in lines), lines
+    workload = results.report["workload"]
+    assert (workload["launches"], workload["replayed"], workload["left_out"]["kernels"]) == (202, 3, 1)
+    assert "Workload: 202 launches of 4 distinct kernels" in results.prompt()
 
 
 def test_relative_output_directories_are_kept_where_they_were_named(fake_gpu, monkeypatch):

@@ -1,4 +1,6 @@
-"""Runs the real templates/harness.py against the fake torch (tests/standins/fake_torch).
+"""Runs the real harness (templates/harness.py and its package templates/kprof_harness/) against
+the fake torch (tests/standins/fake_torch), end to end; each module's own tests are in
+test_harness_<module>.py.
 
 Each test writes a plan into its own temp directory, runs the harness in a child interpreter with
 PYTHONPATH pointing at the fake torch, and checks the exit code, the status JSON and the event log
@@ -13,15 +15,13 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-HARNESS = ROOT / "templates" / "harness.py"
-FAKE_TORCH = ROOT / "tests" / "standins" / "fake_torch"
-CASES = Path(__file__).resolve().parent / "cases"
+from harness_helpers import CASES, FAKE_TORCH, ROOT, install_harness
 EXAMPLES = ROOT / "examples"
 
 
@@ -45,21 +45,11 @@ def run_harness(tmp_path, problem, kernels, real_torch=False, env=None, **settin
     return run_plan(tmp_path, script, plan_path, real_torch, env=env)
 
 
-def harness_module():
-    """The harness loaded as a module (its functions tested one by one)."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("harness_under_test", HARNESS)
-    harness = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(harness)
-    return harness
-
-
 def write_plan(tmp_path, problem, kernels, **settings):
     """The harness copied into tmp_path/run and its plan beside it: (script, plan path)."""
     run_dir = tmp_path / "run"
     run_dir.mkdir(exist_ok=True)
-    script = run_dir / "harness.py"
-    shutil.copyfile(HARNESS, script)
+    script = install_harness(run_dir)
     plan = {
         "version": 1,
         "problem": str(problem),
@@ -501,7 +491,8 @@ def test_status_file_is_replaced_whole_and_leaves_no_temp_files(tmp_path):
     run = run_harness(tmp_path, CASES / "vector/problem.py", [CASES / "positional/kernel.py"])
 
     assert run.status is not None
-    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["harness.py", "plan.json", "status.json"]
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [
+        "harness.py", "kprof_harness", "plan.json", "status.json"]
 
 
 @pytest.mark.parametrize("example, launches", [
@@ -518,8 +509,7 @@ def test_examples_run_under_the_fake_torch(tmp_path, example, launches):
 
 
 def test_unreadable_plan_exits_2_without_a_status(tmp_path):
-    script = tmp_path / "harness.py"
-    shutil.copyfile(HARNESS, script)
+    script = install_harness(tmp_path)
     plan = tmp_path / "plan.json"
     plan.write_text("{not json", encoding="utf-8")
 
@@ -768,8 +758,7 @@ def start_standby(tmp_path, problem, idle_seconds=60, primer=False, fake_torch=F
     run_dir, events log)."""
     run_dir = tmp_path / "run"
     run_dir.mkdir(exist_ok=True)
-    script = run_dir / "harness.py"
-    shutil.copyfile(HARNESS, script)
+    script = install_harness(run_dir)
     fifo = run_dir / "candidates.fifo"
     os.mkfifo(fifo)
     plan = {"version": 1, "problem": str(problem), "candidates": [],
@@ -964,22 +953,6 @@ def write_candidate_and_finish(process, fifo, kernel):
     with open(fifo, "w", encoding="utf-8") as f:
         f.write(json.dumps(message) + "\n")
     return process.communicate(timeout=60)
-
-
-def test_the_triton_primers_source_is_found_as_triton_reads_a_kernels_source():
-    # Triton's JITFunction reads inspect.getsourcelines(fn) and keeps the text from the `def` on;
-    # the primer's kernel has no file, and linecache serves its lines.
-    import inspect
-    harness = harness_module()
-    sys.path.insert(0, str(FAKE_TORCH))
-    try:
-        kernel = harness.triton_primer_kernel()
-    finally:
-        sys.path.remove(str(FAKE_TORCH))
-    assert kernel.__name__ == "kprof_triton_primer"
-    assert kernel.src == "def kprof_triton_primer(out):\n    tl.store(out, 1.0)\n"
-    assert kernel.starting_line_number == 5
-    assert inspect.getsourcefile(kernel.fn) == harness.TRITON_PRIMER_FILE
 
 
 def test_a_failing_triton_primer_is_recorded_and_changes_nothing_else(tmp_path):
@@ -1474,15 +1447,6 @@ def test_a_candidate_that_raises_in_its_worker_is_reported_by_its_own_run(tmp_pa
     assert run.candidate(2)["compiled_ahead"] == "compiled" and run.candidate(2)["ok"] is True
 
 
-def test_an_outcome_names_the_exception_by_its_type_and_its_messages_first_line():
-    harness = harness_module()
-
-    assert harness.exception_words(ValueError("bad\nshape (3, 4)")) == "ValueError: bad"
-    assert harness.exception_words(KeyboardInterrupt()) == "KeyboardInterrupt"
-    long = harness.exception_words(RuntimeError("x" * 500))
-    assert len(long) == harness.WORDS_LENGTH and long.startswith("RuntimeError: xxx") and long.endswith("...")
-
-
 def test_a_candidate_that_exits_when_compiled_ahead_is_profiled_as_before(tmp_path):
     # Its compile-only call counts in the worker's copy of the module, not in the harness's.
     kernels = [CASES / "positional/kernel.py", CASES / "exits_in_call/kernel.py"]
@@ -1582,3 +1546,82 @@ def test_a_compile_ahead_directory_removed_during_the_batch_costs_the_later_cand
     assert run.code == 0, run.stderr
     assert run.candidate(1)["compiled_ahead"] == "not compiled ahead: No such file or directory"
     assert run.candidate(1)["ok"] is True
+
+
+# ---- Many launches: the timeline mode and its gate (docs/harness.md, "Many launches") ----------
+
+
+def run_timeline_mode(tmp_path, problem, kernel, env=None, **settings):
+    """`harness.py PLAN --timeline OUT` with the fake torch: (completed process, OUT's JSON)."""
+    script, plan_path = write_plan(tmp_path, problem, [kernel], **settings)
+    out = plan_path.parent / "timeline.json"
+    environment = dict(os.environ, PYTHONPATH=str(FAKE_TORCH))
+    environment.update(env or {})
+    done = subprocess.run([sys.executable, str(script), str(plan_path), "--timeline", str(out)],
+                          cwd=str(tmp_path), env=environment, capture_output=True, text=True, timeout=120)
+    return done, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_timeline_mode_records_every_launch_of_the_call_in_order_with_its_shape_time_and_op(tmp_path):
+    done, timeline = run_timeline_mode(tmp_path, CASES / "vector" / "problem.py",
+                                       CASES / "many_launches" / "kernel.py", env={"KPROF_FAKE_STEPS": "1000"})
+    assert done.returncode == 0, done.stderr
+    launches = timeline["launches"]
+    assert len(launches) == 2002  # one call: not the warm-up's launches
+    assert [l["name"] for l in launches[:3]] == ["fill_kernel", "gemv_kernel", "cell_kernel"]
+    assert launches[-1]["name"] == "gemm_kernel" and launches[-1]["grid"] == [2, 2, 1]
+    cell = launches[2]
+    assert (cell["grid"], cell["block"], cell["shared_memory"], cell["duration_us"]) == ([16, 1, 1], [64, 1, 1], 1024, 2.0)
+    assert cell["op"] == "aten::fake_op" and cell["stream"] == 7 and cell["registers"] == 32
+    assert timeline["call_us"] > 0 and timeline["process_seconds"] > 0
+    assert not list((tmp_path / "run").glob(".kprof-trace-*"))  # the chrome trace is not left behind
+
+
+def test_timeline_mode_writes_why_when_the_call_raises_and_still_exits_zero(tmp_path):
+    done, timeline = run_timeline_mode(tmp_path, CASES / "vector" / "problem.py", CASES / "raises" / "kernel.py")
+    assert done.returncode == 0, done.stderr
+    assert "launches" not in timeline
+    assert "Error" in timeline["error"]
+
+
+def test_the_first_candidates_profiled_call_waits_for_the_timeline_gate(tmp_path):
+    gate = tmp_path / "gate"
+    status = tmp_path / "run" / "status.json"
+
+    def open_gate_once_warm():
+        """kprof's part: the gate opens 0.5 s after the candidate reached its warm-up."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if json.loads(status.read_text(encoding="utf-8"))["candidates"][0]["phase"] in ("warmup", "profiled_call"):
+                    break
+            except (OSError, ValueError, KeyError, IndexError):
+                pass
+            time.sleep(0.01)
+        time.sleep(0.5)
+        gate.write_text("go on\n")
+
+    opener = threading.Thread(target=open_gate_once_warm)
+    opener.start()
+    try:
+        run = run_harness(tmp_path, CASES / "vector" / "problem.py", [CASES / "positional" / "kernel.py"],
+                          timeline_gate={"path": str(gate), "max_wait_seconds": 30})
+    finally:
+        opener.join()
+    assert run.code == 0, run.stderr
+    assert run.candidate(0)["timeline_wait_seconds"] >= 0.3
+    assert run.events[-4:-1] == ["push kprof:cand0", "launch add_kernel", "sync"]
+
+
+def test_a_timeline_gate_that_never_opens_costs_only_its_wait(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector" / "problem.py", [CASES / "positional" / "kernel.py"],
+                      timeline_gate={"path": str(tmp_path / "never"), "max_wait_seconds": 0.3})
+    assert run.code == 0, run.stderr
+    assert 0.25 <= run.candidate(0)["timeline_wait_seconds"] < 5
+
+
+def test_a_timeline_gate_without_a_path_is_a_plan_error(tmp_path):
+    run = run_harness(tmp_path, CASES / "vector" / "problem.py", [CASES / "positional" / "kernel.py"],
+                      timeline_gate={"max_wait_seconds": 1})
+    assert run.code == 2
+    assert "timeline_gate" in run.stderr

@@ -182,7 +182,7 @@ def test_a_recorded_problem_has_the_pages_the_diagnosis_reads(manifest):
 
 def test_every_kernel_of_the_manifest_is_recorded(manifest):
     """Kernels added since the last recording are skipped here, by name, until
-    scripts/device-record-planted.sh records them (docs/device-e2e.md); never passed."""
+    bench/device/run record-planted records them (docs/device-e2e.md); never passed."""
     missing = []
     for k in manifest["kernels"]:
         functions = recorded_functions(k["id"].split("/")[0])
@@ -195,7 +195,7 @@ def test_every_kernel_of_the_manifest_is_recorded(manifest):
 
 # ---- the recording scripts' plumbing, with the stand-in ncu ----------------------------------
 
-SCRIPTS = os.path.join(ROOT, "scripts")
+BENCH = os.path.join(ROOT, "bench", "device")
 STANDINS = os.path.join(ROOT, "tests", "standins")
 
 
@@ -208,7 +208,7 @@ def kprof_binary():
 
 
 def test_the_recording_plan_batches_every_kernel_once_one_batch_per_problem(manifest):
-    plan = subprocess.run([sys.executable, os.path.join(SCRIPTS, "device-record-planted.py"), "plan"],
+    plan = subprocess.run([sys.executable, os.path.join(BENCH, "record-planted.py"), "plan"],
                           capture_output=True, text=True, check=True).stdout.splitlines()
     problems = [line.split()[0] for line in plan]
     assert len(problems) == len(set(problems)) == len({k["problem"] for k in manifest["kernels"]})
@@ -244,7 +244,7 @@ def test_a_deep_batch_with_the_standin_ncu_is_packed_and_scored(manifest, tmp_pa
     session = run / "round001" / "gpu0-part0"
     assert (session / "rows.csv").is_file() and (session / "source.csv").is_file()
     dest = tmp_path / "planted"
-    packed = subprocess.run([sys.executable, os.path.join(SCRIPTS, "device-record-planted.py"), "pack", str(run),
+    packed = subprocess.run([sys.executable, os.path.join(BENCH, "record-planted.py"), "pack", str(run),
                              str(tmp_path / "triton"), str(dest), "1:vec_f32"],
                             capture_output=True, text=True, check=True)
     assert "### vec_f32 (round 1)" in packed.stdout
@@ -254,7 +254,7 @@ def test_a_deep_batch_with_the_standin_ncu_is_packed_and_scored(manifest, tmp_pa
     for k in entries:
         stem = os.path.splitext(os.path.basename(k["kernel_file"]))[0]
         assert (dest / "vec_f32" / "reports" / (stem + ".report.json")).is_file(), k["id"]
-    scored = subprocess.run([sys.executable, os.path.join(SCRIPTS, "score-planted.py"), str(dest)],
+    scored = subprocess.run([sys.executable, os.path.join(BENCH, "score-planted.py"), str(dest)],
                             capture_output=True, text=True)
     assert scored.returncode in (0, 1), scored.stdout + scored.stderr
     assert "| `vec_f32/strided_load` | uncoalesced_access | uncoalesced_access" in scored.stdout

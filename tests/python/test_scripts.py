@@ -107,3 +107,77 @@ def test_the_main_job_builds_the_cli_with_its_own_dependencies_only(tmp_path):
         "kprof report %s --format table" % (repo / "examples" / "captures" / "h200_twostage.csv"),
     ]
     assert "analysing the recorded H200 capture" in done.stderr
+
+
+def test_the_main_job_starts_with_what_matters_its_build_quiet_in_a_log(tmp_path):
+    # A build that prints what a real one does (a CMake warning, a hundred ninja lines): none of
+    # it reaches the user, who reads one line about the build and then the answer.
+    repo, env, log = copied_tree(tmp_path, "scripts/run-example.sh")
+    stand_in(repo / "scripts", "build.sh",
+             'echo "CMake Warning: Manually-specified variables were not used" >&2\n'
+             'for i in $(seq 115); do echo "[$i/115] Building CXX object"; done')
+    (repo / "build").mkdir()
+    stand_in(repo / "build", "kprof", 'echo "the answer"')
+    done = subprocess.run(["bash", str(repo / "scripts" / "run-example.sh")], env=env, capture_output=True,
+                          text=True, timeout=60)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "the answer\n"
+    assert done.stderr.splitlines()[0].startswith("kprof: building ")
+    assert "Building CXX" not in done.stderr and "CMake Warning" not in done.stderr
+    assert "[115/115] Building CXX object" in (repo / "build" / "run-example-build.log").read_text()
+
+
+def test_the_main_job_shows_the_end_of_the_build_log_when_the_build_fails(tmp_path):
+    repo, env, _ = copied_tree(tmp_path, "scripts/run-example.sh")
+    stand_in(repo / "scripts", "build.sh", 'echo "error: planted.cpp:1: expected ;"; exit 1')
+    done = subprocess.run(["bash", str(repo / "scripts" / "run-example.sh")], env=env, capture_output=True,
+                          text=True, timeout=60)
+
+    assert done.returncode == 1
+    assert "error: planted.cpp:1: expected ;" in done.stderr
+    assert "the build failed" in done.stderr
+
+
+def test_the_build_script_tells_cmake_not_to_warn_about_python_when_the_main_job_turns_it_off(tmp_path):
+    repo, env, log = copied_tree(tmp_path, "scripts/build.sh")
+    stand_in(repo / "scripts", "install-deps.sh", "exit 0")
+    stand_in(tmp_path / "bin", "cmake", 'echo "cmake $*" >> %s' % log)
+    done = subprocess.run(["bash", str(repo / "scripts" / "build.sh"), "-DKPROF_ENABLE_PYTHON=OFF"], env=env,
+                          capture_output=True, text=True, timeout=60)
+
+    assert done.returncode == 0, done.stderr
+    configure = calls(log)[0].split()
+    assert "--no-warn-unused-cli" in configure
+    assert "-DPython3_EXECUTABLE=/usr/bin/python3" in configure
+
+
+def documents():
+    """The docs, README, ARCHITECTURE and tests' READMEs, without the dated device transcripts."""
+    paths = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").glob("*.md")),
+             *sorted((ROOT / "tests").rglob("README.md")), *sorted((ROOT / "examples").rglob("README.md"))]
+    return {path: path.read_text(encoding="utf-8") for path in paths}
+
+
+def test_every_device_step_the_docs_quote_is_a_step_of_the_one_driver():
+    import re
+    listed = subprocess.run(["bash", str(ROOT / "bench" / "device" / "run"), "--list"], capture_output=True,
+                            text=True, timeout=60, check=True).stdout
+    steps = {line.split()[0] for line in listed.splitlines() if line.strip()}
+    assert {"e2e", "standby", "record-planted"} <= steps
+    quoted = {(path.name, step) for path, text in documents().items()
+              for step in re.findall(r"bench/device/run ([a-z0-9][a-z0-9-]*)", text)}
+    assert quoted
+    assert [(name, step) for name, step in sorted(quoted) if step not in steps] == []
+    # scripts/ holds what a user runs; the measurements are bench/device's.
+    assert [path.name for path, text in documents().items() if "scripts/device-" in text] == []
+    assert sorted(path.name for path in (ROOT / "scripts").glob("device-*")) == []
+
+
+def test_the_device_driver_refuses_a_step_it_does_not_have_and_lists_those_it_has():
+    done = subprocess.run(["bash", str(ROOT / "bench" / "device" / "run"), "no-such-step"], capture_output=True,
+                          text=True, timeout=60)
+
+    assert done.returncode == 2
+    assert "no step 'no-such-step'" in done.stderr
+    assert "  e2e " in done.stderr

@@ -32,7 +32,7 @@ VADD_PROBLEM = ROOT / "examples" / "vadd" / "problem.py"
 NOBODY = 65534
 AS_NOBODY = ["setpriv", "--reuid", str(NOBODY), "--regid", str(NOBODY), "--clear-groups"]
 SOCKET_NAME = ".kprof-serve.sock"
-# The server's connection cap (src/profile/serve.cpp, docs/standby.md).
+# The server's connection cap (src/serve/serve.cpp, docs/standby.md).
 CONNECTION_CAP = 16
 
 # The other uid's programs use only the standard library, so they run on the system's Python (a

@@ -83,6 +83,9 @@ def cluster() -> Iterator[Dict[str, str]]:
     env["SLURM_CONF"] = str(state / "etc" / "slurm.conf")
     env["PYTHONPATH"] = str(STANDINS / "fake_torch")
     env["KPROF_FAKE_NCU_CSV"] = str(FIXTURE)
+    # The fake torch's machine has as many GPUs as the cluster's node (cluster.sh's NGPUS), so the
+    # CUDA_VISIBLE_DEVICES each task gets from Slurm (0 to N-1) names one of them.
+    env["KPROF_FAKE_GPU_COUNT"] = os.environ.get("KPROF_SLURM_GPUS", "4")
     env["KPROF_LOCK_DIR"] = str(base / "locks")
     env["XDG_CACHE_HOME"] = str(base / "cache")
     env["KPROF_SLURM_TEST_BASE"] = str(base)

@@ -375,7 +375,7 @@ TEST(PlantedSuite, NamesThePlantedDefectFirstWithItsLineAndSparesTheCleanTwins) 
   const std::map<std::string, Score> by_class = score(Reading::deep, total);
   if (total.kernels == 0) {
     GTEST_SKIP() << "no kernel of the suite has recorded pages: record them with "
-                    "scripts/device-record-planted.sh (docs/device-e2e.md)";
+                    "bench/device/run record-planted (docs/device-e2e.md)";
   }
   // The 19 defects of the first recording (H200, 2026-12-01) stay recorded.
   ASSERT_GE(total.kernels, 19);
@@ -411,7 +411,7 @@ TEST_P(PlantedKernel, Recorded) {
   const std::string problem = problem_of(*kernel);
   if (!recorded(problem)) {
     GTEST_SKIP() << GetParam() << ": problem " << problem
-                 << " has no recorded pages yet (scripts/device-record-planted.sh)";
+                 << " has no recorded pages yet (bench/device/run record-planted)";
   }
   const TempDir cache = make_cache();
   const Json report = report_of(problem, Reading::deep, cache.path());
@@ -419,7 +419,7 @@ TEST_P(PlantedKernel, Recorded) {
   if (entry == nullptr) {
     GTEST_SKIP() << GetParam() << ": " << (*kernel)["kernel"].get<std::string>()
                  << " is not in the recording of " << problem
-                 << " yet (added since; scripts/device-record-planted.sh)";
+                 << " yet (added since; bench/device/run record-planted)";
   }
   const Json& diagnosis = (*entry)["diagnosis"];
   ASSERT_FALSE(diagnosis.empty()) << GetParam();

@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <optional>
 #include <regex>
+#include <set>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -141,8 +143,25 @@ TEST(NvtxInclude, MatchesEveryCandidateRangeAndThePrimersAndNothingElse) {
   EXPECT_FALSE(std::regex_match(std::string("kprof:cand"), pattern));
 }
 
-TEST(HarnessScript, IsTheTemplateFileEmbeddedAtBuildTime) {
-  EXPECT_EQ(harness_script(), read_text(fs::path(KPROF_TEMPLATES_DIR) / "harness.py"));
+TEST(HarnessScript, EmbedsTheEntryFirstThenEveryModuleOfThePackageAsTheTemplatesHoldThem) {
+  const fs::path templates(KPROF_TEMPLATES_DIR);
+  std::set<std::string> on_disk;
+  for (const auto& entry : fs::directory_iterator(templates / k_harness_package)) {
+    if (entry.path().extension() == ".py") {
+      on_disk.insert(fmt::format("{}/{}", k_harness_package, entry.path().filename().string()));
+    }
+  }
+  const auto files = harness_files();
+  ASSERT_FALSE(files.empty());
+  EXPECT_EQ(files.front().path, "harness.py");
+  std::set<std::string> embedded;
+  for (const HarnessFile& file : files.subspan(1)) {
+    embedded.insert(std::string(file.path));
+  }
+  EXPECT_EQ(embedded, on_disk) << "src/harness/CMakeLists.txt lists the modules it embeds";
+  for (const HarnessFile& file : files) {
+    EXPECT_EQ(file.text, read_text(templates / file.path)) << file.path;
+  }
 }
 
 TEST(HarnessPlanJson, WritesEveryFieldInAStableOrder) {
@@ -186,6 +205,25 @@ TEST(HarnessPlanJson, WritesCompileAheadOnlyWhenThePlanNamesItsDirectory) {
   // A standby's message carries the same object.
   const auto message = nlohmann::ordered_json::parse(standby_message(plan));
   EXPECT_EQ(message["compile_ahead"], json.back());
+}
+
+TEST(HarnessPlanJson, WritesTheTruthOnlyWhenAskedWithTolerancesForEveryDtype) {
+  HarnessPlan plan = sample_plan();
+  EXPECT_FALSE(nlohmann::json::parse(plan_to_json(plan)).contains("truth"));
+  plan.truth = TruthPlan{};
+  plan.truth->budget_seconds = 0.25;
+  plan.truth->max_repetitions = 7;
+  const auto json = nlohmann::ordered_json::parse(plan_to_json(plan));
+  EXPECT_EQ(json.back(), nlohmann::ordered_json::parse(R"({"check": true, "timing": true,
+      "reference": true, "timing_settings": {"budget_seconds": 0.25, "max_repetitions": 7},
+      "tolerances": {}})"));
+  plan.truth->check = false;
+  plan.truth->atol = 1e-3;
+  plan.truth->rtol = 0.5;
+  const auto changed = nlohmann::ordered_json::parse(plan_to_json(plan));
+  EXPECT_EQ(changed["truth"]["check"], false);
+  EXPECT_EQ(changed["truth"]["tolerances"],
+            nlohmann::ordered_json::parse(R"({"all": {"atol": 0.001, "rtol": 0.5}})"));
 }
 
 TEST(CompileAheadMaxWait, IsAQuarterOfACandidatesTimeoutAndAtMostThirtySeconds) {
@@ -236,8 +274,26 @@ TEST(WriteHarness, WritesTheScriptAndThePlan) {
 
   ASSERT_TRUE(write_harness(script, plan_path, sample_plan()).ok());
 
-  EXPECT_EQ(read_text(script), harness_script());
+  for (const HarnessFile& file : harness_files()) {
+    EXPECT_EQ(read_text(script.parent_path() / file.path), file.text) << file.path;
+  }
+  EXPECT_EQ(read_text(script), harness_files().front().text);
   EXPECT_EQ(read_text(plan_path), plan_to_json(sample_plan()));
+}
+
+TEST(WriteHarness, WritesAgainIntoTheSameDirectoryReplacingThePackage) {
+  // `kprof harness -o FILE` run twice, or over an older kprof's harness.
+  TempDir dir = make_temp_dir();
+  ASSERT_TRUE(write_file_atomic(dir.path() / "kprof_harness" / "stale.py", "x").ok());
+  ASSERT_TRUE(write_harness_script(dir.path() / "h.py").ok());
+  ASSERT_TRUE(write_harness_script(dir.path() / "h.py").ok());
+
+  EXPECT_FALSE(fs::exists(dir.path() / "kprof_harness" / "stale.py"));
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    names.insert(entry.path().filename().string());
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"h.py", "kprof_harness"}));
 }
 
 TEST(WriteHarness, RefusesPathsThatAreNotUtf8AndWritesNothing) {
@@ -251,6 +307,7 @@ TEST(WriteHarness, RefusesPathsThatAreNotUtf8AndWritesNothing) {
   EXPECT_EQ(written.error().category, ErrorCategory::usage);
   EXPECT_FALSE(fs::exists(dir.path() / "harness.py"));
   EXPECT_FALSE(fs::exists(dir.path() / "plan.json"));
+  EXPECT_FALSE(fs::exists(dir.path() / "kprof_harness"));
 }
 
 TEST(WriteHarness, ReportsAnIoErrorWhenTheDirectoryCannotBeMade) {
@@ -263,6 +320,35 @@ TEST(WriteHarness, ReportsAnIoErrorWhenTheDirectoryCannotBeMade) {
   ASSERT_FALSE(written.ok());
   EXPECT_EQ(written.error().category, ErrorCategory::io);
   EXPECT_NE(written.error().message.find("harness script"), std::string::npos);
+}
+
+TEST(ParseHarnessStatus, ReadsTheTruthOfACandidateAndKeepsItsObjects) {
+  Json json = healthy_status();
+  json["candidates"][0]["check"] = {{"verdict", "fail"},
+                                    {"reason", "1 NaN where the reference has none"}};
+  json["candidates"][0]["timing"] = {{"median_us", 41.25}, {"count", 100}};
+  json["candidates"][0]["reference"] = {{"error", "problem.py has no Model"}};
+  auto status = parse(json);
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  const HarnessCandidateStatus& candidate = status->candidates[0];
+  ASSERT_TRUE(candidate.check_verdict.has_value());
+  EXPECT_EQ(*candidate.check_verdict, CheckVerdict::fail);
+  EXPECT_EQ(candidate.check_reason, "1 NaN where the reference has none");
+  EXPECT_EQ(candidate.timing["median_us"], 41.25);
+  EXPECT_EQ(candidate.reference["error"], "problem.py has no Model");
+  EXPECT_FALSE(status->candidates[1].check_verdict.has_value());
+  EXPECT_TRUE(status->candidates[1].timing.is_null());
+}
+
+TEST(ParseHarnessStatus, RefusesACheckVerdictItDoesNotKnow) {
+  Json json = healthy_status();
+  json["candidates"][0]["check"] = {{"verdict", "maybe"}};
+  auto status = parse(json);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().category, ErrorCategory::malformed_input);
+  EXPECT_NE(
+      status.error().message.find("check.verdict is 'maybe' (expected pass, fail, unchecked)"),
+      std::string::npos);
 }
 
 TEST(ParseHarnessStatus, ReadsEveryFieldOfAFinishedRun) {

@@ -1,4 +1,5 @@
-// The words and numbers the harness script (templates/harness.py) shares with the C++ side: its
+// The words and numbers the harness (templates/harness.py and templates/kprof_harness/) shares with
+// the C++ side: its
 // exit codes, its status and candidate phases and its cast words. Each side keeps its own copy
 // (the script runs without kprof), so this test reads both and fails when one drifts.
 #include <algorithm>
@@ -14,9 +15,18 @@
 namespace kprof {
 namespace {
 
-/// Every first group of `pattern` in the harness script, in order, without repeats.
+/// Every file of the harness, one after the other, each beginning on a line of its own.
+std::string harness_text() {
+  std::string text;
+  for (const HarnessFile& file : harness_files()) {
+    text.append("\n").append(file.text);
+  }
+  return text;
+}
+
+/// Every first group of `pattern` in the harness, in order, without repeats.
 std::vector<std::string> script_words(const std::string& pattern) {
-  const std::string script(harness_script());
+  const std::string script = harness_text();
   const std::regex expression(pattern);
   std::vector<std::string> words;
   for (auto it = std::sregex_iterator(script.begin(), script.end(), expression);
@@ -29,7 +39,7 @@ std::vector<std::string> script_words(const std::string& pattern) {
 }
 
 TEST(HarnessVocabulary, TheScriptsExitCodesAreTheOnesKprofKnows) {
-  const std::string script(harness_script());
+  const std::string script = harness_text();
   const std::regex line(R"re(\nEXIT_([A-Z_]+) = (\d+)(?=\n))re");
   std::set<std::pair<std::string, int>> in_script;
   for (auto it = std::sregex_iterator(script.begin(), script.end(), line);
@@ -69,9 +79,44 @@ TEST(HarnessVocabulary, EveryCandidatePhaseTheScriptWritesParses) {
   }
 }
 
+TEST(HarnessVocabulary, TheTruthsPhasesAndVerdictsAreOnesKprofReads) {
+  std::string truth;
+  std::string correctness;
+  for (const HarnessFile& file : harness_files()) {
+    if (file.path == "kprof_harness/truth.py") {
+      truth = std::string(file.text);
+    } else if (file.path == "kprof_harness/correctness.py") {
+      correctness = std::string(file.text);
+    }
+  }
+  ASSERT_FALSE(truth.empty());
+  ASSERT_FALSE(correctness.empty());
+  const std::regex phase(R"re(set_candidate_phase\(entry, "([a-z_]+)"\))re");
+  int phases = 0;
+  for (auto it = std::sregex_iterator(truth.begin(), truth.end(), phase);
+       it != std::sregex_iterator(); ++it, ++phases) {
+    EXPECT_TRUE(parse_harness_phase((*it)[1].str()).ok()) << (*it)[1].str();
+  }
+  EXPECT_EQ(phases, 2);
+  const std::regex verdict(R"re("verdict": "([a-z]+)")re");
+  std::set<std::string> verdicts;
+  for (const std::string* text : {&truth, &correctness}) {
+    for (auto it = std::sregex_iterator(text->begin(), text->end(), verdict);
+         it != std::sregex_iterator(); ++it) {
+      verdicts.insert((*it)[1].str());
+    }
+  }
+  std::set<std::string> known;
+  for (const CheckVerdict value :
+       {CheckVerdict::pass, CheckVerdict::fail, CheckVerdict::unchecked}) {
+    known.insert(std::string(to_string(value)));
+  }
+  EXPECT_EQ(verdicts, known);
+}
+
 TEST(HarnessVocabulary, TheScriptTakesExactlyKprofsCastWords) {
   // CAST_DTYPES = {"bf16": "bfloat16", ...}: its keys, and the two words read_plan adds.
-  const std::string script(harness_script());
+  const std::string script = harness_text();
   std::smatch table;
   ASSERT_TRUE(std::regex_search(script, table, std::regex(R"re(\nCAST_DTYPES = \{([^}]*)\})re")));
   const std::string body = table[1].str();

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,9 +12,14 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include "kprof/analysis.hpp"
 #include "kprof/files.hpp"
 #include "kprof/history.hpp"
+#include "kprof/metric_sets.hpp"
+#include "kprof/ncu_output.hpp"
+#include "kprof/report.hpp"
 #include "unit/history/documents.hpp"
+#include "unit/many_launches.hpp"
 
 namespace kprof {
 namespace {
@@ -257,6 +263,48 @@ TEST(HistoryStore, ReloadsTheRecordedDocument) {
   ASSERT_TRUE(document.ok()) << document.error().message;
   EXPECT_EQ(*document, *entry.document);
   EXPECT_EQ(document->dump(), entry.document->dump());
+}
+
+TEST(HistoryStore, RecordsTheDocumentAndMetricValuesOfThousandsOfLaunchesReadOneAtATime) {
+  // A report of 3,000 launches (compact text of several MB: several pieces written into the
+  // row), recorded from its capture without its tree: the row's document is the tree's text and
+  // every launch's metric values are in.
+  const TempDir dir = make_temp_dir();
+  const std::filesystem::path csv = dir.path() / "many.csv";
+  testing::write_many_launches(csv, 3000);
+  Result<Capture> capture = read_ncu_csv_file(csv);
+  ASSERT_TRUE(capture.ok()) << capture.error().message;
+  Result<Analysis> analysis = analyse(*capture, SelectOptions{});
+  ASSERT_TRUE(analysis.ok()) << analysis.error().message;
+  const MetricSet set = *find_metric_set("default");
+  const Json run{{"generated_at", "2026-12-06T00:00:00Z"}};
+  const Json tree = build_report(*capture, *analysis, set, run);
+  RoundEntry entry;
+  entry.round = 1;
+  entry.label = "many.csv";
+  entry.report_source = std::make_shared<const CaptureReport>(*capture, *analysis, set, run);
+  const std::filesystem::path path = dir.path() / "kprof.db";
+  {
+    HistoryStore store = open_store(path);
+    ASSERT_TRUE(store.record_round(entry).ok());
+    auto document = store.document(1, std::nullopt);
+    ASSERT_TRUE(document.ok()) << document.error().message;
+    EXPECT_TRUE(*document == tree);
+    // Its outline, read in pieces: what kprof mcp's diagnosis and hot_lines read.
+    auto outline = store.document_outline(RoundRef{1, std::nullopt});
+    ASSERT_TRUE(outline.ok()) << outline.error().message;
+    EXPECT_TRUE(*outline == report_outline(tree));
+    EXPECT_EQ((*outline)["kernels"].size(), 1U);
+  }
+  EXPECT_GT(query_int(path, "SELECT length(document) FROM documents"), 4LL << 20);
+  EXPECT_EQ(query_int(path, "SELECT length(document) FROM documents"),
+            static_cast<long long>(json_text(tree, -1).size()));
+  std::size_t values = 0;
+  for (const Json& launch : tree["kernels"]) {
+    values += launch["metrics"].size();
+  }
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM metrics"), static_cast<long long>(values));
+  EXPECT_EQ(query_int(path, "SELECT count(DISTINCT launch) FROM metrics"), 3000);
 }
 
 TEST(HistoryStore, ARoundWithoutCandidateResolvesToItsBestCandidate) {
@@ -660,7 +708,7 @@ PRAGMA user_version = 1;
     sqlite3_close(db);
   }
   HistoryStore store = open_store(path);
-  EXPECT_EQ(query_int(path, "PRAGMA user_version"), 2);
+  EXPECT_EQ(query_int(path, "PRAGMA user_version"), k_history_schema_version);
   auto rows = store.rows();
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   ASSERT_EQ(rows->size(), 1U);
@@ -674,6 +722,52 @@ PRAGMA user_version = 1;
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 1U) << "an in-place re-run still replaces the v1 row";
   EXPECT_EQ(rows->front().attempt, 2);
+}
+
+TEST(HistoryStore, AVersion2DatabasesDocumentsAreStillReadOnceItIsMigrated) {
+  const TempDir dir = make_temp_dir();
+  const auto path = dir.path() / "kprof.db";
+  const RoundEntry entry = ok_entry(2, std::nullopt, 1234.5);
+  {
+    // A round recorded by a version 2 kprof: its document in runs.document.
+    HistoryStore store = open_store(path);
+    ASSERT_TRUE(store.record_round(entry).ok());
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* update = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "UPDATE runs SET document = ?1", -1, &update, nullptr),
+              SQLITE_OK);
+    const std::string text = json_text(*entry.document, -1);
+    sqlite3_bind_text(update, 1, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+    EXPECT_EQ(sqlite3_step(update), SQLITE_DONE);
+    sqlite3_finalize(update);
+    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE documents; PRAGMA user_version = 2;", nullptr, nullptr,
+                           nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  {
+    auto read_only = HistoryStore::open_read_only(path);
+    ASSERT_TRUE(read_only.ok()) << read_only.error().message;
+    EXPECT_EQ(read_only->schema_version(), 2);
+    auto document = read_only->document(2, std::nullopt);
+    ASSERT_TRUE(document.ok()) << document.error().message;
+    EXPECT_EQ(*document, *entry.document);
+    auto outline = read_only->document_outline(RoundRef{2, std::nullopt});
+    ASSERT_TRUE(outline.ok()) << outline.error().message;
+    EXPECT_EQ(*outline, report_outline(*entry.document));
+  }
+  HistoryStore store = open_store(path);
+  EXPECT_EQ(query_int(path, "PRAGMA user_version"), 3);
+  auto document = store.document(2, std::nullopt);
+  ASSERT_TRUE(document.ok()) << document.error().message;
+  EXPECT_EQ(*document, *entry.document);
+  // A round recorded now keeps its document in the documents table; both are read.
+  ASSERT_TRUE(store.record_round(ok_entry(3, std::nullopt, 1000.0)).ok());
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM documents"), 1);
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM runs WHERE document IS NOT NULL"), 1);
+  ASSERT_TRUE(store.document(3, std::nullopt).ok());
+  ASSERT_TRUE(store.document(2, std::nullopt).ok());
 }
 
 TEST(RoundRef, ParsesARoundAlone) {

@@ -119,6 +119,22 @@ TEST(BudgetedReportText, FitsEveryBudgetOnEveryRecordedCapture) {
   }
 }
 
+TEST(BudgetedReportText, IsTheTextOfTheDocumentsOutlineOnEveryRecordedCapture) {
+  // The trimmed copy is the outline (one launch per kernel name), so the text must not depend on
+  // the launches the prompt does not draw.
+  for (const Recorded& recorded : recorded_captures()) {
+    const Json outline = report_outline(recorded.report);
+    EXPECT_LE(outline["kernels"].size(), recorded.report["summary"]["kernels"].size())
+        << recorded.name;
+    EXPECT_TRUE(outline["metrics"].empty()) << recorded.name;
+    for (const std::size_t budget : {50U, 150U, 300U, 600U, 1500U, 100000U}) {
+      EXPECT_EQ(budgeted_report_text(recorded.report, budget, "kprof://report/1"),
+                budgeted_report_text(outline, budget, "kprof://report/1"))
+          << recorded.name << " within " << budget;
+    }
+  }
+}
+
 TEST(BudgetedReportText, IsThePromptTextUnchangedWhenItFits) {
   const Json report = report_of(k_fixtures / "curated_nvtx_vadd.csv");
   const std::string prompt = render(Format::prompt, report);

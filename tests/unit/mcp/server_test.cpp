@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <random>
 #include <string>
 #include <thread>
@@ -25,6 +27,7 @@
 #include "kprof/round_layout.hpp"
 #include "kprof/source_page.hpp"
 #include "mcp/resources.hpp"
+#include "unit/many_launches.hpp"
 
 namespace kprof {
 namespace {
@@ -300,6 +303,58 @@ TEST(McpServer, RefusesAValueTheCliRefusesAsAToolErrorWithItsExitCode) {
       << text_of(word);
 }
 
+TEST(McpServer, RefusesANulByteInAnyPathUpFrontAsInvalidParams) {
+  TestServer server;
+  server.initialize();
+  const std::string nul("kernel\0.py", 10);
+  const std::vector<std::pair<std::string, Json>> calls{
+      {"profile", Json{{"kernel_file", nul}, {"problem_file", "p.py"}}},
+      {"profile", Json{{"kernel_file", "k.py"}, {"problem_file", nul}}},
+      {"profile", Json{{"kernel_file", "k.py"}, {"problem_file", "p.py"}, {"out_dir", nul}}},
+      {"batch", Json{{"problem_file", "p.py"}, {"kernel_files", Json::array({"k.py", nul})}}},
+      {"report", Json{{"path", nul}}},
+      {"report", Json{{"path", "capture.csv"}, {"source_page", nul}}},
+      {"diff", Json{{"a", nul}, {"b", "b.json"}}},
+      {"history", Json{{"dir", nul}}},
+      {"hot_lines", Json{{"report", nul}}},
+      {"diagnosis", Json{{"dir", nul}, {"round", 1}}},
+  };
+  for (const auto& [tool, arguments] : calls) {
+    const Json answer = server.call(tool, arguments);
+    ASSERT_TRUE(answer.contains("error")) << tool << ": " << answer.dump();
+    EXPECT_EQ(answer["error"]["code"], -32602) << tool;
+    const std::string message = answer["error"]["message"].get<std::string>();
+    EXPECT_NE(message.find("holds a NUL byte after '"), std::string::npos)
+        << tool << ": " << message;
+    EXPECT_EQ(answer["error"]["data"]["category"], "usage") << tool;
+  }
+  const Json batch = server.call(
+      "batch", Json{{"problem_file", "p.py"}, {"kernel_files", Json::array({"k.py", nul})}});
+  EXPECT_NE(batch["error"]["message"].get<std::string>().find("kernel_files[1] holds a NUL byte"),
+            std::string::npos)
+      << batch.dump();
+}
+
+TEST(McpServer, RefusesAnEmptyOutDirAsAUsageErrorSayingItMayNotBeEmpty) {
+  TestServer server;
+  server.initialize();
+  for (const std::string tool : {"profile", "batch"}) {
+    const Json arguments =
+        tool == "profile" ? Json{{"kernel_file", "k.py"}, {"problem_file", "p.py"}, {"out_dir", ""}}
+                          : Json{{"problem_file", "p.py"},
+                                 {"kernel_files", Json::array({"k.py"})},
+                                 {"out_dir", ""}};
+    const Json answer = server.call(tool, arguments);
+    ASSERT_TRUE(answer.contains("result")) << answer.dump();
+    EXPECT_TRUE(answer["result"]["isError"].get<bool>());
+    const Json& error = answer["result"]["structuredContent"]["error"];
+    EXPECT_EQ(error["category"], "usage") << tool;
+    EXPECT_EQ(error["message"], "out_dir may not be empty: give the output directory (by default "
+                                "kprof-out)")
+        << tool;
+  }
+}
+
 TEST(McpServer, SaysInputNotFoundForAMissingFile) {
   TestServer server;
   server.initialize();
@@ -350,6 +405,122 @@ TEST(McpServer, ReportTextIsThePromptOfTheCliWhenItFits) {
   const Json read = server.request("resources/read", Json{{"uri", uri}});
   const Json document = Json::parse(read["result"]["contents"][0]["text"].get<std::string>());
   EXPECT_EQ(document["summary"], cli_report(file)["summary"]);
+}
+
+TEST(McpServer, ReportsABigCaptureFromItsOutlineAndKeepsNoDocumentResourcesReadCouldNotReturn) {
+  auto dir = TempDir::create("kprof-mcp-test");
+  ASSERT_TRUE(dir.ok());
+  const fs::path file = dir->path() / "many.csv";
+  testing::write_many_launches(file, 2000); // its report.json is longer than 8 MiB
+  TestServer server;
+  server.initialize();
+  const Json answer =
+      server.call("report", Json{{"path", file.string()}, {"token_budget", 100000}});
+  ASSERT_FALSE(answer["result"]["isError"].get<bool>()) << answer.dump().substr(0, 2000);
+  const Json& structured = answer["result"]["structuredContent"];
+  EXPECT_EQ(structured["summary"]["launches"], 2000);
+  EXPECT_EQ(structured["summary"]["kernels"][0]["launches"], 2000);
+  EXPECT_TRUE(structured["report_uri"].is_null()) << structured["report_uri"];
+  for (const Json& item : answer["result"]["content"]) {
+    EXPECT_NE(item["type"], "resource_link") << item.dump();
+  }
+  const std::string text = text_of(answer);
+  // The CLI's prompt of the same file (one launch per kernel name), then where the whole is.
+  Result<Capture> capture = read_ncu_csv_file(file);
+  ASSERT_TRUE(capture.ok());
+  Result<Analysis> analysis = analyse(*capture, SelectOptions{});
+  ASSERT_TRUE(analysis.ok());
+  const std::string prompt =
+      render(Format::prompt,
+             build_report_of_representatives(*capture, *analysis, *find_metric_set("default")));
+  EXPECT_EQ(text.substr(0, prompt.size()), prompt);
+  EXPECT_NE(text.find("Whole report: not kept, its JSON being longer than 8 MiB, the most "
+                      "resources/read returns; `kprof report " +
+                      file.string() + " --format json --out FILE` writes it"),
+            std::string::npos)
+      << text;
+  const Json listed = server.request("resources/list");
+  EXPECT_TRUE(listed["result"]["resources"].empty()) << listed.dump();
+}
+
+/// Sets an environment variable for a scope (the stand-in ncu reads it in its children).
+class ScopedEnv {
+public:
+  ScopedEnv(const char* name, const char* value) : m_name(name) { ::setenv(name, value, 1); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  ScopedEnv(ScopedEnv&&) = delete;
+  ScopedEnv& operator=(ScopedEnv&&) = delete;
+  ~ScopedEnv() { ::unsetenv(m_name); }
+
+private:
+  const char* m_name;
+};
+
+/// The next message that `match` accepts; the others are kept in `seen`. Null after 60 s.
+Json next_message(TestServer& server, const std::function<bool(const Json&)>& match,
+                  std::vector<Json>& seen) {
+  for (int i = 0; i < 200; ++i) {
+    Json message = server.receive(std::chrono::seconds(60));
+    if (message.is_null() || match(message)) {
+      return message;
+    }
+    seen.push_back(std::move(message));
+  }
+  return Json();
+}
+
+TEST(McpServer, RunsNoMoreReadsThanItsSlotsAndAQueuedCallCanBeCancelled) {
+  const ScopedEnv hang("KPROF_FAKE_NCU_SCENARIO", "hang"); // its --import never ends
+  auto dir = TempDir::create("kprof-mcp-test");
+  ASSERT_TRUE(dir.ok());
+  const fs::path stuck = dir->path() / "stuck.ncu-rep";
+  ASSERT_TRUE(write_file_atomic(stuck, "NVR").ok());
+  McpSettings settings;
+  settings.read_slots = 1;
+  settings.heartbeat_seconds = 1;
+  settings.run_options = Json{{"ncu", std::string(KPROF_STANDINS_DIR) + "/ncu"}};
+  TestServer server(settings);
+  server.initialize();
+  const auto call = [&](int id, const fs::path& path, const std::string& token) {
+    Json params{{"name", "report"}, {"arguments", {{"path", path.string()}}}};
+    if (!token.empty()) {
+      params["_meta"] = Json{{"progressToken", token}};
+    }
+    server.send(Json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"}, {"params", params}});
+  };
+  const auto progress_of = [](const std::string& token) {
+    return [token](const Json& message) {
+      return message.value("method", "") == "notifications/progress" &&
+             message["params"]["progressToken"] == token;
+    };
+  };
+  std::vector<Json> seen;
+  // 1 takes the only slot and stays in it (its ncu's heartbeat says it runs).
+  call(1, stuck, "one");
+  ASSERT_FALSE(next_message(server, progress_of("one"), seen).is_null());
+  // 2 waits for the slot, and says so; cancelled, it is never answered.
+  const fs::path small = k_fixtures / "curated_nvtx_twostage.csv";
+  call(2, small, "two");
+  const Json waiting = next_message(server, progress_of("two"), seen);
+  ASSERT_FALSE(waiting.is_null());
+  EXPECT_NE(waiting["params"]["message"].get<std::string>().find("waiting"), std::string::npos)
+      << waiting.dump();
+  server.send(Json{
+      {"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 2}}}});
+  // 3 waits too, and runs once 1 is cancelled (its ncu stopped) and leaves the slot.
+  call(3, small, "");
+  server.send(Json{
+      {"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 1}}}});
+  const Json third = next_message(
+      server, [](const Json& message) { return message.value("id", 0) == 3; }, seen);
+  ASSERT_FALSE(third.is_null()) << "3 was never answered";
+  EXPECT_FALSE(third["result"]["isError"].get<bool>()) << third.dump();
+  EXPECT_EQ(third["result"]["structuredContent"]["summary"]["dominant_kernel"], "scale_kernel");
+  for (const Json& message : seen) {
+    EXPECT_FALSE(message.contains("id")) << "a cancelled call was answered: " << message.dump();
+  }
+  EXPECT_FALSE(server.request("ping").is_null());
 }
 
 TEST(McpServer, SpeaksWithoutStructuredContentTo20241105Clients) {
@@ -450,7 +621,34 @@ TEST(McpServer, GivesTheHotLinesOfARoundWithTheVerdictAndWithoutTheMetricGroups)
   EXPECT_EQ(kernel["hot_lines"]["lines"][0]["line"], 11);
   EXPECT_FALSE(kernel["hot_lines"].contains("heat"));
   const Json none = server.call("hot_lines", Json{{"report", file.string()}, {"kernel", "gemm"}});
-  EXPECT_FALSE(none["result"]["structuredContent"]["available"].get<bool>());
+  EXPECT_TRUE(none["result"]["isError"].get<bool>()) << "the round has no kernel named so";
+}
+
+TEST(McpServer, SaysWhichKernelsARoundHasWhenTheKernelFilterMatchesNone) {
+  auto dir = TempDir::create("kprof-mcp-test");
+  ASSERT_TRUE(dir.ok());
+  const fs::path file = dir->path() / "report.json";
+  ASSERT_TRUE(write_json_atomic(file, cli_report(k_fixtures / "curated_nvtx_twostage.csv")).ok());
+  TestServer server;
+  server.initialize();
+  for (const std::string tool : {"diagnosis", "hot_lines"}) {
+    const Json answer = server.call(tool, Json{{"report", file.string()}, {"kernel", "gemm"}});
+    ASSERT_TRUE(answer.contains("result")) << answer.dump();
+    EXPECT_TRUE(answer["result"]["isError"].get<bool>()) << tool;
+    const Json& error = answer["result"]["structuredContent"]["error"];
+    EXPECT_EQ(error["category"], "no_kernels") << tool;
+    EXPECT_EQ(error["exit_code"], 5) << tool;
+    // The words of `kprof report --kernel gemm`, with the round in place of the capture.
+    EXPECT_EQ(error["message"], "no kernel name contains 'gemm' (kernels in " + file.string() +
+                                    ": partial_sum_kernel, scale_kernel)")
+        << tool;
+    EXPECT_EQ(text_of(answer).find("source: true"), std::string::npos) << text_of(answer);
+    EXPECT_EQ(text_of(answer).find("carries no kernels[].diagnosis"), std::string::npos);
+  }
+  // A kernel that is there: its diagnosis.
+  const Json found = server.call("diagnosis", Json{{"report", file.string()}, {"kernel", "scale"}});
+  EXPECT_FALSE(found["result"]["isError"].get<bool>()) << text_of(found);
+  EXPECT_EQ(found["result"]["structuredContent"]["kernels"][0]["name"], "scale_kernel");
 }
 
 TEST(McpServer, GivesTheDiagnosisOfARoundAndSaysSoWhenItHasNone) {

@@ -243,6 +243,24 @@ TEST(BuildNcuArgv, EmitsOnlyOptionsAndValuesThatNcu2025HelpLists) {
   }
 }
 
+TEST(BuildNcuArgv, PutsTheLaunchFiltersBeforeTheTargetAndNcu2025KnowsThem) {
+  NcuCommand command = basic_command();
+  command.launch_filters = {"--filter-mode",  "per-launch-config",
+                            "--launch-count", "1",
+                            "--kernel-name",  "regex:^(.*::)?(gemv)([<(].*)?$"};
+  const Argv argv = build_ncu_argv(command);
+  const auto filter = std::find(argv.begin(), argv.end(), "--filter-mode");
+  const auto target = std::find(argv.begin(), argv.end(), "/usr/bin/python3");
+  ASSERT_NE(filter, argv.end());
+  EXPECT_EQ(std::distance(filter, target), 6);
+  const std::set<std::string> known = options_in_help();
+  for (const char* option : {"--filter-mode", "--launch-count", "--kernel-name"}) {
+    EXPECT_EQ(known.count(option), 1U) << option;
+  }
+  EXPECT_NE(test::read_fixture("ncu_help.txt").find("per-launch-config: Apply kernel filters"),
+            std::string::npos);
+}
+
 TEST(ClockControl, ParsesTheTwoValidWordsAndRejectsOthersListingThem) {
   ASSERT_TRUE(parse_clock_control("base").ok());
   EXPECT_EQ(*parse_clock_control("base"), ClockControl::base);

@@ -21,6 +21,32 @@ TEST(JudgeCandidate, IsOkWhenTheHarnessFinishedAndItsRangeHasRows) {
   EXPECT_FALSE(verdict.error.has_value());
 }
 
+TEST(JudgeCandidate, AProfiledCandidateWhoseCheckFailedIsPartialWithAWrongOutput) {
+  HarnessCandidateStatus wrong = finished_ok(0);
+  wrong.check_verdict = CheckVerdict::fail;
+  wrong.check_reason = "1 of 3 elements differ by more than atol 0.01 + rtol 0.01";
+  const auto session =
+      outcome(exited(0), recorded_in_range("curated_nvtx_twostage.csv", 0), harness_with({wrong}));
+  const CandidateVerdict verdict = judge_candidate(session, plan_of(1), 0);
+  EXPECT_EQ(verdict.status, CandidateStatus::partial);
+  ASSERT_TRUE(verdict.error.has_value());
+  EXPECT_EQ(verdict.error->category, ErrorCategory::wrong_output);
+  EXPECT_NE(verdict.error->message.find("computes a wrong result: 1 of 3 elements differ"),
+            std::string::npos);
+  EXPECT_FALSE(verdict.retryable);
+}
+
+TEST(JudgeCandidate, AnUncheckedOrPassingCandidateStaysOk) {
+  for (const CheckVerdict verdict : {CheckVerdict::pass, CheckVerdict::unchecked}) {
+    HarnessCandidateStatus status = finished_ok(0);
+    status.check_verdict = verdict;
+    const auto session = outcome(exited(0), recorded_in_range("curated_nvtx_twostage.csv", 0),
+                                 harness_with({status}));
+    EXPECT_EQ(judge_candidate(session, plan_of(1), 0).status, CandidateStatus::ok)
+        << to_string(verdict);
+  }
+}
+
 TEST(JudgeCandidate, AFinishedCandidateWithoutRowsLaunchedNoKernel) {
   const auto session =
       outcome(exited(0), recorded("no_kernels_profiled.txt"), harness_with({finished_ok(0)}));

@@ -11,6 +11,7 @@
 #include "kprof/files.hpp"
 #include "kprof/json_file.hpp"
 #include "kprof/options.hpp"
+#include "kprof/report.hpp"
 #include "kprof/report_file.hpp"
 
 namespace kprof {
@@ -273,7 +274,7 @@ TEST(ReadReportFile, AReportOfANewerSchemaVersionIsRefused) {
   ReportFileRequest request;
   request.file = k_recordings / "curated_nvtx_twostage.csv";
   Json newer = document_of(request);
-  newer["schema_version"] = 3;
+  newer["schema_version"] = k_report_schema_version + 1;
   ASSERT_TRUE(write_file_atomic(dir.path() / "report.json", json_text(newer, 2)).ok());
   request.file = dir.path() / "report.json";
   auto parts = read_report_file(request);

@@ -242,6 +242,7 @@ std::vector<std::string> round_artefacts(const fs::path& out_dir) {
       db, "SELECT round, candidate, label, status, error_category, error_message, error_detail, "
           "total_duration_ns, dominant_kernel, bottleneck, compute_sol_pct, memory_sol_pct, "
           "document, attempt, kept_at FROM runs ORDER BY id"));
+  artefacts.push_back(query_rows(db, "SELECT * FROM documents ORDER BY run_id"));
   artefacts.push_back(query_rows(db, "SELECT * FROM kernels ORDER BY rowid"));
   artefacts.push_back(query_rows(db, "SELECT * FROM metrics ORDER BY rowid"));
   artefacts.push_back(query_rows(db, "SELECT * FROM rooflines ORDER BY rowid"));
@@ -252,8 +253,8 @@ TEST_F(RoundWriterFiles, ACaptureRecordedLaunchByLaunchLeavesTheFilesAndRowsOfIt
   const std::vector<fs::path> files = capture_fixtures();
   ASSERT_GE(files.size(), 25U) << "the fixtures were not found under " << k_fixtures;
   const std::vector<std::string> names = {"report.json", "metrics.csv", "round001_ncu_metrics.json",
-                                          "runs",        "kernels",     "metrics",
-                                          "rooflines"};
+                                          "runs",        "documents",   "kernels",
+                                          "metrics",     "rooflines"};
   for (const fs::path& file : files) {
     SCOPED_TRACE(file.string());
     Result<Capture> capture = read_ncu_csv_file(file);

@@ -45,7 +45,7 @@ TEST(BuildReport, WritesTopLevelKeysInStableOrder) {
   const Json doc = test::twostage_like_report();
   EXPECT_EQ(keys_of(doc), (std::vector<std::string>{"schema_version", "metadata", "kernels",
                                                     "summary", "roofline", "metrics"}));
-  EXPECT_EQ(doc["schema_version"], 2);
+  EXPECT_EQ(doc["schema_version"], 4);
 }
 
 TEST(BuildReport, FillsMetadataFromCaptureAnalysisAndMetricSet) {

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "kprof/analysis.hpp"
+#include "kprof/files.hpp"
+#include "kprof/json_file.hpp"
 #include "kprof/kernelagent.hpp"
 #include "kprof/metric_sets.hpp"
 #include "kprof/ncu_output.hpp"
@@ -103,6 +105,78 @@ TEST(TwostageReport, MatchesTheGoldenTable) {
   const Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
   ASSERT_TRUE(doc.is_object());
   test::expect_golden(render(Format::table, doc), "twostage.table.txt");
+}
+
+/// The widest line of `text`, in columns.
+std::size_t widest_line(const std::string& text) {
+  std::size_t widest = 0;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) {
+      end = text.size();
+    }
+    std::size_t columns = 0;
+    for (std::size_t i = start; i < end; ++i) {
+      columns += (static_cast<unsigned char>(text[i]) & 0xC0U) != 0x80U ? 1U : 0U;
+    }
+    widest = std::max(widest, columns);
+    start = end + 1;
+  }
+  return widest;
+}
+
+TEST(TwostageReport, TableFollowsTheWidthItIsGivenAndCutsNoCause) {
+  const Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
+  for (const std::size_t width : {std::size_t{72}, std::size_t{100}, std::size_t{200}}) {
+    RenderOptions options;
+    options.width = width;
+    const std::string table = render(Format::table, doc, options);
+    if (width >= 100) { // the kernel table's columns need 97 here; the text below wraps to any
+      EXPECT_LE(widest_line(table), width) << table;
+    }
+    EXPECT_EQ(table.find("\xE2\x80\xA6"), std::string::npos) << "nothing cut:\n" << table;
+    // The figure that matters, at the end of the cause, is always there (wrapped, maybe).
+    std::string joined;
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      if (table[i] == '\n') {
+        joined += ' ';
+        while (i + 1 < table.size() && table[i + 1] == ' ') {
+          ++i;
+        }
+      } else {
+        joined += table[i];
+      }
+    }
+    EXPECT_NE(joined.find("DRAM at 56.3% of peak [no estimate; kprof:metrics]"), std::string::npos)
+        << table;
+  }
+  RenderOptions wide;
+  wide.width = 200;
+  const std::string table = render(Format::table, doc, wide);
+  EXPECT_NE(table.find("  1. Memory latency: warps wait on global or local memory (long-scoreboard "
+                       "stalls): 58.2% of the warps' cycles, DRAM at 36.8% of peak [no estimate; "
+                       "kprof:metrics]\n"),
+            std::string::npos)
+      << "one line on a 200-column terminal:\n"
+      << table;
+}
+
+TEST(TwostageReport, TableHasNoEmptyColumnAndSaysEachUnitOnce) {
+  const std::string table =
+      render(Format::table, fixture_report("curated_nvtx_twostage.csv", "default"));
+  EXPECT_EQ(table.find("1.    -"), std::string::npos) << "the estimate column of old:\n" << table;
+  EXPECT_NE(table.find("[no estimate; kprof:metrics]"), std::string::npos) << table;
+  for (const char* repeated : {"register/thread", " block;", " block\n", "byte/block", " cycle;",
+                               " cycle\n", " inst;", " inst\n"}) {
+    EXPECT_EQ(table.find(repeated), std::string::npos) << repeated << " in:\n" << table;
+  }
+  EXPECT_NE(table.find("Registers per thread 48;"), std::string::npos) << table;
+  EXPECT_NE(table.find("Block limit: blocks 32;"), std::string::npos) << table;
+  EXPECT_NE(table.find("Shared memory per block 1.15 KB;"), std::string::npos) << table;
+  // One formatting of a percentage: the DRAM throughput as the columns print it.
+  EXPECT_NE(table.find("DRAM throughput 56.5%"), std::string::npos) << table;
+  EXPECT_EQ(table.find("56.50"), std::string::npos) << table;
 }
 
 TEST(TwostageReport, MatchesTheGoldenCsv) {
@@ -436,6 +510,98 @@ TEST(CaptureReport, WritesTheTreesJsonCsvAndKernelAgentFileOnEveryFixture) {
   for (const std::string& file : files) {
     expect_capture_report_writes_the_tree(file);
   }
+}
+
+TEST(ReportOutline, OfTheTreeIsTheCaptureReportsOutlineOnEveryFixture) {
+  // What kprof mcp trims and draws of a report held as a tree (a report.json, a profiled round)
+  // is what a CaptureReport holds of the same capture: one launch per name, no KernelAgent
+  // metrics.
+  for (const std::string& file : capture_fixtures()) {
+    for_each_analysis(
+        file, [](const Capture& capture, const Analysis& analysis, const MetricSet& set) {
+          const Json tree = build_report(capture, analysis, set, k_fixed_time);
+          EXPECT_EQ(report_outline(tree),
+                    build_report_of_representatives(capture, analysis, set, k_fixed_time));
+        });
+  }
+}
+
+TEST(LoadReportOutline, ReadsTheOutlineOfEveryFixturesReportJsonAsAStream) {
+  auto dir = TempDir::create("kprof-outline-test");
+  ASSERT_TRUE(dir.ok());
+  const std::filesystem::path file = dir->path() / "report.json";
+  for (const std::string& fixture : capture_fixtures()) {
+    for_each_analysis(fixture,
+                      [&](const Capture& capture, const Analysis& analysis, const MetricSet& set) {
+                        const Json tree = build_report(capture, analysis, set, k_fixed_time);
+                        ASSERT_TRUE(write_json_atomic(file, tree).ok());
+                        // The tree as written (invalid UTF-8 as U+FFFD), whole, then reduced in
+                        // memory.
+                        Result<Json> whole = load_report(file);
+                        ASSERT_TRUE(whole.ok()) << whole.error().message;
+                        Result<Json> outline = load_report_outline(file);
+                        ASSERT_TRUE(outline.ok()) << outline.error().message;
+                        EXPECT_TRUE(*outline == report_outline(*whole));
+                      });
+  }
+}
+
+TEST(LoadReportOutline, SaysWhatAFileIsInLoadReportsWordsWhenItIsNoReport) {
+  auto dir = TempDir::create("kprof-outline-test");
+  ASSERT_TRUE(dir.ok());
+  for (const std::filesystem::path& file :
+       {k_fixtures / "curated_nvtx_twostage.csv", dir->path() / "missing.json", dir->path()}) {
+    Result<Json> outline = load_report_outline(file);
+    Result<Json> whole = load_report(file);
+    ASSERT_FALSE(outline.ok()) << file;
+    ASSERT_FALSE(whole.ok()) << file;
+    EXPECT_EQ(outline.error().category, whole.error().category) << file;
+    EXPECT_EQ(outline.error().message, whole.error().message) << file;
+  }
+}
+
+TEST(ReportOutline, KeepsEachNamesLongestLaunchTheFirstOnATieAndEveryOtherMember) {
+  test::CaptureBuilder builder;
+  builder.column("gpu__time_duration.sum", "ns");
+  builder.launch("k", 1, {test::TestValue{}})
+      .launch("k", 2, {5.0})
+      .launch("other", 3, {7.0})
+      .launch("k", 4, {9.0})
+      .launch("k", 5, {9.0});
+  const Capture capture = builder.build();
+  Result<Analysis> analysis = analyse(capture, SelectOptions{});
+  ASSERT_TRUE(analysis.ok()) << analysis.error().message;
+  Json tree = build_report(capture, *analysis, *find_metric_set("default"), k_fixed_time);
+  tree["a_later_member"] = Json{{"kept", true}};
+  const Json outline = report_outline(tree);
+  ASSERT_EQ(outline["kernels"].size(), 2U);
+  EXPECT_EQ(outline["kernels"][0]["id"], 4);
+  EXPECT_EQ(outline["kernels"][1]["id"], 3);
+  EXPECT_EQ(outline["metrics"], Json::object());
+  EXPECT_EQ(outline["summary"], tree["summary"]);
+  EXPECT_EQ(outline["a_later_member"], tree["a_later_member"]);
+  EXPECT_EQ(render(Format::prompt, outline), render(Format::prompt, tree));
+}
+
+TEST(LoadReportOutline, KeepsTheKernelAgentMetricsEmptyInTheirPlaceBeforeALaterMember) {
+  test::CaptureBuilder builder;
+  builder.column("gpu__time_duration.sum", "ns");
+  builder.launch("k", 1, {5.0}).launch("k", 2, {9.0}).launch("other", 3, {7.0});
+  const Capture capture = builder.build();
+  Result<Analysis> analysis = analyse(capture, SelectOptions{});
+  ASSERT_TRUE(analysis.ok()) << analysis.error().message;
+  Json tree = build_report(capture, *analysis, *find_metric_set("default"), k_fixed_time);
+  ASSERT_FALSE(tree["metrics"].empty());
+  tree["a_later_member"] = Json{{"kept", true}};
+  auto dir = TempDir::create("kprof-outline-test");
+  ASSERT_TRUE(dir.ok());
+  const std::filesystem::path file = dir->path() / "report.json";
+  ASSERT_TRUE(write_json_atomic(file, tree).ok());
+  Result<Json> outline = load_report_outline(file);
+  ASSERT_TRUE(outline.ok()) << outline.error().message;
+  EXPECT_EQ(json_text(*outline, -1), json_text(report_outline(tree), -1));
+  EXPECT_EQ((*outline)["kernels"].size(), 2U);
+  EXPECT_EQ((*outline)["kernels"][0]["id"], 2);
 }
 
 TEST(CaptureReport, GivesEveryTextTheTimeOfItsConstruction) {

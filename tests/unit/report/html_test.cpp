@@ -12,6 +12,7 @@
 #include "kprof/metric_sets.hpp"
 #include "kprof/ncu_output.hpp"
 #include "kprof/report.hpp"
+#include "report/sinks.hpp"
 
 namespace kprof {
 namespace {
@@ -128,6 +129,53 @@ TEST(ReportPage, DrawsOnePointPerKernelNamedOnHoverAndInTheLegend) {
   expect_self_contained(page);
 }
 
+TEST(ReportPage, IsTitledWithEveryKernelOfATwoKernelCaptureLongestFirst) {
+  const std::string page =
+      render_report_html(fixture_report("curated_nvtx_twostage.csv", "default"));
+  EXPECT_NE(page.find("<title>kprof report: scale_kernel and partial_sum_kernel</title>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<h1>kprof report: scale_kernel and partial_sum_kernel</h1>"),
+            std::string::npos);
+}
+
+TEST(ReportPage, NamesEachLaunchByNcusIdNeverAsAPerKernelNumber) {
+  const std::string page =
+      render_report_html(fixture_report("curated_nvtx_twostage.csv", "default"));
+  // partial_sum_kernel ran first (ncu ID 0), scale_kernel second (ncu ID 1).
+  EXPECT_NE(page.find(">1 launch (ncu ID 0): grid"), std::string::npos);
+  EXPECT_NE(page.find(">1 launch (ncu ID 1): grid"), std::string::npos);
+  EXPECT_EQ(page.find("values of launch"), std::string::npos);
+}
+
+TEST(ReportPage, ShowsQuotedCommandsInNotesAsCodeNotBackticks) {
+  const std::string page =
+      render_report_html(fixture_report("curated_nvtx_twostage.csv", "default"));
+  EXPECT_NE(page.find("<code>--metrics deep</code>"), std::string::npos);
+  const auto notes = page.find("<p class=\"muted\">no ncu rules");
+  ASSERT_NE(notes, std::string::npos) << "the raw page's diagnosis notes";
+  EXPECT_EQ(page.substr(notes, page.find("</p>", notes) - notes).find('`'), std::string::npos);
+}
+
+TEST(ReportPage, SaysOnceWhatACaptureFileDidNotRecord) {
+  const std::string page =
+      render_report_html(fixture_report("curated_nvtx_twostage.csv", "default"));
+  EXPECT_EQ(count(page, "not recorded"), 1U);
+  const std::string opening = "<dt>not recorded</dt><dd class=\"muted\">";
+  const auto at = page.find(opening);
+  ASSERT_NE(at, std::string::npos);
+  const std::string named =
+      page.substr(at + opening.size(), page.find("</dd>", at) - at - opening.size());
+  EXPECT_TRUE(named.starts_with("ncu, clock control")) << named;
+  EXPECT_NE(named.find("command"), std::string::npos) << named;
+}
+
+TEST(HtmlCodeSpans, TurnsBacktickPairsIntoCodeAndLeavesAnOddOne) {
+  EXPECT_EQ(report_detail::html_code_spans("run `kprof doctor` then `x`"),
+            "run <code>kprof doctor</code> then <code>x</code>");
+  EXPECT_EQ(report_detail::html_code_spans("a ` b"), "a ` b");
+  EXPECT_EQ(report_detail::html_code_spans(""), "");
+}
+
 TEST(ReportPage, HasTheSortableKernelTableAndTheHeaderFacts) {
   Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
   doc["metadata"]["ncu_version"] = "2025.3.1.0";
@@ -239,7 +287,7 @@ TEST(ReportPage, ShowsHotLinesOnlyWhenTheDocumentHasThem) {
   EXPECT_NE(page.find("long scoreboard 90%"), std::string::npos);
   EXPECT_NE(page.find("uncoalesced: 32 of 64 L2 sectors excessive"), std::string::npos);
   EXPECT_NE(page.find("incl. inlined tl.sum"), std::string::npos);
-  EXPECT_NE(page.find("inlined from `tl.max` (standard.py:191)"), std::string::npos);
+  EXPECT_NE(page.find("inlined from <code>tl.max</code> (standard.py:191)"), std::string::npos);
 }
 
 TEST(ReportPage, NamesTheGpuOfADetailsPageFromTheHarness) {

@@ -74,7 +74,10 @@ std::vector<DoctorLine> failed_doctor() {
            make_error(ErrorCategory::ncu_not_found, "ncu (Nsight Compute) was not found")},
           {"gpu", false, "nvidia-smi not found: no NVIDIA driver on this machine", std::nullopt},
           {"python", true, "/usr/bin/python3 3.11.2", std::nullopt},
-          {"torch", false, "`import torch` failed", std::nullopt},
+          {"torch", false, "`import torch` failed",
+           make_error(ErrorCategory::kernel_import, "`import torch` failed",
+                      "Traceback (most recent call last):\n  File \"<string>\", line 1, in "
+                      "<module>\nModuleNotFoundError: No module named 'torch'\n")},
           {"triton", false, "`import triton` failed", std::nullopt}};
 }
 
@@ -212,16 +215,61 @@ TEST(RoundDocument, CsvHasOneLinePerCandidateInRankOrder) {
   const std::string csv = render(Format::csv, sample_round_document());
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "rank,candidate,status,total_duration_ns,dominant_kernel,kernel_file,error_category,"
-            "error_message");
+            "error_message,measured_median_us,check");
   EXPECT_NE(
-      csv.find("\n1,0,ok,181088,add_kernel,/work/tests/python/cases/positional/kernel.py,,\n"),
+      csv.find("\n1,0,ok,181088,add_kernel,/work/tests/python/cases/positional/kernel.py,,,,\n"),
       std::string::npos)
       << csv;
   EXPECT_LT(csv.find("\n1,0,ok"), csv.find("\n2,3,ok")) << csv;
   EXPECT_NE(csv.find("\n,1,failed,,,/work/tests/python/cases/raises/kernel.py,kernel_raised,"
-                     "ValueError: the kernel rejects these inputs\n"),
+                     "ValueError: the kernel rejects these inputs,,\n"),
             std::string::npos)
       << csv;
+}
+
+/// tiny_report with the harness's measured median and check verdict in its "truth".
+Json timed_report(double total_ns, double median_us, const std::string& verdict) {
+  Json report = tiny_report(total_ns, "k");
+  report["truth"] = Json{{"timing", Json{{"median_us", median_us}}},
+                         {"check", Json{{"verdict", verdict}}},
+                         {"reference", nullptr},
+                         {"speed_of_light", nullptr}};
+  return report;
+}
+
+TEST(CandidateRanks, RankByTheMeasuredMedianAndPutWrongOutputsAfterTheRightOnes) {
+  std::vector<CandidateResult> candidates(5);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    candidates[i].index = static_cast<int>(i);
+    candidates[i].status = CandidateStatus::ok;
+  }
+  // ncu says 0 is fastest; measured, 1 is; 2 is fastest of all but wrong; 3 was not timed.
+  candidates[0].report = timed_report(1000, 50, "pass");
+  candidates[1].report = timed_report(3000, 20, "pass");
+  candidates[2].report = timed_report(500, 5, "fail");
+  candidates[2].status = CandidateStatus::partial;
+  candidates[2].error = make_error(ErrorCategory::wrong_output, "wrong");
+  candidates[3].report = tiny_report(100, "k");
+  const auto ranks = candidate_ranks(candidates);
+  EXPECT_EQ(ranks[1], 1);
+  EXPECT_EQ(ranks[0], 2);
+  EXPECT_EQ(ranks[3], 3); // no measurement: after the measured ones, by ncu's duration
+  EXPECT_EQ(ranks[2], 4); // a wrong output after every right one, however fast
+  EXPECT_FALSE(ranks[4].has_value());
+}
+
+TEST(RoundDocument, ShowsTheMeasuredMedianAndTheCheckOfEachCandidate) {
+  RoundResult round = sample_round();
+  round.candidates[0].report = timed_report(181088, 41.25, "pass");
+  const Json doc = round_document(round, ReportDetail::summary);
+  EXPECT_EQ(doc["candidates"][0]["summary"]["truth"]["median_us"], 41.25);
+  EXPECT_EQ(doc["candidates"][0]["summary"]["truth"]["check"], "pass");
+  EXPECT_TRUE(doc["candidates"][3]["summary"]["truth"].is_null());
+  const std::string text = render(Format::table, doc);
+  EXPECT_NE(text.find("measured"), std::string::npos) << text;
+  EXPECT_NE(text.find("41.25 us"), std::string::npos) << text;
+  const std::string csv = render(Format::csv, doc);
+  EXPECT_NE(csv.find(",41.25,pass\n"), std::string::npos) << csv;
 }
 
 TEST(RoundDocument, ShowsOnlyTheFirstLineOfAMultiLineError) {
@@ -263,6 +311,25 @@ TEST(DoctorDocument, TableIsWhatKprofDoctorPrinted) {
                               {"gpu", true, "NVIDIA H200 (1 visible)", std::nullopt},
                               {"python", true, "/usr/bin/python3 3.11.2", std::nullopt}})),
       "doctor_ok.table.txt");
+}
+
+TEST(DoctorDocument, NamesTheOneCheckToFixOrEveryFailedCheckNeverTheFirstFailure) {
+  const std::string many = render(Format::table, doctor_document(failed_doctor()));
+  EXPECT_NE(many.find("until the 2 failed checks above pass (ncu, torch)\n"), std::string::npos)
+      << many;
+  // The why of a failed import, under its line.
+  EXPECT_NE(many.find("\n               ModuleNotFoundError: No module named 'torch'\n"),
+            std::string::npos)
+      << many;
+  const std::string one =
+      render(Format::table,
+             doctor_document({{"python", true, "/usr/bin/python3 3.11.2", std::nullopt},
+                              {"ncu", false, "ncu was not found",
+                               make_error(ErrorCategory::ncu_not_found, "ncu was not found")}}));
+  EXPECT_NE(one.find("profiling will not work here until the ncu check above passes\n"),
+            std::string::npos)
+      << one;
+  EXPECT_EQ(one.find("first failure"), std::string::npos) << one;
 }
 
 TEST(DoctorDocument, JsonSaysWhetherEveryCheckPassed) {

@@ -8,6 +8,9 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -105,6 +108,77 @@ TEST(WriteFileAtomic, FailsWithAnIoErrorWhenTheParentIsAFile) {
   const kprof::TempDir dir = make_temp_dir();
   ASSERT_TRUE(kprof::write_file_atomic(dir.path() / "file", "x").ok());
   auto written = kprof::write_file_atomic(dir.path() / "file" / "out.json", "{}");
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().category, kprof::ErrorCategory::io);
+  EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"file"});
+}
+
+using FileList = std::vector<std::pair<std::string_view, std::string_view>>;
+
+std::string read_text(const fs::path& path) {
+  auto text = kprof::read_file(path);
+  EXPECT_TRUE(text.ok()) << path;
+  return text.ok() ? *text : std::string{};
+}
+
+TEST(WriteDirectoryAtomic, WritesEveryFileAndLeavesNothingElseBesideIt) {
+  const kprof::TempDir dir = make_temp_dir();
+  const FileList files{{"a.py", "print('a')\n"}, {"b.py", ""}, {"c.txt", "c"}};
+  ASSERT_TRUE(kprof::write_directory_atomic(dir.path() / "sub" / "pkg", files).ok());
+  EXPECT_EQ(names_in(dir.path() / "sub"), std::set<std::string>{"pkg"});
+  EXPECT_EQ(names_in(dir.path() / "sub" / "pkg"), (std::set<std::string>{"a.py", "b.py", "c.txt"}));
+  EXPECT_EQ(read_text(dir.path() / "sub" / "pkg" / "a.py"), "print('a')\n");
+  EXPECT_EQ(read_text(dir.path() / "sub" / "pkg" / "b.py"), "");
+}
+
+TEST(WriteDirectoryAtomic, ReplacesAnOlderCopyWholeFilesItNoLongerHasIncluded) {
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path pkg = dir.path() / "pkg";
+  ASSERT_TRUE(kprof::write_directory_atomic(pkg, FileList{{"old.py", "1"}, {"a.py", "1"}}).ok());
+  ASSERT_TRUE(kprof::write_directory_atomic(pkg, FileList{{"a.py", "2"}}).ok());
+  EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"pkg"});
+  EXPECT_EQ(names_in(pkg), std::set<std::string>{"a.py"});
+  EXPECT_EQ(read_text(pkg / "a.py"), "2");
+}
+
+TEST(WriteDirectoryAtomic, ReplacesASymbolicLinkWithoutTouchingWhatItPointsTo) {
+  const kprof::TempDir dir = make_temp_dir();
+  const fs::path elsewhere = dir.path() / "elsewhere";
+  ASSERT_TRUE(kprof::write_file_atomic(elsewhere / "keep.py", "mine").ok());
+  fs::create_directory_symlink(elsewhere, dir.path() / "pkg");
+  ASSERT_TRUE(kprof::write_directory_atomic(dir.path() / "pkg", FileList{{"a.py", "x"}}).ok());
+  EXPECT_FALSE(fs::is_symlink(dir.path() / "pkg"));
+  EXPECT_EQ(names_in(dir.path() / "pkg"), std::set<std::string>{"a.py"});
+  EXPECT_EQ(read_text(elsewhere / "keep.py"), "mine");
+}
+
+TEST(WriteDirectoryAtomic, MakesNothingWritableByOtherUsersEvenUnderUmask000) {
+  const kprof::TempDir dir = make_temp_dir();
+  const mode_t previous = ::umask(0);
+  auto written = kprof::write_directory_atomic(dir.path() / "pkg", FileList{{"a.py", "x"}});
+  ::umask(previous);
+  ASSERT_TRUE(written.ok());
+  for (const fs::path& path : {dir.path() / "pkg", dir.path() / "pkg" / "a.py"}) {
+    struct stat info {};
+    ASSERT_EQ(::lstat(path.c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & (S_IWGRP | S_IWOTH), 0U) << path;
+  }
+}
+
+TEST(WriteDirectoryAtomic, FailsWithAnIoErrorAndLeavesNoTempDirectoryWhenAFileCannotBeWritten) {
+  const kprof::TempDir dir = make_temp_dir();
+  auto written =
+      kprof::write_directory_atomic(dir.path() / "pkg", FileList{{"a.py", "x"}, {"no/b.py", "y"}});
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().category, kprof::ErrorCategory::io);
+  EXPECT_NE(written.error().message.find("no/b.py"), std::string::npos) << written.error().message;
+  EXPECT_TRUE(names_in(dir.path()).empty());
+}
+
+TEST(WriteDirectoryAtomic, FailsWithAnIoErrorWhenTheParentIsAFile) {
+  const kprof::TempDir dir = make_temp_dir();
+  ASSERT_TRUE(kprof::write_file_atomic(dir.path() / "file", "x").ok());
+  auto written = kprof::write_directory_atomic(dir.path() / "file" / "pkg", FileList{{"a", "x"}});
   ASSERT_FALSE(written.ok());
   EXPECT_EQ(written.error().category, kprof::ErrorCategory::io);
   EXPECT_EQ(names_in(dir.path()), std::set<std::string>{"file"});

@@ -19,6 +19,7 @@ torch.cuda.synchronize() raise RuntimeError(message), like a sticky CUDA error.
 """
 
 import builtins as _builtins
+import math as _math
 import os as _os
 import time as _time
 
@@ -136,10 +137,18 @@ class Size(tuple):
 
 
 class Tensor:
-    def __init__(self, shape, dtype_=None, device_=None):
+    """Values, when a test needs them: `_values` is a flat list (torch.tensor(...) makes one), or
+    None, every element then being `_fill`: a number (zeros, ones, fill_), or None for values
+    nobody knows (randn, empty: what the fake kernels "compute"). Arithmetic on an unknown tensor
+    is unknown; isnan and isinf of one are False, a comparison of one is True, so a candidate of
+    the fake kernels matches the reference. The huge tensors of the examples cost nothing."""
+
+    def __init__(self, shape, dtype_=None, device_=None, values=None, fill=None):
         self._shape = Size(_builtins.int(extent) for extent in shape)
         self._dtype = dtype_ if dtype_ is not None else float32
         self._device = device(device_) if device_ is not None else _default_device()
+        self._values = values
+        self._fill = fill
         if self._device.type == "cuda" and _no_gpu():
             raise RuntimeError("No CUDA GPUs are available")
 
@@ -208,7 +217,7 @@ class Tensor:
                 new_device = arg
         if new_dtype is not self._dtype:
             _fake_log("cast " + new_dtype.name)
-        return Tensor(self._shape, new_dtype, new_device)
+        return Tensor(self._shape, new_dtype, new_device, self._values, self._fill)
 
     def cuda(self, device_=None):
         return self.to(device("cuda") if device_ is None else device_)
@@ -229,9 +238,54 @@ class Tensor:
         return self
 
     def clone(self):
-        return Tensor(self._shape, self._dtype, self._device)
+        return Tensor(self._shape, self._dtype, self._device, self._values, self._fill)
+
+    def data_ptr(self):
+        return id(self)
+
+    def double(self):
+        return self.to(float64)
+
+    def zero_(self):
+        """A GPU write as fill_, logged "launch zero", never slowed (the timing's L2 flush)."""
+        self._values, self._fill = None, 0.0
+        if self.is_cuda:
+            _fake_log("launch zero")
+        return self
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError("a Tensor with %d elements cannot be converted to Scalar" % self.numel())
+        value = self._values[0] if self._values is not None else self._fill
+        return 0.0 if value is None else value
+
+    def sum(self):
+        return _reduce(self, _builtins.sum, 0)
+
+    def max(self):
+        if self.numel() == 0:
+            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0")
+        return _reduce(self, _builtins.max, None)
+
+    def __sub__(self, other):
+        return _map(lambda a, b: a - b, self, other)
+
+    def __add__(self, other):
+        return _map(lambda a, b: a + b, self, other)
+
+    __radd__ = __add__
+
+    def __mul__(self, other):
+        return _map(lambda a, b: a * b, self, other)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return _map(lambda a, b: a / b if b != 0 else _math.copysign(_math.inf, a) if a else _math.nan,
+                    self, other)
 
     def fill_(self, value):
+        self._values, self._fill = None, value
         if self.is_cuda:
             _fake_log("launch fill")
             if _os.environ.get("KPROF_FAKE_TORCH_FILL_SECONDS"):  # a slow GPU fill (a standby's primer)
@@ -242,22 +296,161 @@ class Tensor:
         return "FakeTensor(shape=%s, dtype=%r, device=%r)" % (tuple(self._shape), self._dtype, self._device)
 
 
+def _unknown(value):
+    return isinstance(value, Tensor) and value._values is None and value._fill is None
+
+
+def _constant(value):
+    """(True, the value) of a number, a tensor of one value everywhere or of one element (which
+    broadcasts); (False, None) of a tensor of several values."""
+    if not isinstance(value, Tensor):
+        return True, value
+    if value._values is None:
+        return True, value._fill
+    if len(value._values) == 1:
+        return True, value._values[0]
+    return False, None
+
+
+def _elements(value, count):
+    """A tensor's (or a number's) elements as a list of `count` (one value broadcasts)."""
+    constant, fill = _constant(value)
+    return [fill] * count if constant else value._values
+
+
+def _map(op, *operands, dtype_=None):
+    """An element-wise op over tensors and numbers, broadcast as torch does for the shapes the
+    fake keeps: the largest tensor gives shape and device; one value broadcasts."""
+    tensors = [x for x in operands if isinstance(x, Tensor)]
+    first = max(tensors, key=lambda t: t.numel())
+    if any(_unknown(x) for x in operands):
+        known = dtype_ is bool_  # a comparison of unknown values: True (they "match")
+        return Tensor(first.shape, dtype_ or first.dtype, first.device, None, True if known else None)
+    constants = [_constant(x) for x in operands]
+    if all(constant for constant, _ in constants) and (first._values is None or first.numel() != 1):
+        # constants stay constants, whatever the size
+        fill = op(*[value for _, value in constants])
+        return Tensor(first.shape, dtype_ or first.dtype, first.device, None, fill)
+    count = first.numel()
+    columns = [_elements(x, count) for x in operands]
+    return Tensor(first.shape, dtype_ or first.dtype, first.device, [op(*row) for row in zip(*columns)])
+
+
+def _reduce(tensor, op, empty):
+    if _unknown(tensor):
+        return Tensor((), tensor.dtype, tensor.device, None, None)
+    if tensor._values is None:
+        count = tensor.numel()
+        value = tensor._fill * count if op is _builtins.sum else (tensor._fill if count else empty)
+    else:
+        value = op(tensor._values) if tensor._values else empty
+    return Tensor((), tensor.dtype, tensor.device, [value])
+
+
+def _known_or(x, value):
+    """isnan/isinf/isfinite of unknown values: `value` everywhere (the fake makes no NaN)."""
+    return Tensor(x.shape, bool_, x.device, None, value)
+
+
+def isnan(x):
+    return _known_or(x, False) if _unknown(x) else _map(lambda a: a != a, x, dtype_=bool_)
+
+
+def isinf(x):
+    return _known_or(x, False) if _unknown(x) else _map(lambda a: a in (_math.inf, -_math.inf), x, dtype_=bool_)
+
+
+def isfinite(x):
+    return _known_or(x, True) if _unknown(x) else _map(lambda a: _math.isfinite(a), x, dtype_=bool_)
+
+
+def logical_and(a, b):
+    return _map(lambda p, q: _builtins.bool(p and q), a, b, dtype_=bool_)
+
+
+def logical_or(a, b):
+    return _map(lambda p, q: _builtins.bool(p or q), a, b, dtype_=bool_)
+
+
+def logical_not(a):
+    return _map(lambda p: not p, a, dtype_=bool_)
+
+
+def le(a, b):
+    return _map(lambda p, q: p <= q, a, b, dtype_=bool_)
+
+
+def gt(a, b):
+    return _map(lambda p, q: p > q, a, b, dtype_=bool_)
+
+
+def eq(a, b):
+    return _map(lambda p, q: p == q, a, b, dtype_=bool_)
+
+
+def abs(x):  # noqa: A001  (torch's name)
+    return _map(_builtins.abs, x)
+
+
+def where(condition, a, b):
+    return _map(lambda c, p, q: p if c else q, condition, a, b, dtype_=(a.dtype if isinstance(a, Tensor) else None))
+
+
+def matmul(a, b):
+    """(M, K) @ (K, N), values of constants only; counts 2*M*N*K FLOPs under FlopCounterMode."""
+    m, k = a.shape
+    n = b.shape[1]
+    from .utils import _python_dispatch
+    _python_dispatch._dispatch("aten.mm", 2 * m * n * k)
+    known = a._values is None and b._values is None and a._fill is not None and b._fill is not None
+    return Tensor((m, n), a.dtype, a.device, None, a._fill * b._fill * k if known else None)
+
+
+mm = matmul
+
+
+def softmax(x, dim=-1):
+    from .utils import _python_dispatch
+    _python_dispatch._dispatch("aten._softmax", 0)
+    fill = None if _unknown(x) else (1.0 / x.shape[dim] if x.shape else 1.0)
+    return Tensor(x.shape, x.dtype, x.device, None, fill)
+
+
+class no_grad:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
+
 def _shape_of(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         return tuple(size[0])
     return tuple(size)
 
 
-def _factory(*size, dtype=None, device=None, requires_grad=False, **_ignored):
-    return Tensor(_shape_of(size), dtype, device)
+def _factory(fill):
+    def make(*size, dtype=None, device=None, requires_grad=False, **_ignored):
+        return Tensor(_shape_of(size), dtype, device, None, fill)
+
+    return make
 
 
-def _like(other, dtype=None, device=None, **_ignored):
-    return Tensor(other.shape, dtype or other.dtype, device or other.device)
+def _like(fill):
+    def make(other, dtype=None, device=None, **_ignored):
+        return Tensor(other.shape, dtype or other.dtype, device or other.device, None, fill)
+
+    return make
 
 
-randn = rand = zeros = ones = empty = _factory
-randn_like = rand_like = zeros_like = ones_like = empty_like = _like
+# Random and empty tensors hold values nobody knows; zeros and ones theirs.
+randn = rand = empty = _factory(None)
+zeros = _factory(0.0)
+ones = _factory(1.0)
+randn_like = rand_like = empty_like = _like(None)
+zeros_like = _like(0.0)
+ones_like = _like(1.0)
 
 
 def randint(*args, size=None, dtype=None, device=None, **_ignored):
@@ -275,7 +468,13 @@ def tensor(data, dtype=None, device=None, **_ignored):
         values = values[0] if values else 0
     if dtype is None:
         dtype = float32 if isinstance(values, _builtins.float) else int64
-    return Tensor(shape, dtype, device)
+
+    def flat(value):
+        if isinstance(value, (list, tuple)):
+            return [item for part in value for item in flat(part)]
+        return [value]
+
+    return Tensor(shape, dtype, device, [_builtins.float(v) if dtype.is_floating_point else v for v in flat(data)])
 
 
 _seed = [0]
@@ -299,3 +498,6 @@ bool = bool_
 
 from . import cuda  # noqa: E402  (submodules need the names above)
 from . import nn  # noqa: E402
+from . import utils  # noqa: E402
+from . import backends  # noqa: E402
+from . import profiler  # noqa: E402

@@ -10,6 +10,7 @@ RuntimeError("no launch here"); KPROF_FAKE_TRITON_LAUNCH_SECONDS=S makes every l
 seconds (a kernel that takes time, while compile workers get ahead)."""
 
 import inspect
+import json
 import os
 import re
 import textwrap
@@ -22,6 +23,31 @@ def _fake_log(event):
     from torch import _fake_log as log  # not at import: real Triton does not import torch
 
     log(event)
+
+
+def _launch_shape(grid, kwargs):
+    """(grid, block, shared memory, microseconds) of a fake launch: see torch/profiler.py."""
+    if callable(grid):
+        grid = grid(kwargs)
+    grid = tuple(int(g) for g in (grid if isinstance(grid, (tuple, list)) else (grid,)))
+    grid = (grid + (1, 1, 1))[:3]
+    block = (int(kwargs.get("num_warps", 4)) * 32, 1, 1)
+    return grid, block, int(kwargs.get("FAKE_SHARED", 0)), float(kwargs.get("FAKE_US", 1.0))
+
+
+def _record_launch(name, grid, kwargs):
+    """A launch for the fake profiler (torch.profiler) and, when KPROF_FAKE_LAUNCH_LOG names a
+    file (the stand-in ncu sets it), one JSON line there with the NVTX range it was made in."""
+    import torch  # not at import: real Triton does not import torch
+
+    grid, block, shared, us = _launch_shape(grid, kwargs)
+    torch.profiler._record_launch(name, grid, block, shared, us)
+    path = os.environ.get("KPROF_FAKE_LAUNCH_LOG")
+    if path and os.getpid() == torch._PID:
+        ranges = torch.cuda._range_stack
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"name": name, "grid": grid, "block": block, "shared": shared,
+                                "us": us, "range": ranges[-1] if ranges else ""}) + "\n")
 
 
 def _compile_log(event):
@@ -52,6 +78,7 @@ class JITFunction(KernelInterface):
         if os.environ.get("KPROF_FAKE_TRITON_FAIL_LAUNCH") == self.__name__:
             raise RuntimeError("no launch here")
         _fake_log("launch " + self.__name__)
+        _record_launch(self.__name__, grid, kwargs)
         if os.environ.get("KPROF_FAKE_TRITON_LAUNCH_SECONDS"):
             time.sleep(float(os.environ["KPROF_FAKE_TRITON_LAUNCH_SECONDS"]))
         return None

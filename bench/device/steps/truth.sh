@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Issue 43 on a GPU machine: is the truth beside the counters (time, check, speed of light) true?
+# `bench/device/run truth`; builds kprof and its Python module into build-device/
+# (bench/device/common.sh, SKIP_BUILD=1 reuses it). Checks, each a PASS/FAIL line in
+# $OUT/summary.md:
+#   1. time: for each case (CASES, default vadd twostage softmax matmul from examples/, copies of
+#      /work/shared/cases), the median kprof measured inside its ncu process (outside the
+#      profiled range) against triton.testing.do_bench's median and kprof's own timing in a
+#      plain process (bench/device/truth.py do_bench), within TIME_TOL (0.03);
+#   2. the speed of light by hand: matmul's FLOPs are 2*M*N*K, softmax's bytes its input and
+#      output once, within 1%;
+#   3. a planted off-by-one and a NaN candidate (the vadd kernel with one element changed) are
+#      partial with wrong_output, and the right one ranks first;
+#   4. the per-candidate cost of the truth in the standby agent loop: bench/device/standby.py
+#      (standby, softmax, THINK=2) with TRUTH=1 against TRUTH=0.
+# DRY_RUN=1 runs steps 1-3 with the stand-in ncu and the fake torch (tests/standins) and
+# KPROF=<built kprof>, with no GPU: the plumbing only (do_bench and the hand counts need the
+# real torch and are skipped, said so).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+cd "$root"
+# shellcheck source=bench/device/common.sh
+. "$root/bench/device/common.sh"
+dry=${DRY_RUN:-0}
+cases=${CASES:-"vadd twostage softmax matmul"}
+time_tol=${TIME_TOL:-0.03}
+work=$(mktemp -d /tmp/kprof-truth.XXXXXX)
+helper="python3 $root/bench/device/truth.py"
+fails=0
+check() { # runs a bench/device/truth.py check; its lines go to the summary, a FAIL line counts
+  "$@" >"$work/check.out" 2>&1
+  tee -a "$summary" <"$work/check.out"
+  if grep -q '^FAIL' "$work/check.out"; then fails=$((fails + 1)); fi
+}
+
+note "# kprof: the truth beside the counters (issue 43)"
+if [ "$dry" = 1 ]; then
+  kprof=${KPROF:-$root/build/kprof}
+  export PYTHONPATH="$root/tests/standins/fake_torch" KPROF_FAKE_EVENT_MS=0.5 \
+    KPROF_FAKE_NCU_CSV=batch4_flat_regex_ranges.csv
+  ncu_args=(--ncu "$root/tests/standins/ncu" --python "$(command -v /usr/bin/python3 || command -v python3)")
+  note "- dry run: stand-in ncu, fake torch, $kprof"
+  cases="truth"
+  case_dir() { echo "$root/tests/python/cases/truth"; }
+else
+  note_environment
+  build_unless_skipped python
+  ncu_args=(--clock-control "${KPROF_CLOCK:-none}")
+  case_dir() { echo "$root/examples/$1"; }
+fi
+
+# ---- 1. time ----------------------------------------------------------------------------------
+note ""
+note "## 1. measured median against do_bench (limit ${time_tol})"
+for case in $cases; do
+  dir=$(case_dir "$case")
+  kernel="$dir/kernel.py"
+  [ "$dry" = 1 ] && kernel="$dir/right.py"
+  "$kprof" profile "$kernel" "$dir/problem.py" "${ncu_args[@]}" --round 1 --out "$work/$case" --format json \
+    >"$work/$case.json" 2>"$work/$case.err"
+  note "- $case: kprof exit $?; $(python3 -c 'import json,sys; t=(json.load(open(sys.argv[1])).get("truth") or {}); print("timing", json.dumps(t.get("timing") and {k: t["timing"].get(k) for k in ("median_us","count","mode","timed_in","gpu_moved")}), "| speed of light", json.dumps(t.get("speed_of_light") and {k: t["speed_of_light"].get(k) for k in ("ideal_us","bound","share")}), "| reference", json.dumps(t.get("reference") and t["reference"].get("speedup")), "| ncu vs measured", json.dumps(t.get("ncu_vs_measured")))' "$work/$case/round001/report.json" 2>&1 | tail -1)"
+  if [ "$dry" = 1 ]; then
+    note "- $case: do_bench skipped (dry run: no triton.testing)"
+  else
+    python3 "$root/bench/device/truth.py" do_bench "$dir" >"$work/$case.bench" 2>>"$work/$case.err"
+    check $helper compare "$work/$case/round001/report.json" "$work/$case.bench" "$time_tol"
+  fi
+done
+
+# ---- 2. speed of light by hand -----------------------------------------------------------------
+note ""
+note "## 2. speed of light by hand (1%)"
+if [ "$dry" = 1 ]; then
+  note "- skipped (dry run: the hand counts need the real torch)"
+else
+  for pair in "matmul matmul" "softmax bytes"; do
+    set -- $pair
+    [[ " $cases " == *" $1 "* ]] && check $helper light "$work/$1/round001/report.json" "$(case_dir "$1")" "$2" 0.01
+  done
+fi
+
+# ---- 3. planted wrong candidates -----------------------------------------------------------------
+note ""
+note "## 3. a planted off-by-one and a NaN candidate"
+if [ "$dry" = 1 ]; then
+  dir=$(case_dir truth)
+  set -- "$dir/right.py" "$dir/off_by_one.py" "$dir/nan.py"
+  problem="$dir/problem.py"
+else
+  dir=$(case_dir vadd)
+  $helper plant "$dir" "$work"
+  set -- "$dir/kernel.py" "$work/off_by_one.py" "$work/nan.py"
+  problem="$dir/problem.py"
+fi
+"$kprof" batch "$problem" "$@" "${ncu_args[@]}" --out "$work/planted" --format json \
+  >"$work/planted.json" 2>"$work/planted.err"
+note "- kprof batch exit $? (expected 0: a batch fails only when every candidate failed)"
+check $helper wrong "$work/planted.json"
+
+# ---- 4. the truth's cost in the standby agent loop ----------------------------------------------
+if [ "$dry" != 1 ]; then
+  note ""
+  note "## 4. per-candidate cost in the standby agent loop (softmax, 5 candidates, THINK=2)"
+  for t in 0 1; do
+    note "- TRUTH=$t:"
+    PYTHONPATH="$build/python" TRUTH=$t MODES=standby CASES=softmax THINK=2 timeout 280 \
+      python3 bench/device/standby.py "$work/loop$t" 2>&1 | grep 'standby=' | tee -a "$summary"
+  done
+fi
+
+note ""
+note "- failed checks: $fails"
+tar -C "$work" -czf "$out/results.tar.gz" . 2>/dev/null
+[ "$fails" -eq 0 ]

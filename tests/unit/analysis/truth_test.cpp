@@ -1,0 +1,112 @@
+// The truth beside the counters (src/analysis/truth.cpp): the speed of light of known problems
+// by hand, and the report's "truth" object from recorded harness objects.
+#include <gtest/gtest.h>
+
+#include "kprof/truth.hpp"
+
+namespace kprof {
+namespace {
+
+GpuSpec h100() {
+  auto spec = find_gpu_spec("NVIDIA H100 80GB HBM3");
+  EXPECT_TRUE(spec.has_value());
+  return *spec;
+}
+
+TEST(SpeedOfLight, AMatmulIsTwoMnkAtTheDtypesTensorPeak) {
+  // 4096^3 bf16: 2*M*N*K = 137.4 GFLOP at 989 TFLOP/s = 139 us; 3 x 32 MiB at 3.35 TB/s = 30 us.
+  const double m = 4096;
+  const double flops = 2 * m * m * m;
+  const double bytes = 3 * m * m * 2;
+  const auto light = speed_of_light(flops, 0, bytes, "bfloat16", h100());
+  ASSERT_TRUE(light.has_value());
+  EXPECT_EQ(light->bound, "compute");
+  EXPECT_EQ(light->tensor_peak, "BF16 tensor");
+  EXPECT_NEAR(light->ideal_seconds, flops / 989e12, 1e-12);
+  EXPECT_NEAR(light->memory_seconds, bytes / 3.35e12, 1e-12);
+  // float32 matmuls are held against TF32 (what Triton's tl.dot uses by default)
+  EXPECT_NEAR(speed_of_light(flops, 0, bytes, "float32", h100())->ideal_seconds, flops / 494e12,
+              1e-12);
+}
+
+TEST(SpeedOfLight, SoftmaxIsItsBytesAtDramBandwidth) {
+  const double bytes = 2.0 * 4096 * 16384 * 4; // read x once, write y once
+  const auto light = speed_of_light(0, 0, bytes, "float32", h100());
+  ASSERT_TRUE(light.has_value());
+  EXPECT_EQ(light->bound, "memory");
+  EXPECT_NEAR(light->ideal_seconds, bytes / 3.35e12, 1e-12);
+}
+
+TEST(SpeedOfLight, TensorFlopsOfADtypeWithoutATensorPeakHaveNoSpeedOfLight) {
+  EXPECT_FALSE(speed_of_light(1e9, 0, 1e6, "float64", h100()).has_value());
+  EXPECT_TRUE(speed_of_light(0, 1e9, 1e6, "float64", h100()).has_value());
+}
+
+TruthEvidence softmax_evidence(double median_us) {
+  TruthEvidence evidence;
+  evidence.check = {{"verdict", "pass"}, {"reason", nullptr}, {"max_abs_error", 1e-7}};
+  evidence.timing = {{"median_us", median_us},
+                     {"p10_us", median_us},
+                     {"p90_us", median_us},
+                     {"count", 100},
+                     {"mode", "eager"},
+                     {"timed_in", "plain_process"},
+                     {"gpu_moved", Json::array({"SM clock 1980 -> 1500 MHz"})}};
+  evidence.reference = {{"error", nullptr},
+                        {"timing", {{"median_us", 2 * median_us}}},
+                        {"speed_of_light",
+                         {{"flops", 0},
+                          {"tensor_core_flops", 0},
+                          {"other_flops", 0},
+                          {"uncounted_ops", {{"_softmax", 1}}},
+                          {"bytes", 49.2e6},
+                          {"dtype", "float32"}}}};
+  return evidence;
+}
+
+TEST(TruthJson, SaysTheSpeedOfLightTheShareAndTheSpeedup) {
+  const Json truth = truth_json(softmax_evidence(41.2), h100(), 41.0 * 1000, 1);
+  const Json& light = truth["speed_of_light"];
+  EXPECT_EQ(light["bound"], "memory");
+  EXPECT_NEAR(light["ideal_us"].get<double>(), 49.2e6 / 3.35e12 * 1e6, 1e-9);
+  EXPECT_NEAR(light["share"].get<double>(), 49.2e6 / 3.35e12 * 1e6 / 41.2, 1e-9);
+  EXPECT_NEAR(truth["reference"]["speedup"].get<double>(), 2.0, 1e-12);
+  EXPECT_EQ(truth["check"]["verdict"], "pass");
+  EXPECT_EQ(truth["ncu_vs_measured"]["differs"], false);
+  const std::string notes = truth["notes"].dump();
+  EXPECT_NE(notes.find("could not count _softmax"), std::string::npos);
+  EXPECT_NE(notes.find("SM clock 1980 -> 1500 MHz"), std::string::npos);
+}
+
+TEST(TruthJson, SaysWhenNcusDurationAndTheMedianDifferByMoreThanTheThreshold) {
+  const Json truth = truth_json(softmax_evidence(41.2), h100(), 20.0 * 1000, 3);
+  const Json& versus = truth["ncu_vs_measured"];
+  EXPECT_EQ(versus["differs"], true);
+  EXPECT_NEAR(versus["ratio"].get<double>(), 41.2 / 20.0, 1e-12);
+  EXPECT_NE(versus["why"].get<std::string>().find("gaps between its 3 launches"),
+            std::string::npos);
+  const Json slower = truth_json(softmax_evidence(10), h100(), 20.0 * 1000, 1);
+  EXPECT_NE(slower["ncu_vs_measured"]["why"].get<std::string>().find("replay"), std::string::npos);
+}
+
+TEST(TruthJson, AnUnknownGpuHasNoSpeedOfLightAndSaysSo) {
+  const Json truth = truth_json(softmax_evidence(41.2), std::nullopt, std::nullopt, 1);
+  EXPECT_TRUE(truth["speed_of_light"]["ideal_us"].is_null());
+  EXPECT_TRUE(truth["ncu_vs_measured"].is_null());
+  EXPECT_NE(truth["notes"].dump().find("no datasheet peaks"), std::string::npos);
+}
+
+TEST(TruthJson, NothingMeasuredIsNull) {
+  EXPECT_TRUE(truth_json(TruthEvidence{}, h100(), 1000.0, 1).is_null());
+}
+
+TEST(TruthJson, ATimingErrorIsKeptAsTheError) {
+  TruthEvidence evidence;
+  evidence.timing = {{"error", "RuntimeError: out of workspace"}};
+  const Json truth = truth_json(evidence, h100(), 1000.0, 1);
+  EXPECT_EQ(truth["timing"], Json({{"error", "RuntimeError: out of workspace"}}));
+  EXPECT_TRUE(truth["ncu_vs_measured"].is_null());
+}
+
+} // namespace
+} // namespace kprof
