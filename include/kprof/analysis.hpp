@@ -196,6 +196,8 @@ struct LaunchFacts {
   std::optional<SourcedNumber> fma_pipe_pct;
   std::optional<SourcedNumber> tensor_pipe_pct;
   std::optional<SourcedNumber> issue_active_pct; ///< issue slots busy
+  std::optional<SourcedNumber> sm_active_cycles; ///< cycles an SM had a warp, averaged over SMs
+  std::optional<SourcedNumber> elapsed_cycles;   ///< the launch's cycles
   /// Stall reasons, percent of the active warps' cycles (the default set's Stalls group).
   std::optional<SourcedNumber> long_scoreboard_stall_pct;
   std::optional<SourcedNumber> lg_throttle_stall_pct;

@@ -97,6 +97,10 @@ constexpr std::array k_candidates{
     Candidate{&LaunchFacts::barrier_stall_pct, "smsp__warp_issue_stalled_barrier_per_warp_active.pct", Kind::metric, Unit::percent},
     Candidate{&LaunchFacts::issue_active_pct, "Issue Slots Busy", Kind::label, Unit::percent},
     Candidate{&LaunchFacts::issue_active_pct, "sm__inst_issued.avg.pct_of_peak_sustained_active", Kind::metric, Unit::percent},
+    Candidate{&LaunchFacts::sm_active_cycles, "SM Active Cycles", Kind::label, Unit::count},
+    Candidate{&LaunchFacts::sm_active_cycles, "sm__cycles_active.avg", Kind::metric, Unit::count},
+    Candidate{&LaunchFacts::elapsed_cycles, "Elapsed Cycles", Kind::label, Unit::count},
+    Candidate{&LaunchFacts::elapsed_cycles, "gpc__cycles_elapsed.max", Kind::metric, Unit::count},
 };
 // clang-format on
 

@@ -136,6 +136,19 @@ private:
     }
   }
 
+  /// The barrier a warp sampled at `i` waits at: ncu samples a warp held at a barrier at the
+  /// instruction after it (the compiler may put another line's code there, such as the loop's
+  /// bound), so it is the nearest earlier BAR; `i` itself when none is near.
+  static std::size_t barrier_before(const std::vector<SassOp>& ops, std::size_t i) {
+    constexpr std::size_t k_max_steps = 8;
+    for (std::size_t j = i + 1; j-- > 0 && i - j <= k_max_steps;) {
+      if (ops[j].kind == SassKind::barrier) {
+        return j;
+      }
+    }
+    return i;
+  }
+
   void add_waits() {
     std::vector<SassOp> ops;
     ops.reserve(m_code.instructions.size());
@@ -153,6 +166,11 @@ private:
           spent_for = long_producers[i];
         } else if (reason == "short_sb") {
           spent_for = short_producers[i];
+        } else if (reason == "barrier") {
+          // A barrier in library code without a user line (Triton's reductions) leaves the
+          // samples where they are.
+          const std::size_t barrier = barrier_before(ops, i);
+          spent_for = m_code.instructions[barrier].line ? barrier : i;
         }
         m_code.waits.push_back(Wait{i, spent_for, reason, samples});
       }

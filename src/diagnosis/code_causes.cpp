@@ -31,9 +31,16 @@ void Diagnoser::add_uncoalesced() {
   if (found == nullptr && !by_code && !by_metric) {
     return;
   }
-  Draft& draft = add(Category::uncoalesced_access,
+  // A load whose address is the value of a load whose address was loaded too (p = next[p], a
+  // pointer chase) reads where the data says: its sectors are wasted because its addresses are
+  // data, and each step waits for the last. Such a chain is the defect to fix (independent
+  // loads, the chains' nodes laid out side by side), not the indexing.
+  const auto [chained_share, chained_loads] = chained_excess();
+  const bool chain = chained_share >= k_fold_share;
+  Draft& draft = add(chain ? Category::memory_latency : Category::uncoalesced_access,
                      found != nullptr ? "ncu:UncoalescedGlobalAccess"
                                       : (by_code ? "kprof:source" : "kprof:metrics"));
+  draft.moves_excess = chain;
   if (found != nullptr) {
     take_rule(draft, *found);
   }
@@ -85,15 +92,105 @@ void Diagnoser::add_uncoalesced() {
          fmt::format("{} of the kernel's {} global sectors are excessive",
                      pct(100 * excessive / sectors), count(sectors))});
   }
-  draft.cause.title = fmt::format("Uncoalesced {}{}{}", what,
-                                  line ? " at " + where(m_code.lines[*line]) : std::string(),
-                                  used_text.empty() ? "" : ": " + used_text);
+  if (chain) {
+    draft.cause.evidence.push_back(
+        {"source page: dependent global loads", static_cast<double>(chained_loads),
+         fmt::format("loads whose address is the value an earlier load returned, itself loaded "
+                     "from a loaded address; {} of the excessive sectors are theirs",
+                     pct(100 * chained_share))});
+    draft.cause.title = fmt::format(
+        "Dependent loads{}: each load's address is the value the one before returned ({} "
+        "chained loads), so every step waits a full memory latency{}",
+        line ? " at " + where(m_code.lines[*line]) : std::string(),
+        count(static_cast<double>(chained_loads)), used_text.empty() ? "" : "; " + used_text);
+  } else {
+    draft.cause.title = fmt::format("Uncoalesced {}{}{}", what,
+                                    line ? " at " + where(m_code.lines[*line]) : std::string(),
+                                    used_text.empty() ? "" : ": " + used_text);
+  }
   if (!draft.cause.estimated_speedup_pct && !m_has_code && use) {
     // Without rule or source page: the wasted share of the load bytes, as much of the time as
     // memory is busy.
     const double memory = m_facts.roofline.memory_sol_pct.value_or(0.0);
     estimate(draft, (1 - use->value / 100) * memory, EstimateConfidence::high);
   }
+}
+
+std::pair<double, std::size_t> Diagnoser::chained_excess() const {
+  if (!m_has_code) {
+    return {0.0, 0};
+  }
+  std::vector<SassOp> ops;
+  ops.reserve(m_code.instructions.size());
+  for (const Instruction& instruction : m_code.instructions) {
+    ops.push_back(instruction.op);
+  }
+  const std::vector<std::size_t> producers = scoreboard_producers(ops, is_long_scoreboard_producer);
+  const auto loaded_address = [&](std::size_t i) {
+    const std::size_t from = producers[i];
+    return from != i && ops[from].kind == SassKind::global_load;
+  };
+  double excessive = 0;
+  double chained = 0;
+  std::size_t loads = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].kind != SassKind::global_load) {
+      continue;
+    }
+    const double sectors = m_code.instructions[i].sass->counters.l2_sectors_excessive;
+    excessive += sectors;
+    if (loaded_address(i) && loaded_address(producers[i])) {
+      chained += sectors;
+      ++loads;
+    }
+  }
+  return {excessive > 0 ? chained / excessive : 0.0, loads};
+}
+
+bool Diagnoser::add_shared_pipe_pressure(double compute) {
+  const std::optional<SourcedNumber>& l1 = m_facts.l1_throughput_pct;
+  if (!m_has_code || !l1 || l1->value < k_shared_pipe_busy_pct ||
+      find(Category::bank_conflicts) != nullptr) {
+    return false;
+  }
+  const auto shared = [](const Instruction& i) {
+    return i.op.kind == SassKind::shared_load || i.op.kind == SassKind::shared_store ||
+           i.op.kind == SassKind::shared_atomic;
+  };
+  double executed = 0;
+  double shared_executed = 0;
+  for (const Instruction& instruction : m_code.instructions) {
+    executed += instruction.sass->counters.instructions_executed;
+    shared_executed += shared(instruction) ? instruction.sass->counters.instructions_executed : 0;
+  }
+  const std::optional<std::size_t> line = largest(per_line(
+      shared, [](const Instruction& i) { return i.sass->counters.instructions_executed; }));
+  if (executed <= 0 || !line) {
+    return false;
+  }
+  // Compute-bound with the shared-memory pipe near its roof: the issue slots go to shared-memory
+  // accesses (and their addressing); holding the values in registers frees them.
+  Draft& draft = add(Category::mio_pressure, "kprof:source");
+  draft.moves_excess = true; // the fix runs fewer instructions
+  own(draft, shared);
+  set_line(draft, *line);
+  const double share = shared_executed / executed;
+  estimate(draft, 100 * share, EstimateConfidence::high);
+  draft.cause.title =
+      fmt::format("MIO pressure at {}: shared-memory accesses are {} of the instructions, with the "
+                  "L1/shared-memory pipe at {} of its peak and the SMs at {} of theirs",
+                  where(m_code.lines[*line]), pct(100 * share), pct(l1->value), pct(compute));
+  draft.cause.evidence.push_back(fact_evidence(*l1, "L1/shared-memory throughput, of its peak"));
+  draft.cause.evidence.push_back(
+      {"source page: Instructions Executed (shared-memory accesses)", shared_executed,
+       fmt::format("{} of the launch's {} warp instructions: the issue slots they take are the "
+                   "estimate",
+                   pct(100 * share), count(executed))});
+  draft.cause.evidence.push_back(
+      {"roofline: compute SOL", compute,
+       fmt::format("compute-bound at {} of peak, issuing the shared-memory accesses",
+                   pct(compute))});
+  return true;
 }
 
 void Diagnoser::add_bank_conflicts() {

@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "diagnosis/code.hpp"
@@ -48,6 +49,14 @@ inline constexpr double k_stall_metric_pct = 30.0;
 inline constexpr double k_dram_share_of_sol = 0.9;
 /// A stall rule goes into the cause owning at least this share of the stall's samples.
 inline constexpr double k_fold_share = 0.5;
+
+/// SMs idle (no warp resident) for at least this share of the launch's cycles are idle enough to
+/// matter: an achieved-occupancy gap that ncu rates only locally is then load imbalance, and a
+/// compute roof's headroom is split with the cause that leaves them idle.
+inline constexpr double k_idle_sm_share = 0.10;
+/// The L1/shared-memory pipe at this share of its peak or more is near its roof (the roofline's
+/// own threshold, RooflineThresholds::latency_pct).
+inline constexpr double k_shared_pipe_busy_pct = 60.0;
 
 inline constexpr double k_warp = 32.0;
 inline constexpr double k_sector_bytes = 32.0;
@@ -128,7 +137,16 @@ struct Draft {
   /// breaks a tie of estimates.
   double samples = 0;
   std::string estimate_rule; ///< the ncu rule whose estimate it carries ("" for kprof's own)
+  /// The cause carries a measured excess though its category is not one of is_measured_excess's:
+  /// the wasted sectors of a chain of dependent loads (whose addresses are data), the issue slots
+  /// shared-memory accesses take from a compute-bound kernel.
+  bool moves_excess = false;
 };
+
+/// Whether fixing `draft` moves fewer bytes or runs fewer instructions.
+inline bool has_measured_excess(const Draft& draft) {
+  return draft.moves_excess || is_measured_excess(draft.cause.category);
+}
 
 /// The largest stall reason of a launch whose stalls no single reason dominates.
 struct StallSpread {
@@ -180,6 +198,13 @@ private:
   void add_tensor_cores();
   void add_atomics();
   void add_divergence();
+  /// The share of the global loads' excessive sectors on loads whose address is the value of an
+  /// earlier load whose own address was loaded too (a chain of dependent loads), and how many
+  /// such loads the code has.
+  [[nodiscard]] std::pair<double, std::size_t> chained_excess() const;
+  /// A compute-bound kernel whose L1/shared-memory pipe is near its roof: the shared-memory
+  /// instructions take the issue slots (mio_pressure). True when it added the cause.
+  bool add_shared_pipe_pressure(double compute);
 
   // --- 1. causes of the launch (launch_causes.cpp) ---
   void add_launch_causes();
@@ -237,6 +262,11 @@ private:
   std::vector<DiagnosisCause> rank();
   /// Bounds the estimate of a cause that keeps the work by the roofline's headroom.
   void cap_by_headroom(Draft& draft) const;
+  /// Bounds a partial last wave's estimate by the share of the cycles the SMs sat idle.
+  void cap_by_idle_sms(Draft& draft) const;
+  /// The share of the launch's cycles an SM had no warp (1 - SM Active Cycles / Elapsed Cycles),
+  /// 0..1; nullopt when the capture lacks either.
+  [[nodiscard]] std::optional<double> idle_sm_share() const;
 
   // --- small helpers ---
   [[nodiscard]] double blocks() const {

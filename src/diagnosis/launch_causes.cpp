@@ -132,6 +132,14 @@ void Diagnoser::add_occupancy() {
       return;
     }
   }
+  // ncu rates the gap only locally (of the occupancy, not the launch's time): it costs time when
+  // blocks finish unevenly, which leaves SMs without a warp while others work. SMs busy for all
+  // but a few percent of the cycles say the gap is the scheduler's between short blocks.
+  const std::optional<double> idle = idle_sm_share();
+  if (!achieved_rule->global_pct && idle && *idle < k_idle_sm_share) {
+    achieved_rule->used = true;
+    return;
+  }
   Draft& draft = add(Category::load_imbalance, "ncu:AchievedOccupancy");
   take_rule(draft, *achieved_rule);
   if (achieved && theoretical) {

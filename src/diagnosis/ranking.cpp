@@ -19,11 +19,35 @@
 
 namespace kprof::diagnosis {
 
+std::optional<double> Diagnoser::idle_sm_share() const {
+  const std::optional<SourcedNumber>& active = m_facts.sm_active_cycles;
+  const std::optional<SourcedNumber>& elapsed = m_facts.elapsed_cycles;
+  if (!active || !elapsed || elapsed->value <= 0) {
+    return std::nullopt;
+  }
+  return std::clamp(1 - active->value / elapsed->value, 0.0, 1.0);
+}
+
+void Diagnoser::cap_by_idle_sms(Draft& draft) const {
+  std::optional<double>& estimate = draft.cause.estimated_speedup_pct;
+  const std::optional<double> idle = idle_sm_share();
+  if (draft.cause.category != Category::tail_effect || !estimate || !idle ||
+      *estimate <= 100 * *idle) {
+    return;
+  }
+  draft.cause.evidence.push_back(
+      {m_facts.sm_active_cycles->metric + " / " + m_facts.elapsed_cycles->metric, 100 * *idle,
+       fmt::format("the estimate of {} capped here: the SMs sat idle for {} of the launch's "
+                   "cycles, and a partial last wave costs only the time SMs wait without a block",
+                   pct(*estimate), pct(100 * *idle))});
+  estimate = 100 * *idle;
+}
+
 void Diagnoser::cap_by_headroom(Draft& draft) const {
   const Roofline& roofline = m_facts.roofline;
   std::optional<double>& estimate = draft.cause.estimated_speedup_pct;
-  if (!keeps_the_work(draft.cause.category) || !estimate || !roofline.headroom_pct ||
-      *estimate <= *roofline.headroom_pct) {
+  if (!keeps_the_work(draft.cause.category) || draft.moves_excess || !estimate ||
+      !roofline.headroom_pct || *estimate <= *roofline.headroom_pct) {
     return;
   }
   draft.cause.evidence.push_back(
@@ -71,6 +95,7 @@ std::vector<DiagnosisCause> Diagnoser::rank() {
     if (spread) {
       lower_confidence(draft, *spread);
     }
+    cap_by_idle_sms(draft);
     cap_by_headroom(draft);
     if (draft.cause.estimated_speedup_pct) {
       draft.cause.estimated_speedup_pct =
@@ -96,8 +121,8 @@ std::vector<DiagnosisCause> Diagnoser::rank() {
     if (x && *x != *y) {
       return *x > *y;
     }
-    const bool excess_a = is_measured_excess(a->cause.category);
-    if (excess_a != is_measured_excess(b->cause.category)) {
+    const bool excess_a = has_measured_excess(*a);
+    if (excess_a != has_measured_excess(*b)) {
       return excess_a; // the waste the defect moves is part of what the other cause measures
     }
     const auto confidence = [](const Draft* d) {

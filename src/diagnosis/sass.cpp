@@ -67,6 +67,9 @@ SassKind kind_of(std::string_view opcode) {
   if (base == "MUFU") {
     return SassKind::special;
   }
+  if (base == "BAR") {
+    return SassKind::barrier;
+  }
   if (base == "EXIT") {
     return SassKind::exit;
   }

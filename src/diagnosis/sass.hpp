@@ -22,6 +22,7 @@ enum class SassKind {
   fence,         ///< MEMBAR, ERRBAR, CCTL, FENCE: the orderings around atomics
   tensor,        ///< HMMA, HGMMA, IMMA, QGMMA, ...: the tensor pipe
   special,       ///< MUFU: sine, exponent, reciprocal on the XU pipe
+  barrier,       ///< BAR: the block's warps wait here for each other
   exit,          ///< EXIT
 };
 

@@ -40,14 +40,21 @@ void Diagnoser::add_latency_verdict() {
 void Diagnoser::add_memory_verdict(const Roofline& roofline) {
   const double memory = *roofline.memory_sol_pct;
   // The defects whose excess traffic ncu measures (sectors, wavefronts) explain the verdict.
+  // A chain of dependent loads wastes sectors too: its addresses are data.
+  Draft* chain = nullptr;
+  for (Draft& draft : m_drafts) {
+    chain = draft.moves_excess && draft.cause.category == Category::memory_latency ? &draft : chain;
+  }
   for (const Category defect : {Category::uncoalesced_access, Category::bank_conflicts}) {
-    if (Draft* found = find(defect)) {
+    Draft* found = find(defect);
+    found = found != nullptr ? found : chain;
+    if (found != nullptr) {
       found->cause.evidence.push_back(
           {"roofline: memory SOL", memory,
            fmt::format("memory-bound at {} of peak, on bytes the defect wastes: fixing it, not "
                        "more bandwidth, is the gain",
                        pct(memory))});
-      if (defect == Category::uncoalesced_access) {
+      if (found->cause.category == Category::uncoalesced_access) {
         found->cause.title += fmt::format("; memory-bound at {} of peak on them: an "
                                           "access-pattern defect, not the roofline",
                                           pct0(memory));
@@ -118,8 +125,29 @@ void Diagnoser::add_compute_verdict(const Roofline& roofline) {
       return;
     }
   }
+  if (add_shared_pipe_pressure(compute)) {
+    return;
+  }
   Draft& draft = add(Category::compute_bound, "kprof:roofline");
-  estimate(draft, 100 - compute, EstimateConfidence::high);
+  // With SMs idle for a tenth of the cycles or more and a cause that leaves them idle (a partial
+  // last wave, blocks finishing unevenly), the compute SOL counts the idle SMs' cycles too: the
+  // roof's own headroom is the busy SMs' distance from their peak, the rest is that cause's.
+  const std::optional<double> idle = idle_sm_share();
+  const bool idle_cause =
+      find(Category::tail_effect) != nullptr || find(Category::load_imbalance) != nullptr;
+  if (idle && *idle >= k_idle_sm_share && *idle < 1 && idle_cause) {
+    const double busy = std::min(100.0, compute / (1 - *idle));
+    estimate(draft, 100 - busy, EstimateConfidence::high);
+    draft.cause.evidence.push_back(
+        {m_facts.sm_active_cycles->metric + " / " + m_facts.elapsed_cycles->metric,
+         100 * (1 - *idle),
+         fmt::format("the SMs had warps for {} of the launch's cycles: SM throughput {} of peak "
+                     "while active, so the roof's own headroom is {}; the idle SMs' share is the "
+                     "parallelism cause's",
+                     pct(100 * (1 - *idle)), pct(busy), pct(100 - busy))});
+  } else {
+    estimate(draft, 100 - compute, EstimateConfidence::high);
+  }
   std::string pipe;
   if (m_facts.fma_pipe_pct) {
     pipe += "; FMA pipe " + pct(m_facts.fma_pipe_pct->value);

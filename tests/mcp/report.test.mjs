@@ -35,7 +35,7 @@ const CASES = [
     kernels: 5,
     // Within the budget the ranked causes come first; NCU's rules are in them (ncu:<Rule>), their
     // estimates capped by the roofline's headroom (21% for matmul_kernel, at 79% of SM peak).
-    has: '[up to 21% of the time; ncu:LaunchConfiguration]',
+    has: '[up to 21% of the time, low confidence; ncu:TheoreticalOccupancy]',
   },
   {
     name: 'a source capture with hot lines',

@@ -344,7 +344,7 @@ TEST(LaunchFacts, TakeTheSmsFromTheGpuTableWhenALeanCaptureHasNoColumnForThem) {
   const LaunchFacts facts = reader.read(capture->kernels.front());
   ASSERT_TRUE(facts.sm_count.has_value());
   EXPECT_EQ(facts.sm_count->value, 132);
-  EXPECT_EQ(facts.sm_count->metric, "datasheet: NVIDIA H200");
+  EXPECT_EQ(facts.sm_count->metric, "datasheet: NVIDIA H100 80GB HBM3");
   EXPECT_FALSE(facts.theoretical_occupancy_pct.has_value());
 }
 

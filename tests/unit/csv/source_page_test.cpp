@@ -177,7 +177,7 @@ TEST(SourcePageReader, ReadsAnInstructionsAddressTextAndLanes) {
   auto page = read_source_page(ncu_fixture("planted/hist_i32/source.csv"));
   ASSERT_TRUE(page.ok()) << page.error().message;
   // The CUDA histogram's atomicAdd, inlined from the toolkit's header: one REDG per warp of 32
-  // lanes ("REDG.E.ADD.STRONG.GPU desc[UR4][R4.64], R7","161",..., "262144","8388608", ...).
+  // lanes ("REDG.E.ADD.STRONG.GPU desc[UR4][R4.64], R7","189",..., "262144","8388608", ...).
   const SassInstruction* red = nullptr;
   for (const SourceBlock& block : page->blocks) {
     for (const SourceLine& line : block.lines) {
@@ -190,9 +190,9 @@ TEST(SourcePageReader, ReadsAnInstructionsAddressTextAndLanes) {
     }
   }
   ASSERT_NE(red, nullptr);
-  EXPECT_EQ(red->address, 0x7fcb6afa4420U);
+  EXPECT_EQ(red->address, 0x7f6b9f7ff620U);
   EXPECT_EQ(red->text, "REDG.E.ADD.STRONG.GPU desc[UR4][R4.64], R7");
-  EXPECT_EQ(red->counters.samples, 161);
+  EXPECT_EQ(red->counters.samples, 189);
   EXPECT_EQ(red->counters.instructions_executed, 262144);
   EXPECT_EQ(red->counters.thread_instructions_executed, 8388608);
   EXPECT_EQ(red->counters.l2_sectors, 262144);

@@ -440,8 +440,8 @@ TEST(Diagnose, LeadsALaunchOfAFewMicrosecondsWithLaunchBoundWhateverItsGridsEsti
 }
 
 TEST(Diagnose, LeadsARecordedOneBlockFillOfOnePointSevenMicrosecondsWithLaunchBound) {
-  // PyTorch's fill of the planted histogram's output (H200): 1.73 us, one block, ncu's
-  // LaunchConfiguration estimate 99.24%.
+  // PyTorch's fill of the planted atomic sum's output (H100, 2026-12-06): 2.27 us, one block,
+  // ncu's LaunchConfiguration estimate 99.24%.
   const Recorded fill =
       recorded("planted/vec_f32/details.csv", "void at::vectorized_elementwise_kernel<4, ");
   ASSERT_NE(fill.launch, nullptr);
@@ -709,6 +709,223 @@ TEST(Diagnose, WritesAFixOfTheTensorCoresThatNamesInputPrecision) {
   const std::string& fix = diagnosis.causes[0].fix;
   EXPECT_NE(fix.find("matmul_ieee.py:18"), std::string::npos) << fix;
   EXPECT_NE(fix.find("input_precision=\"tf32\""), std::string::npos) << fix;
+}
+
+/// Runs the diagnosis of `c` with a source page of one block.
+Diagnosis diagnose_with_code(const Case& c, const SourceBlock& block) {
+  const std::vector<SourceBlock> blocks{block};
+  const KernelHotLines hot;
+  DiagnosisInput input;
+  input.launch = &c.launch;
+  input.facts = &c.facts;
+  input.page = PageKind::details;
+  input.metric_set = "deep";
+  input.blocks = &blocks;
+  input.hot_lines = &hot;
+  return kprof::diagnose(input);
+}
+
+const DiagnosisCause* cause_of(const Diagnosis& diagnosis, DiagnosisCategory category) {
+  for (const DiagnosisCause& cause : diagnosis.causes) {
+    if (cause.category == category) {
+      return &cause;
+    }
+  }
+  return nullptr;
+}
+
+/// A global load that moves `sectors` L2 sectors, `excessive` of them more than it needs.
+SassInstruction load_moving(std::uint64_t address, std::string text, double sectors,
+                            double excessive, std::string reason = {}, double samples = 0) {
+  SassInstruction out = sass(address, std::move(text), std::move(reason), samples);
+  out.counters.l2_sectors = sectors;
+  out.counters.l2_sectors_excessive = excessive;
+  out.counters.l2_sectors_ideal = sectors - excessive;
+  return out;
+}
+
+/// The planted pointer chase on the H100 (chase_i32, 2026-12-06): `p = next[p]` unrolled, each
+/// load's address computed from the value the load before returned; memory SOL 67.3% on sectors
+/// of which 87% are excessive (ncu's UncoalescedGlobalAccess 85.93%), long-scoreboard waits 100%.
+/// With `chained` false the addresses come from the thread's index instead (a strided load).
+Case chase_case(SourceBlock& block, bool chained) {
+  block.file = "/work/run/chase.py";
+  block.function = "chase_kernel";
+  const std::string from = chained ? "R6" : "R0";
+  block.lines.push_back(
+      source_line(15, "        p = tl.load(next_ptr + p, mask=mask, other=0)",
+                  {load_moving(0x100, "LDG.E R6, desc[UR4][R2.64]", 1000, 870),
+                   sass(0x110, "LEA R2, P1, " + from + ", UR6, 0x2", "long_sb", 1000),
+                   sass(0x120, "LEA.HI.X.SX32 R3, " + from + ", UR7, 0x2, P1"),
+                   load_moving(0x130, "LDG.E R6, desc[UR4][R2.64]", 1000, 870),
+                   sass(0x140, "LEA R2, P1, " + from + ", UR6, 0x2", "long_sb", 1000),
+                   sass(0x150, "LEA.HI.X.SX32 R3, " + from + ", UR7, 0x2, P1"),
+                   load_moving(0x160, "LDG.E R6, desc[UR4][R2.64]", 1000, 870),
+                   sass(0x170, "LEA R2, P1, " + from + ", UR6, 0x2", "long_sb", 1000),
+                   sass(0x180, "LEA.HI.X.SX32 R3, " + from + ", UR7, 0x2, P1"),
+                   load_moving(0x190, "LDG.E R6, desc[UR4][R2.64]", 1000, 870)}));
+  Case c = launch_of({4096, 1, 1}, {rule("UncoalescedGlobalAccess", "global", 85.93),
+                                    rule("CPIStall", "global", 32.72, cpi_stall(k_l1tex, 96.0))});
+  c.facts.roofline.memory_sol_pct = 67.28;
+  c.facts.roofline.compute_sol_pct = 1.29;
+  c.facts.roofline.headroom_pct = 32.72;
+  c.facts.roofline.bottleneck = Bottleneck::memory;
+  c.facts.dram_throughput_pct = SourcedNumber{67.2, "DRAM Throughput"};
+  return c;
+}
+
+TEST(Diagnose, NamesAChainOfDependentLoadsMemoryLatencyWithTheSectorsItsDataAddressesWaste) {
+  SourceBlock block;
+  const Case c = chase_case(block, true);
+  const Diagnosis diagnosis = diagnose_with_code(c, block);
+  ASSERT_FALSE(diagnosis.causes.empty());
+  const DiagnosisCause& first = diagnosis.causes.front();
+  EXPECT_EQ(first.category, DiagnosisCategory::memory_latency);
+  ASSERT_TRUE(first.line.has_value());
+  EXPECT_EQ(first.line->line, 15);
+  EXPECT_EQ(first.estimated_speedup_pct, 85.93); // the sectors are wasted: no headroom cap
+  EXPECT_NE(first.title.find("Dependent loads at chase.py:15"), std::string::npos) << first.title;
+  EXPECT_EQ(cause_of(diagnosis, DiagnosisCategory::uncoalesced_access), nullptr);
+  EXPECT_EQ(cause_of(diagnosis, DiagnosisCategory::dram_bound), nullptr);
+}
+
+TEST(Diagnose, KeepsUncoalescedAccessForLoadsWhoseAddressesAreNotLoaded) {
+  SourceBlock block;
+  const Case c = chase_case(block, false);
+  const Diagnosis diagnosis = diagnose_with_code(c, block);
+  ASSERT_FALSE(diagnosis.causes.empty());
+  const DiagnosisCause& first = diagnosis.causes.front();
+  EXPECT_EQ(first.category, DiagnosisCategory::uncoalesced_access);
+  EXPECT_NE(first.title.find("Uncoalesced global loads at chase.py:15"), std::string::npos)
+      << first.title;
+}
+
+/// The planted tail on the H100 (compute_f32/cuda_tail_wave, 2026-12-06): 265 blocks of 1024
+/// threads, two per SM, so one wave and one block; compute SOL 62.8%, the SMs active for 161,039
+/// of the 244,119 elapsed cycles.
+Case tail_case(double active_cycles) {
+  Case c = launch_of({265, 1, 1}, {rule("LaunchConfiguration", "global", 50.0),
+                                   rule("AchievedOccupancy", "local", 25.47)});
+  c.launch.block = {1024, 1, 1};
+  c.facts.roofline.compute_sol_pct = 62.77;
+  c.facts.roofline.memory_sol_pct = 0.44;
+  c.facts.roofline.headroom_pct = 37.23;
+  c.facts.roofline.bottleneck = Bottleneck::compute;
+  c.facts.sm_active_cycles = SourcedNumber{active_cycles, "SM Active Cycles"};
+  c.facts.elapsed_cycles = SourcedNumber{244119, "Elapsed Cycles"};
+  return c;
+}
+
+TEST(Diagnose, LeadsWithAPartialLastWaveWhenTheSmsSitIdleForTheRoofsDistance) {
+  const Diagnosis diagnosis = tail_case(161038.61).diagnose();
+  ASSERT_GE(diagnosis.causes.size(), 2U);
+  const DiagnosisCause& tail = diagnosis.causes[0];
+  EXPECT_EQ(tail.category, DiagnosisCategory::tail_effect);
+  EXPECT_NEAR(*tail.estimated_speedup_pct, 34.03, 0.01); // the idle share, under ncu's 50%
+  EXPECT_EQ(diagnosis.causes[1].category, DiagnosisCategory::compute_bound);
+  EXPECT_NEAR(*diagnosis.causes[1].estimated_speedup_pct, 100 - 62.77 / (161038.61 / 244119), 0.01);
+}
+
+TEST(Diagnose, BoundsAPartialLastWaveByTheSmsIdleShareSoABusyKernelLeadsWithItsRoof) {
+  // The same grid with the SMs active 97% of the cycles (as the clean twin's, 98.4%).
+  const Diagnosis diagnosis = tail_case(236795).diagnose();
+  ASSERT_GE(diagnosis.causes.size(), 2U);
+  EXPECT_EQ(diagnosis.causes[0].category, DiagnosisCategory::compute_bound);
+  EXPECT_EQ(diagnosis.causes[1].category, DiagnosisCategory::tail_effect);
+  EXPECT_NEAR(*diagnosis.causes[1].estimated_speedup_pct, 3.0, 0.01);
+}
+
+TEST(Diagnose, TakesAnOccupancyGapThatNcuRatesLocallyForImbalanceOnlyWhenSmsSitIdle) {
+  // The planted skewed partition and its even twin on the H100 (compute_f32, 2026-12-06): 4224
+  // blocks of 64 threads; the twin at 88.6% of the compute peak with its SMs active 96.6% of the
+  // cycles, the skewed kernel's SMs 29.4%.
+  const auto imbalance_case = [](double active) {
+    Case c = launch_of({4224, 1, 1}, {rule("AchievedOccupancy", "local", 41.1)});
+    c.launch.block = {64, 1, 1};
+    c.facts.roofline.compute_sol_pct = 88.55;
+    c.facts.roofline.memory_sol_pct = 0.82;
+    c.facts.roofline.headroom_pct = 11.45;
+    c.facts.roofline.bottleneck = Bottleneck::compute;
+    c.facts.achieved_occupancy_pct = SourcedNumber{58.9, "Achieved Occupancy"};
+    c.facts.theoretical_occupancy_pct = SourcedNumber{100, "Theoretical Occupancy"};
+    c.facts.sm_active_cycles = SourcedNumber{active, "SM Active Cycles"};
+    c.facts.elapsed_cycles = SourcedNumber{100, "Elapsed Cycles"};
+    return c;
+  };
+  const Diagnosis even = imbalance_case(96.6).diagnose();
+  EXPECT_EQ(cause_of(even, DiagnosisCategory::load_imbalance), nullptr);
+  EXPECT_EQ(order_of(even), (std::vector<DiagnosisCategory>{DiagnosisCategory::compute_bound}));
+  const Diagnosis skewed = imbalance_case(29.4).diagnose();
+  EXPECT_NE(cause_of(skewed, DiagnosisCategory::load_imbalance), nullptr);
+}
+
+/// The planted shared-memory re-read on the H100 (compute_f32/cuda_shared_reread, 2026-12-06):
+/// `acc += tile[(threadIdx.x + r) & 255] * 0.5f`, a shared load per add; compute SOL 90.2% with
+/// the L1/shared pipe at `l1` of its peak.
+Case shared_reread_case(SourceBlock& block, double l1) {
+  block.file = "/work/run/planted.cu";
+  block.function = "shared_reread_kernel";
+  block.lines.push_back(
+      source_line(525, "    acc += tile[(threadIdx.x + r) & 255] * 0.5f;",
+                  {sass(0x100, "LOP3.LUT R5, R4, 0xff, RZ, 0xc0, !PT", "math", 100),
+                   sass(0x110, "LDS R6, [R5]", "not_selected", 300),
+                   sass(0x120, "FFMA R7, R6, 0.5, R7", "wait", 100)}));
+  block.lines.push_back(
+      source_line(524, "  for (int r = 0; r < reps; ++r) {",
+                  {sass(0x130, "IADD3 R4, R4, 0x1, RZ", "selected", 50),
+                   sass(0x140, "ISETP.NE.AND P0, PT, R4, R8, PT", "selected", 50)}));
+  Case c = launch_of({4096, 1, 1});
+  c.launch.block = {256, 1, 1};
+  c.facts.roofline.compute_sol_pct = 90.18;
+  c.facts.roofline.memory_sol_pct = 68.34;
+  c.facts.roofline.headroom_pct = 9.82;
+  c.facts.roofline.bottleneck = Bottleneck::compute;
+  c.facts.l1_throughput_pct = SourcedNumber{l1, "L1/TEX Cache Throughput"};
+  return c;
+}
+
+TEST(Diagnose, NamesMioPressureWhenAComputeBoundKernelKeepsItsSharedMemoryPipeNearItsRoof) {
+  SourceBlock block;
+  const Case c = shared_reread_case(block, 71.07);
+  const Diagnosis diagnosis = diagnose_with_code(c, block);
+  ASSERT_FALSE(diagnosis.causes.empty());
+  const DiagnosisCause& first = diagnosis.causes.front();
+  EXPECT_EQ(first.category, DiagnosisCategory::mio_pressure);
+  ASSERT_TRUE(first.line.has_value());
+  EXPECT_EQ(first.line->line, 525);
+  EXPECT_NEAR(*first.estimated_speedup_pct, 20.0, 1e-9); // 1 of the 5 instructions
+  EXPECT_EQ(cause_of(diagnosis, DiagnosisCategory::compute_bound), nullptr);
+}
+
+TEST(Diagnose, LeavesAComputeBoundKernelWhoseSharedMemoryPipeIsBelowItsRoofAtItsRoof) {
+  SourceBlock block;
+  const Case c = shared_reread_case(block, 59.13); // the bank-conflict twin's column reads
+  const Diagnosis diagnosis = diagnose_with_code(c, block);
+  ASSERT_FALSE(diagnosis.causes.empty());
+  EXPECT_EQ(diagnosis.causes.front().category, DiagnosisCategory::compute_bound);
+  EXPECT_EQ(cause_of(diagnosis, DiagnosisCategory::mio_pressure), nullptr);
+}
+
+TEST(Diagnose, PutsBarrierStallsSampledAfterTheBarrierAtTheBarriersLine) {
+  // The planted single producer on the H100 (compute_f32/cuda_single_producer, 2026-12-06): the
+  // warps held at `__syncthreads()` (line 473) were sampled at the next instruction, the loop
+  // bound's load the compiler placed after the barrier (line 467).
+  SourceBlock block;
+  block.file = "/work/run/planted.cu";
+  block.function = "single_producer_kernel";
+  block.lines.push_back(source_line(473, "    __syncthreads();",
+                                    {sass(0x100, "BAR.SYNC.DEFER_BLOCKING 0x0", "wait", 26)}));
+  block.lines.push_back(source_line(467, "  for (int r = 0; r < rounds; ++r) {",
+                                    {sass(0x110, "LDC R6, c[0x0][0x224]", "barrier", 17862)}));
+  block.lines.push_back(source_line(474, "    acc += tile[threadIdx.x];",
+                                    {sass(0x120, "LDS R5, [R4]", "selected", 10)}));
+  Case c = launch_of({4096, 1, 1}, {rule("CPIStall", "global", 57.61, cpi_stall(k_barrier, 80))});
+  c.launch.block = {256, 1, 1};
+  const Diagnosis diagnosis = diagnose_with_code(c, block);
+  const DiagnosisCause* barrier = cause_of(diagnosis, DiagnosisCategory::barrier_stalls);
+  ASSERT_NE(barrier, nullptr);
+  ASSERT_TRUE(barrier->line.has_value());
+  EXPECT_EQ(barrier->line->line, 473);
 }
 
 TEST(DiagnosisJson, WritesEveryMemberOfACause) {

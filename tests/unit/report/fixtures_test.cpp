@@ -305,7 +305,7 @@ TEST(StreamedReport, IsTheTreeByteForByteOnDetailsPagesWithSectionsAndRules) {
 TEST(StreamedReport, IsTheTreeByteForByteWithThePlantedSuitesDiagnoses) {
   // Every cause kind the rules, the launch and the roofline give (docs/diagnosis.md).
   for (const char* problem : {"vec_f32", "compute_f32", "mat_f32", "mat_bf16", "rows_f32",
-                              "hist_i32", "gemm_f32", "gemm_f16"}) {
+                              "hist_i32", "gemm_f32", "gemm_f16", "chase_i32"}) {
     expect_stream_matches_tree(std::string("planted/") + problem + "/details.csv");
   }
 }
@@ -390,7 +390,7 @@ TEST(RepresentativesReport, RendersLikeTheWholeDocumentOnEveryFixture) {
     expect_representatives_render_like_the_tree(file);
   }
   for (const char* problem : {"vec_f32", "compute_f32", "mat_f32", "mat_bf16", "rows_f32",
-                              "hist_i32", "gemm_f32", "gemm_f16"}) {
+                              "hist_i32", "gemm_f32", "gemm_f16", "chase_i32"}) {
     expect_representatives_render_like_the_tree(std::string("planted/") + problem + "/details.csv");
   }
 }
