@@ -28,8 +28,21 @@ namespace kprof {
 
 /// The newest history database layout this kprof writes (SQLite `PRAGMA user_version`): 2
 /// numbered the attempts of a round, 3 keeps each report document in a table of its own
-/// (`documents`, written in pieces; docs/history.md).
-inline constexpr int k_history_schema_version = 3;
+/// (`documents`, written in pieces; docs/history.md), 4 the truth beside the counters of each
+/// row (measured median, speed-up, share of the speed of light, the check's verdict).
+inline constexpr int k_history_schema_version = 4;
+
+/// The time a history ranks its rows on (best_so_far, best, converged(); docs/history.md,
+/// "Which time"): `measured`, the candidates' measured medians, when any ok row of the history
+/// has one (rows without one then do not compete), else `ncu`, ncu's total duration.
+enum class RankedTime { measured, ncu };
+std::string_view to_string(RankedTime basis); ///< "measured", "ncu"
+
+struct HistoryRow;
+/// `measured` when any ok row of `rows` has a measured median, else `ncu`.
+RankedTime ranked_time(const std::vector<HistoryRow>& rows);
+/// The row's time in ns on `basis`; nullopt when it has none.
+std::optional<double> ranked_ns(const HistoryRow& row, RankedTime basis);
 
 /// A round and, optionally, one candidate of it: "3" or "3:1" on the command line.
 struct RoundRef {
@@ -83,9 +96,19 @@ struct HistoryRow {
   std::optional<double> compute_sol_pct;
   std::optional<double> memory_sol_pct;
   std::optional<double> max_sol_pct; ///< max(compute, memory) of the dominant kernel
-  std::optional<Error> error;        ///< category and message of a failed round
-  /// This row set a new record: the lowest total duration among ok rows of its round and every
-  /// earlier round, strictly lower than any earlier round's. Computed by rows().
+  /// The truth beside the counters (the report's `truth`, docs/json-schema.md): the candidate's
+  /// measured median (truth.timing.median_us), its speed-up over the PyTorch reference
+  /// (truth.reference.speedup), its share of the problem's speed of light
+  /// (truth.speed_of_light.share: the ideal time over the measured one) and the check's verdict
+  /// ("pass", "fail"; "" when not checked). nullopt when not measured.
+  std::optional<double> measured_median_us;
+  std::optional<double> speedup;
+  std::optional<double> speed_of_light_share;
+  std::string check;
+  std::optional<Error> error; ///< category and message of a failed round
+  /// This row set a new record: the lowest time (ranked_time: the measured median, else ncu's
+  /// total duration) among ok rows of its round and every earlier round, strictly lower than
+  /// any earlier round's. Computed by rows().
   bool best_so_far = false;
   /// This row is the best ok row of the whole history (the last row with best_so_far).
   bool best = false;
@@ -336,9 +359,10 @@ std::string_view to_string(ConvergenceReason reason);
 struct Convergence {
   bool converged = false;
   ConvergenceReason reason = ConvergenceReason::improving;
-  std::optional<RoundRef> best; ///< the best ok row
-  std::optional<double> best_duration_ns;
-  std::optional<double> best_sol_pct; ///< its max(compute, memory) SOL
+  std::optional<RoundRef> best;           ///< the best ok row
+  RankedTime basis = RankedTime::ncu;     ///< the time the rows were ranked on (ranked_time)
+  std::optional<double> best_duration_ns; ///< the best row's time on `basis`
+  std::optional<double> best_sol_pct;     ///< its max(compute, memory) SOL
   /// Relative improvement of the best duration over the last `window` rounds ((before - now) /
   /// before); nullopt when there are fewer than window + 1 rounds or no ok row before them.
   std::optional<double> improvement;
@@ -347,15 +371,16 @@ struct Convergence {
 };
 
 /// Judges a history (rows in any order; failed rounds count as rounds without improvement).
-/// Converged when the best ok row's max SOL >= sol_threshold_pct (at_roofline), or, with at
-/// least window + 1 rounds, when the best duration improved by at most min_improvement
+/// Rows are ranked on ranked_time(rows). Converged when the best ok row's max SOL >=
+/// sol_threshold_pct (at_roofline), or, with at
+/// least window + 1 rounds, when the best time improved by at most min_improvement
 /// (relative) over the last `window` rounds (no_improvement). usage error when the options are
 /// out of range (window < 1, threshold not in (0, 100], min_improvement < 0).
 Result<Convergence> converged(const std::vector<HistoryRow>& rows,
                               const ConvergenceOptions& options = {});
 
-/// {converged, reason, best: {round, candidate} | null, best_duration_ns, best_sol_pct,
-///  improvement, rounds, details}.
+/// {converged, reason, best: {round, candidate} | null, basis ("measured" | "ncu"),
+///  best_duration_ns, best_sol_pct, improvement, rounds, details}.
 Json to_json(const Convergence& convergence);
 
 /// to_json() as a document: {schema_version, kind: "convergence", converged, ...}. Its text

@@ -14,14 +14,16 @@ namespace kprof {
 
 namespace {
 
-bool usable(const HistoryRow& row) {
-  return row.status == CandidateStatus::ok && row.total_duration_ns.has_value();
+bool usable(const HistoryRow& row, RankedTime basis) {
+  return row.status == CandidateStatus::ok && ranked_ns(row, basis).has_value();
 }
 
-/// Lower duration wins; ties go to the earlier round, then the lower candidate.
-bool better(const HistoryRow& a, const HistoryRow& b) {
-  if (*a.total_duration_ns != *b.total_duration_ns) {
-    return *a.total_duration_ns < *b.total_duration_ns;
+/// Lower time wins; ties go to the earlier round, then the lower candidate.
+bool better(const HistoryRow& a, const HistoryRow& b, RankedTime basis) {
+  const double time_a = *ranked_ns(a, basis);
+  const double time_b = *ranked_ns(b, basis);
+  if (time_a != time_b) {
+    return time_a < time_b;
   }
   if (a.round != b.round) {
     return a.round < b.round;
@@ -34,6 +36,27 @@ std::string percent(double fraction) {
 }
 
 } // namespace
+
+std::string_view to_string(RankedTime basis) {
+  return basis == RankedTime::measured ? "measured" : "ncu";
+}
+
+RankedTime ranked_time(const std::vector<HistoryRow>& rows) {
+  const bool measured = std::any_of(rows.begin(), rows.end(), [](const HistoryRow& row) {
+    return row.status == CandidateStatus::ok && row.measured_median_us.has_value();
+  });
+  return measured ? RankedTime::measured : RankedTime::ncu;
+}
+
+std::optional<double> ranked_ns(const HistoryRow& row, RankedTime basis) {
+  if (basis == RankedTime::ncu) {
+    return row.total_duration_ns;
+  }
+  if (!row.measured_median_us) {
+    return std::nullopt;
+  }
+  return *row.measured_median_us * 1000.0;
+}
 
 std::string_view to_string(ConvergenceReason reason) {
   switch (reason) {
@@ -68,22 +91,24 @@ Result<Convergence> converged(const std::vector<HistoryRow>& rows,
   }
 
   // Best usable row of each round, rounds in order (failed rounds map to nullptr).
+  const RankedTime basis = ranked_time(rows);
   std::map<int, const HistoryRow*> rounds;
   const HistoryRow* best = nullptr;
   for (const auto& row : rows) {
     auto& round_best = rounds[row.round];
-    if (!usable(row)) {
+    if (!usable(row, basis)) {
       continue;
     }
-    if (round_best == nullptr || better(row, *round_best)) {
+    if (round_best == nullptr || better(row, *round_best, basis)) {
       round_best = &row;
     }
-    if (best == nullptr || better(row, *best)) {
+    if (best == nullptr || better(row, *best, basis)) {
       best = &row;
     }
   }
 
   Convergence verdict;
+  verdict.basis = basis;
   verdict.rounds = static_cast<int>(rounds.size());
   if (best == nullptr) {
     verdict.reason = ConvergenceReason::no_successful_round;
@@ -93,10 +118,11 @@ Result<Convergence> converged(const std::vector<HistoryRow>& rows,
     return verdict;
   }
   verdict.best = best->ref();
-  verdict.best_duration_ns = best->total_duration_ns;
+  verdict.best_duration_ns = ranked_ns(*best, basis);
   verdict.best_sol_pct = best->max_sol_pct;
   const std::string best_name =
-      fmt::format("{} ({})", to_string(best->ref()), duration_text(best->total_duration_ns));
+      fmt::format("{} ({}{})", to_string(best->ref()), duration_text(verdict.best_duration_ns),
+                  basis == RankedTime::measured ? " measured" : "");
 
   // Improvement over the last `window` rounds: the best before them against the best now.
   const auto window = static_cast<std::size_t>(options.window);
@@ -108,12 +134,12 @@ Result<Convergence> converged(const std::vector<HistoryRow>& rows,
       if (index++ >= cut) {
         break;
       }
-      if (row != nullptr && (!before || *row->total_duration_ns < *before)) {
-        before = row->total_duration_ns;
+      if (row != nullptr && (!before || *ranked_ns(*row, basis) < *before)) {
+        before = ranked_ns(*row, basis);
       }
     }
     if (before && *before > 0) {
-      verdict.improvement = (*before - *best->total_duration_ns) / *before;
+      verdict.improvement = (*before - *verdict.best_duration_ns) / *before;
     }
   }
 
@@ -173,6 +199,7 @@ Json to_json(const Convergence& convergence) {
   const auto number = [](const std::optional<double>& value) {
     return value ? Json(*value) : Json(nullptr);
   };
+  out["basis"] = std::string(to_string(convergence.basis));
   out["best_duration_ns"] = number(convergence.best_duration_ns);
   out["best_sol_pct"] = number(convergence.best_sol_pct);
   out["improvement"] = number(convergence.improvement);

@@ -24,6 +24,10 @@ Json row_json(const HistoryRow& row) {
   out["compute_sol_pct"] = optional_number(row.compute_sol_pct);
   out["memory_sol_pct"] = optional_number(row.memory_sol_pct);
   out["max_sol_pct"] = optional_number(row.max_sol_pct);
+  out["measured_median_us"] = optional_number(row.measured_median_us);
+  out["speedup"] = optional_number(row.speedup);
+  out["speed_of_light_share"] = optional_number(row.speed_of_light_share);
+  out["check"] = row.check.empty() ? Json(nullptr) : Json(row.check);
   out["best_so_far"] = row.best_so_far;
   out["best"] = row.best;
   out["attempt"] = row.recorded ? Json(row.attempt) : Json(nullptr);

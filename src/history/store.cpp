@@ -118,6 +118,14 @@ CREATE TABLE documents (
   document BLOB NOT NULL
 );
 )sql",
+    // 3 -> 4: the truth beside the counters (the report's `truth`): rows recorded before have
+    // none (NULL), as a round profiled with --no-timing and --no-check.
+    R"sql(
+ALTER TABLE runs ADD COLUMN measured_median_us REAL;
+ALTER TABLE runs ADD COLUMN speedup REAL;
+ALTER TABLE runs ADD COLUMN sol_share REAL;
+ALTER TABLE runs ADD COLUMN check_verdict TEXT;
+)sql",
 };
 
 constexpr int k_busy_timeout_ms = 10'000;
@@ -428,6 +436,10 @@ struct RunFacts {
   std::string bottleneck;
   std::optional<double> compute_sol_pct;
   std::optional<double> memory_sol_pct;
+  std::optional<double> measured_median_us; ///< truth.timing.median_us (HistoryRow's)
+  std::optional<double> speedup;            ///< truth.reference.speedup
+  std::optional<double> sol_share;          ///< truth.speed_of_light.share
+  std::string check;                        ///< truth.check.verdict
   /// The report, whose launches and text are read again inside the transaction; null without.
   std::shared_ptr<const ReportSource> report;
   /// The length of its compact text (ReportSource::document_text(true)); set by record().
@@ -466,6 +478,20 @@ void collect_outline_facts(const Json& doc, RunFacts& facts) {
                                            number_at(kernel, "duration_ns"),
                                            number_at(kernel, "share")});
       }
+    }
+  }
+  if (const Json* truth = member(doc, "truth")) {
+    if (const Json* timing = member(*truth, "timing")) {
+      facts.measured_median_us = number_at(*timing, "median_us");
+    }
+    if (const Json* reference = member(*truth, "reference")) {
+      facts.speedup = number_at(*reference, "speedup");
+    }
+    if (const Json* light = member(*truth, "speed_of_light")) {
+      facts.sol_share = number_at(*light, "share");
+    }
+    if (const Json* check = member(*truth, "check")) {
+      facts.check = text_at(*check, "verdict");
     }
   }
   facts.dominant_kernel = view.dominant_kernel();
@@ -631,8 +657,10 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
   auto insert = Statement::prepare(
       db, "INSERT INTO runs (round, candidate, label, status, error_category, error_message, "
           "error_detail, created_at, total_duration_ns, dominant_kernel, bottleneck, "
-          "compute_sol_pct, memory_sol_pct, document, attempt, kept_at) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+          "compute_sol_pct, memory_sol_pct, document, attempt, kept_at, measured_median_us, "
+          "speedup, sol_share, check_verdict) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+          "?18, ?19, ?20)");
   if (!insert) {
     code = sqlite3_errcode(db);
     return std::move(insert).error();
@@ -659,6 +687,10 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
   insert->bind_null(14); // the document has a table of its own (write_document)
   insert->bind(15, attempt);
   insert->bind_text_or_null(16, entry.kept_at);
+  insert->bind(17, facts.measured_median_us);
+  insert->bind(18, facts.speedup);
+  insert->bind(19, facts.sol_share);
+  insert->bind_text_or_null(20, facts.check);
   if (auto done = insert->run(&code); !done) {
     return std::move(done).error();
   }
@@ -789,6 +821,7 @@ Result<bool> holds_row(sqlite3* db, const RoundEntry& entry, const RunFacts& fac
 /// Marks best_so_far (running record per round) and best (the overall record). `rows` must be
 /// ordered by round, then candidate.
 void mark_best(std::vector<HistoryRow>& rows) {
+  const RankedTime basis = ranked_time(rows);
   std::optional<double> record;
   HistoryRow* best = nullptr;
   std::size_t i = 0;
@@ -797,15 +830,15 @@ void mark_best(std::vector<HistoryRow>& rows) {
     HistoryRow* round_best = nullptr;
     for (; i < rows.size() && rows[i].round == round; ++i) {
       HistoryRow& row = rows[i];
-      if (row.status != CandidateStatus::ok || !row.total_duration_ns || !row.kept_at.empty()) {
+      if (row.status != CandidateStatus::ok || !ranked_ns(row, basis) || !row.kept_at.empty()) {
         continue;
       }
-      if (round_best == nullptr || *row.total_duration_ns < *round_best->total_duration_ns) {
+      if (round_best == nullptr || *ranked_ns(row, basis) < *ranked_ns(*round_best, basis)) {
         round_best = &row;
       }
     }
-    if (round_best != nullptr && (!record || *round_best->total_duration_ns < *record)) {
-      record = round_best->total_duration_ns;
+    if (round_best != nullptr && (!record || *ranked_ns(*round_best, basis) < *record)) {
+      record = ranked_ns(*round_best, basis);
       round_best->best_so_far = true;
       best = round_best;
     }
@@ -1078,14 +1111,18 @@ Result<std::vector<std::int64_t>> HistoryStore::record(std::span<const RoundEntr
 Result<std::vector<HistoryRow>> HistoryStore::rows() const {
   const std::string context = fmt::format("while reading the history {}", m_path.string());
   // A version 1 database (read without migrating it) has no attempts: every row is in place.
-  const bool attempts = stored_schema_version(m_db.get()) >= 2;
+  const int version = stored_schema_version(m_db.get());
+  const bool attempts = version >= 2;
   auto stmt = Statement::prepare(
       m_db.get(),
       fmt::format("SELECT id, round, candidate, label, status, error_category, error_message, "
                   "error_detail, created_at, total_duration_ns, dominant_kernel, bottleneck, "
-                  "compute_sol_pct, memory_sol_pct, {} FROM runs "
+                  "compute_sol_pct, memory_sol_pct, {}, {} FROM runs "
                   "ORDER BY round, coalesce(candidate, -1), {}",
-                  attempts ? "attempt, kept_at" : "1, NULL", attempts ? "attempt" : "id"));
+                  attempts ? "attempt, kept_at" : "1, NULL",
+                  version >= 4 ? "measured_median_us, speedup, sol_share, check_verdict"
+                               : "NULL, NULL, NULL, NULL",
+                  attempts ? "attempt" : "id"));
   if (!stmt) {
     return stmt.error().with_context(context);
   }
@@ -1119,6 +1156,10 @@ Result<std::vector<HistoryRow>> HistoryStore::rows() const {
     row.max_sol_pct = max_sol_pct(row.compute_sol_pct, row.memory_sol_pct);
     row.attempt = stmt->column_int(14);
     row.kept_at = stmt->column_text(15);
+    row.measured_median_us = stmt->column_optional_double(16);
+    row.speedup = stmt->column_optional_double(17);
+    row.speed_of_light_share = stmt->column_optional_double(18);
+    row.check = stmt->column_text(19);
     rows.push_back(std::move(row));
   }
   // Ordered by attempt within a round and candidate: the last of each group is the latest.
@@ -1351,6 +1392,10 @@ Result<HistoryRow> unrecorded_row(const RoundEntry& entry) {
   row.compute_sol_pct = facts->compute_sol_pct;
   row.memory_sol_pct = facts->memory_sol_pct;
   row.max_sol_pct = max_sol_pct(row.compute_sol_pct, row.memory_sol_pct);
+  row.measured_median_us = facts->measured_median_us;
+  row.speedup = facts->speedup;
+  row.speed_of_light_share = facts->sol_share;
+  row.check = facts->check;
   row.error = entry.error;
   row.attempt = 0;
   row.kept_at = entry.kept_at;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "kprof/numbers.hpp"
 #include "kprof/report_view.hpp"
 #include "report/sinks.hpp"
 
@@ -48,11 +49,12 @@ std::string history_csv(const Json& doc) {
   std::string out =
       "round,candidate,label,status,created_at,total_duration_ns,dominant_kernel,bottleneck,"
       "compute_sol_pct,memory_sol_pct,max_sol_pct,best_so_far,best,error_category,"
-      "error_message,attempt,latest,kept_at,recorded\n";
+      "error_message,attempt,latest,kept_at,recorded,measured_median_us,speedup,"
+      "speed_of_light_share,check\n";
   for (const Json& row : rows_of(doc)) {
     const Json& error = error_of(row);
     out += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
         optional_index(row, "round", ""), optional_index(row, "candidate", ""),
         csv_field(text_at(row, "label")), text_at(row, "status"),
         csv_field(text_at(row, "created_at")), csv_number(number_at(row, "total_duration_ns")),
@@ -63,7 +65,9 @@ std::string history_csv(const Json& doc) {
         bool_at(row, "best").value_or(false) ? 1 : 0, text_at(error, "category"),
         csv_field(text_at(error, "message")), attempt_number(row),
         bool_at(row, "latest").value_or(true) ? 1 : 0, csv_field(text_at(row, "kept_at")),
-        recorded(row) ? 1 : 0);
+        recorded(row) ? 1 : 0, csv_number(number_at(row, "measured_median_us")),
+        csv_number(number_at(row, "speedup")), csv_number(number_at(row, "speed_of_light_share")),
+        text_at(row, "check"));
   }
   return out;
 }
@@ -81,6 +85,17 @@ std::string attempt_text(const Json& row) {
   return out;
 }
 
+/// The truth's cells of a row (the measured median, the speed-up over PyTorch, the share of the
+/// problem's speed of light), "-" where not measured.
+std::vector<std::string> truth_cells(const Json& row) {
+  const std::optional<double> median = number_at(row, "measured_median_us");
+  const std::optional<double> speedup = number_at(row, "speedup");
+  const std::optional<double> share = number_at(row, "speed_of_light_share");
+  return {median ? duration_text(*median * 1000.0) : "-",
+          speedup ? format_fixed(*speedup, 2) + "x" : "-",
+          share ? short_percent_text(*share * 100.0) : "-"};
+}
+
 std::string history_table(const Json& doc) {
   const Json& rows = rows_of(doc);
   if (rows.empty()) {
@@ -88,11 +103,20 @@ std::string history_table(const Json& doc) {
   }
   std::vector<std::vector<std::string>> cells;
   bool any_rerun = false;
+  bool any_measured = false;
+  bool measured_ok = false; // the rows are ranked on the measured median (ranked_time)
   for (const Json& row : rows) {
     any_rerun = any_rerun || (recorded(row) && optional_index(row, "attempt", "1") != "1");
+    const bool measured = number_at(row, "measured_median_us").has_value();
+    any_measured = any_measured || measured;
+    measured_ok = measured_ok || (measured && text_at(row, "status") == "ok");
   }
   cells.push_back({" ", "round", "cand", "status", "duration", "max SOL", "bottleneck", "kernel",
                    "label", "error"});
+  if (any_measured) { // after ncu's duration: the measured median, vs PyTorch, of the SOL
+    const std::vector<std::string> names = {"measured", "vs torch", "of SOL"};
+    cells.back().insert(cells.back().begin() + 5, names.begin(), names.end());
+  }
   if (any_rerun) {
     cells.back().insert(cells.back().begin() + 3, "attempt");
   }
@@ -114,13 +138,20 @@ std::string history_table(const Json& doc) {
                      short_percent_text(number_at(row, "max_sol_pct")),
                      or_dash(text_at(row, "bottleneck")), or_dash(text_at(row, "dominant_kernel")),
                      or_dash(text_at(row, "label")), error});
+    if (any_measured) {
+      const std::vector<std::string> truth = truth_cells(row);
+      cells.back().insert(cells.back().begin() + 5, truth.begin(), truth.end());
+    }
     if (any_rerun) {
       cells.back().insert(cells.back().begin() + 3, attempt_text(row));
     }
   }
   std::string out = columns(cells);
   if (any_best) {
-    out += "* new best so far (lowest total duration among ok rounds up to that round)\n";
+    out += measured_ok ? "* new best so far (lowest measured median among ok rounds up to that "
+                         "round; ncu's duration is not compared)\n"
+                       : "* new best so far (lowest total duration among ok rounds up to that "
+                         "round)\n";
   }
   if (any_unrecorded) {
     out += "! in its round directory but not recorded in kprof.db yet (its writer stopped before "

@@ -51,6 +51,32 @@ TEST(Converged, StopsWhenTheBestRowReachesTheRoofline) {
   EXPECT_NE(verdict.details.find("round 2"), std::string::npos) << verdict.details;
 }
 
+TEST(Converged, IsJudgedOnTheMeasuredMedianWhenTheRowsHaveOne) {
+  // ncu's duration says round 2 is best; the clock says round 3 (issue 43): the clock decides,
+  // and a row without a measured median does not compete.
+  std::vector<HistoryRow> rows = {ok_row(1, std::nullopt, 2.0e6, 60),
+                                  ok_row(2, std::nullopt, 1.0e6, 60),
+                                  ok_row(3, std::nullopt, 1.5e6, 60)};
+  rows[0].measured_median_us = 900.0;
+  rows[2].measured_median_us = 700.0;
+  EXPECT_EQ(ranked_time(rows), RankedTime::measured);
+  const Convergence verdict = judge(rows, ConvergenceOptions{95, 2, 0.01});
+  EXPECT_EQ(verdict.basis, RankedTime::measured);
+  ASSERT_TRUE(verdict.best.has_value());
+  EXPECT_EQ(*verdict.best, (RoundRef{3, std::nullopt}));
+  EXPECT_EQ(verdict.best_duration_ns, 700.0e3);
+  ASSERT_TRUE(verdict.improvement.has_value());
+  EXPECT_NEAR(*verdict.improvement, (900.0 - 700.0) / 900.0, 1e-12);
+  EXPECT_NE(verdict.details.find("measured"), std::string::npos) << verdict.details;
+  EXPECT_EQ(to_json(verdict)["basis"], "measured");
+  // Without a measured median anywhere, ncu's duration as before.
+  for (HistoryRow& row : rows) {
+    row.measured_median_us.reset();
+  }
+  EXPECT_EQ(judge(rows).basis, RankedTime::ncu);
+  EXPECT_EQ(*judge(rows).best, (RoundRef{2, std::nullopt}));
+}
+
 TEST(Converged, AFastRowBelowTheThresholdIsNotAtTheRoofline) {
   // Round 3 is at 97% SOL but slower than round 2: the best row decides.
   const Convergence verdict =

@@ -144,6 +144,47 @@ TEST(HistoryStore, RefusesAFileThatIsNotADatabase) {
       << store.error().message;
 }
 
+/// ok_entry() with the report's truth (issue 43): measured median, speed-up, SOL share, check.
+RoundEntry measured_entry(int round, double duration_ns, double median_us) {
+  RoundEntry entry = ok_entry(round, std::nullopt, duration_ns);
+  (*entry.document)["truth"] = Json{{"timing", {{"median_us", median_us}}},
+                                    {"reference", {{"speedup", 2500.0 / median_us}}},
+                                    {"speed_of_light", {{"share", 250.0 / median_us}}},
+                                    {"check", {{"verdict", "pass"}}}};
+  return entry;
+}
+
+TEST(HistoryStore, RowsKeepTheTruthAndTheBestIsTheFastestMeasuredNotNcusShortest) {
+  const TempDir dir = make_temp_dir();
+  HistoryStore store = open_store(dir.path() / "kprof.db");
+  ASSERT_TRUE(store.record_round(measured_entry(1, 2.0e6, 1000.0)).ok());
+  ASSERT_TRUE(store.record_round(measured_entry(2, 1.0e6, 1200.0)).ok()); // ncu's best only
+  ASSERT_TRUE(store.record_round(measured_entry(3, 1.5e6, 500.0)).ok());
+  ASSERT_TRUE(store.record_round(ok_entry(4, std::nullopt, 0.5e6)).ok()); // --no-timing
+  auto rows = store.rows();
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 4U);
+  const HistoryRow& third = (*rows)[2];
+  ASSERT_TRUE(third.measured_median_us.has_value());
+  EXPECT_DOUBLE_EQ(*third.measured_median_us, 500.0);
+  EXPECT_DOUBLE_EQ(third.speedup.value_or(0), 5.0);
+  EXPECT_DOUBLE_EQ(third.speed_of_light_share.value_or(0), 0.5);
+  EXPECT_EQ(third.check, "pass");
+  EXPECT_FALSE((*rows)[3].measured_median_us.has_value());
+  std::vector<bool> marked;
+  for (const auto& row : *rows) {
+    marked.push_back(row.best_so_far);
+  }
+  EXPECT_EQ(marked, (std::vector<bool>{true, false, true, false}));
+  EXPECT_TRUE(third.best);
+  const std::string table = render_history(*rows, Format::table);
+  EXPECT_NE(table.find("measured"), std::string::npos) << table;
+  EXPECT_NE(table.find("5.00x"), std::string::npos) << table;
+  EXPECT_NE(table.find("lowest measured median"), std::string::npos) << table;
+  const std::string csv = render_history(*rows, Format::csv);
+  EXPECT_NE(csv.find(",speed_of_light_share,check\n"), std::string::npos) << csv;
+}
+
 TEST(HistoryStore, RecordedRoundsReadBackWithTheBestSoFarMarked) {
   const TempDir dir = make_temp_dir();
   HistoryStore store = open_store(dir.path() / "kprof.db");
@@ -741,8 +782,13 @@ TEST(HistoryStore, AVersion2DatabasesDocumentsAreStillReadOnceItIsMigrated) {
     sqlite3_bind_text(update, 1, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
     EXPECT_EQ(sqlite3_step(update), SQLITE_DONE);
     sqlite3_finalize(update);
-    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE documents; PRAGMA user_version = 2;", nullptr, nullptr,
-                           nullptr),
+    // Back to version 2's layout: no documents table (v3), no truth columns (v4).
+    ASSERT_EQ(sqlite3_exec(db,
+                           "DROP TABLE documents; ALTER TABLE runs DROP COLUMN measured_median_us; "
+                           "ALTER TABLE runs DROP COLUMN speedup; ALTER TABLE runs DROP COLUMN "
+                           "sol_share; ALTER TABLE runs DROP COLUMN check_verdict; "
+                           "PRAGMA user_version = 2;",
+                           nullptr, nullptr, nullptr),
               SQLITE_OK);
     sqlite3_close(db);
   }
@@ -758,7 +804,7 @@ TEST(HistoryStore, AVersion2DatabasesDocumentsAreStillReadOnceItIsMigrated) {
     EXPECT_EQ(*outline, report_outline(*entry.document));
   }
   HistoryStore store = open_store(path);
-  EXPECT_EQ(query_int(path, "PRAGMA user_version"), 3);
+  EXPECT_EQ(query_int(path, "PRAGMA user_version"), k_history_schema_version);
   auto document = store.document(2, std::nullopt);
   ASSERT_TRUE(document.ok()) << document.error().message;
   EXPECT_EQ(*document, *entry.document);
