@@ -1313,6 +1313,26 @@ private:
   std::optional<Error> m_error;
 };
 
+/// The stored report of a resolved round opened for reading, and the context its errors carry.
+struct OpenedDocument {
+  history::BlobReader blob;
+  std::string context;
+};
+
+Result<OpenedDocument> open_document(sqlite3* db, const RoundRef& resolved, const fs::path& path) {
+  std::string context =
+      fmt::format("while loading the report of {} from {}", to_string(resolved), path.string());
+  auto stored = stored_document(db, resolved, context);
+  if (!stored) {
+    return std::move(stored).error();
+  }
+  auto blob = history::BlobReader::open(db, stored->table, stored->column, stored->row);
+  if (!blob) {
+    return blob.error().with_context(context);
+  }
+  return OpenedDocument{std::move(blob).value(), std::move(context)};
+}
+
 } // namespace
 
 Result<Json> HistoryStore::document(const RoundRef& ref) const {
@@ -1320,18 +1340,13 @@ Result<Json> HistoryStore::document(const RoundRef& ref) const {
   if (!resolved) {
     return std::move(resolved).error();
   }
-  const std::string context =
-      fmt::format("while loading the report of {} from {}", to_string(*resolved), m_path.string());
-  auto stored = stored_document(m_db.get(), *resolved, context);
-  if (!stored) {
-    return std::move(stored).error();
+  auto opened = open_document(m_db.get(), *resolved, m_path);
+  if (!opened) {
+    return std::move(opened).error();
   }
-  auto blob = history::BlobReader::open(m_db.get(), stored->table, stored->column, stored->row);
-  if (!blob) {
-    return blob.error().with_context(context);
-  }
-  std::string text(blob->size(), '\0');
-  if (auto read = blob->read(text.data(), text.size(), 0); !read) {
+  const std::string& context = opened->context;
+  std::string text(opened->blob.size(), '\0');
+  if (auto read = opened->blob.read(text.data(), text.size(), 0); !read) {
     return read.error().with_context(context);
   }
   try {
@@ -1347,17 +1362,12 @@ Result<Json> HistoryStore::document_outline(const RoundRef& ref) const {
   if (!resolved) {
     return std::move(resolved).error();
   }
-  const std::string context =
-      fmt::format("while loading the report of {} from {}", to_string(*resolved), m_path.string());
-  auto stored = stored_document(m_db.get(), *resolved, context);
-  if (!stored) {
-    return std::move(stored).error();
+  auto opened = open_document(m_db.get(), *resolved, m_path);
+  if (!opened) {
+    return std::move(opened).error();
   }
-  auto blob = history::BlobReader::open(m_db.get(), stored->table, stored->column, stored->row);
-  if (!blob) {
-    return blob.error().with_context(context);
-  }
-  BlobStreambuf buffer(*blob);
+  const std::string& context = opened->context;
+  BlobStreambuf buffer(opened->blob);
   std::istream in(&buffer);
   auto outline = parse_report_outline(in);
   if (buffer.error()) {
