@@ -636,6 +636,72 @@ std::string kernel_details(const Json& doc, const KernelView& view, const std::s
   return out + "</details>\n";
 }
 
+/// The candidate's truth (issue 43): the lines the prompt and the table print first (the check,
+/// the measured time beside the reference's, the speed of light, ncu against the clock); a
+/// wrong output as a warning. Empty without the report's `truth`.
+std::string truth_section(const Json& doc, std::string_view heading) {
+  const std::vector<std::string> lines = report_detail::truth_lines(doc);
+  if (lines.empty()) {
+    return {};
+  }
+  std::string out = fmt::format("<{0}>Measured, checked, against the speed of light</{0}>"
+                                "<ul class=\"truth\">",
+                                heading);
+  for (const std::string& line : lines) {
+    const bool wrong = line.rfind("WRONG OUTPUT", 0) == 0;
+    out += fmt::format("<li{}>{}</li>", wrong ? " class=\"wrong\"" : "", esc(line));
+  }
+  return out + "</ul>";
+}
+
+/// Where a call of many launches spends its kernel time (issue 42, the report's `workload`):
+/// each distinct kernel with its launches, time and share drawn as a bar, most time first, and
+/// what ncu replayed of it. Empty without the member.
+std::string workload_section(const Json& doc, std::string_view heading) {
+  const Json* workload = member(doc, "workload");
+  const Json* kernels = workload != nullptr ? member(*workload, "kernels") : nullptr;
+  if (kernels == nullptr || !kernels->is_array()) {
+    return {};
+  }
+  std::string out = fmt::format(
+      "<{0}>Where the call's time goes</{0}><p class=\"summary\">{1} launches of {2} distinct "
+      "kernels, kernel time {3}, each launch timed outside ncu; ncu replayed {4} of them, "
+      "representatives of kernels holding {5} of the kernel time.</p>",
+      heading, format_number(number_at(*workload, "launches").value_or(0)),
+      format_number(number_at(*workload, "distinct_kernels").value_or(0)),
+      esc(duration_text(number_at(*workload, "kernel_time_us").value_or(0) * 1000.0)),
+      format_number(number_at(*workload, "replayed").value_or(0)),
+      report_detail::share_text(number_at(*workload, "covered_share").value_or(0)));
+  out += "<table class=\"workload\"><thead><tr><th>kernel</th><th>grid</th><th>block</th>"
+         "<th class=\"num\">launches</th><th class=\"num\">time</th><th>share</th>"
+         "<th>op</th><th>measured</th></tr></thead><tbody>";
+  for (const Json& kernel : *kernels) {
+    const double share = number_at(kernel, "share").value_or(0);
+    std::string ops;
+    if (const Json* names = member(kernel, "ops"); names != nullptr && names->is_array()) {
+      for (const Json& op : *names) {
+        ops += (ops.empty() ? "" : ", ") + (op.is_string() ? op.get<std::string>() : op.dump());
+      }
+    }
+    out += fmt::format(
+        "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td><span class=\"share-bar\" style=\"width:{:.1f}%\">"
+        "</span> {}</td><td>{}</td><td>{}</td></tr>",
+        esc(text_at(kernel, "function", "?")), esc(dims_text(kernel, "grid")),
+        esc(dims_text(kernel, "block")), format_number(number_at(kernel, "launches").value_or(0)),
+        esc(duration_text(number_at(kernel, "total_us").value_or(0) * 1000.0)),
+        std::clamp(share * 100.0, 0.0, 100.0) * 0.6, report_detail::share_text(share), esc(ops),
+        esc(text_at(kernel, "summary")));
+  }
+  out += "</tbody></table>";
+  if (const Json* left_out = member(*workload, "left_out")) {
+    if (const std::string note = text_at(*left_out, "note"); !note.empty()) {
+      out += "<p class=\"note\">Left out: " + esc(note) + "</p>";
+    }
+  }
+  return out;
+}
+
 /// Everything of one report below the header: charts, kernel table, per-kernel details. `scope`
 /// prefixes every id so that several reports fit on one page.
 std::string report_body(const Json& doc, const std::string& scope, std::string_view heading) {
@@ -651,6 +717,8 @@ std::string report_body(const Json& doc, const std::string& scope, std::string_v
         views.size() == 1 ? "" : "s", launches ? format_number(*launches) : std::string("?"),
         launches && *launches == 1 ? "" : "es", esc(duration_text(total, "unknown")));
   }
+  out += truth_section(doc, heading);
+  out += workload_section(doc, heading);
   if (views.empty()) {
     return out + "<p class=\"note\">No kernel in this report.</p>";
   }

@@ -3,7 +3,8 @@
 protocol on a pipe (--remote-debugging-pipe), Python standard library plus PIL for the screenshots.
 
 For each page (one kernel, a two-kernel op, a deep-set capture with findings, a capture with the
-roofline metrics, a batch with a failed candidate, a run directory with several rounds) it:
+roofline metrics, a batch with a failed candidate, a model's call of many launches with its
+workload and truth, a run directory with several rounds) it:
   - generates the page with the built kprof (`report --format html`, `view DIR`; the batch and the
     rounds run against the stand-in ncu of tests/standins, so no GPU is needed);
   - loads it from file:// and fails on any console error, uncaught exception, log error (a
@@ -263,6 +264,10 @@ DOM_FACTS = r"""
     diff: text(document.querySelector('.diff-total')) || text(document.querySelector('.diff-absent')),
     diff_rows: document.querySelectorAll('table.diff tbody tr').length,
     tables: document.querySelectorAll('table').length,
+    workload_rows: Array.from(document.querySelectorAll('table.workload tbody tr')).map(r => ({
+      kernel: r.cells[0].textContent,
+      bar: r.querySelector('.share-bar') ? r.querySelector('.share-bar').getBoundingClientRect().width : 0})),
+    truth: Array.from(document.querySelectorAll('ul.truth li')).map(li => li.textContent),
     body_color: getComputedStyle(document.body).backgroundColor,
   };
 })()
@@ -380,22 +385,44 @@ def make_pages(kprof, work):
     run([kprof, "view", str(batch_dir)])
     pages.append(("batch-with-failure", batch_dir / "index.html", {"run": True}))
 
+    # A model's call of 202 launches (issue 42): timed outside ncu, representatives replayed;
+    # its report, read again, draws where the call's time goes and the truth (issue 43).
+    model_dir = work / "model-run"
+    model_env = standin_env(work, FIXTURES / "batch4_flat_regex_ranges.csv")
+    model_env["KPROF_FAKE_STEPS"] = "100"
+    run([kprof, "profile", str(CASES / "many_launches" / "kernel.py"),
+         str(CASES / "vector" / "problem.py"), "--out", str(model_dir), "--round", "0", *common],
+        env=model_env)
+    model_report = model_dir / "round000" / "report.json"
+    model_page = work / "model-call.html"
+    run([kprof, "report", str(model_report), "--format", "html", "--out", str(model_page)])
+    names, model_doc = report_names(kprof, model_report)
+    pages.append(("model-call", model_page, {
+        "kernels": [names], "run": False,
+        "workload": [k["function"] for k in model_doc["workload"]["kernels"]],
+        "truth": True}))
+
     # A run directory with several rounds: two profiled rounds (the second twice as fast, so the
     # best round differs from the first), a failed one, a batch round and a recorded capture.
     rounds_dir = work / "rounds-run"
     env = standin_env(work, twostage)
     faster = faster_capture(twostage, work / "twostage_cand0_faster.csv", 2.0)
-    for round_number, recording in ((0, twostage), (1, faster)):
+    # The rounds rank on the measured median (docs/history.md, "Which time"): the fake torch's
+    # events measure the second round twice as fast too.
+    for round_number, recording, event_ms in ((0, twostage, "0.2"), (1, faster, "0.1")):
+        round_env = standin_env(work, recording)
+        round_env["KPROF_FAKE_EVENT_MS"] = event_ms
         run([kprof, "profile", str(ROOT / "examples" / "twostage" / "kernel.py"),
              str(ROOT / "examples" / "twostage" / "problem.py"), "--out", str(rounds_dir),
-             "--round", str(round_number), *common], env=standin_env(work, recording))
+             "--round", str(round_number), *common], env=round_env)
     run([kprof, "profile", str(CASES / "raises" / "kernel.py"),
          str(CASES / "vector" / "problem.py"), "--out", str(rounds_dir), "--round", "2", *common],
         env=env, ok_codes=(10,))
+    batch_env = standin_env(work, FIXTURES / "batch4_flat_regex_ranges.csv")
+    batch_env["KPROF_FAKE_EVENT_MS"] = "0.3"  # slower than round 1, measured
     run([kprof, "batch", str(CASES / "vector" / "problem.py"),
          str(CASES / "positional" / "kernel.py"), str(CASES / "raises" / "kernel.py"),
-         "--out", str(rounds_dir), "--round", "3", *common],
-        env=standin_env(work, FIXTURES / "batch4_flat_regex_ranges.csv"))
+         "--out", str(rounds_dir), "--round", "3", *common], env=batch_env)
     run([kprof, "report", str(CAPTURES / "h200_twostage.csv"), "--round", "4", "--out",
          str(rounds_dir), "--format", "json"])
     run([kprof, "view", str(rounds_dir)])
@@ -477,6 +504,16 @@ def check_page(browser, name, path, expect, screenshot_dir):
               f"{len(ok_rows)} successful rows")
         for scope in with_reports:
             check_scope(name, scope)
+    if expect.get("workload"):
+        drawn = [row["kernel"] for row in facts["workload_rows"]]
+        check(drawn == expect["workload"], f"{name}: workload rows {drawn} != {expect['workload']}")
+        bars = [row["bar"] for row in facts["workload_rows"]]
+        check(bars[0] > 0 and bars == sorted(bars, reverse=True),
+              f"{name}: the share bars are not drawn longest first: {bars}")
+    if expect.get("truth"):
+        check(any(line.startswith("Correct:") for line in facts["truth"]) and
+              any(line.startswith("Measured:") for line in facts["truth"]),
+              f"{name}: the truth is not shown: {facts['truth']}")
     if expect.get("hot_lines"):
         check(any(s["hot_lines"] for s in facts["scopes"]), f"{name}: no hot lines")
         check(any(s["heat_lines"] for s in facts["scopes"]), f"{name}: no source heat lines")

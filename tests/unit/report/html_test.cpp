@@ -308,6 +308,57 @@ TEST(ReportPage, RendersThroughTheHtmlSink) {
   EXPECT_EQ(render(Format::html, doc), render_report_html(doc));
 }
 
+TEST(ReportPage, ShowsTheTruthFirstAndAWrongOutputAsAWarning) {
+  Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
+  EXPECT_EQ(render_report_html(doc).find("class=\"truth\""), std::string::npos);
+  doc["truth"] =
+      Json{{"check",
+            {{"verdict", "fail"}, {"reason", "1 of 3 elements differ by more than atol <0.01>"}}},
+           {"timing", {{"median_us", 41.2}, {"count", 200}}}};
+  const std::string html = render_report_html(doc);
+  const auto truth = html.find("<ul class=\"truth\">");
+  ASSERT_NE(truth, std::string::npos) << html;
+  EXPECT_LT(truth, html.find("Speed of light and roofline")); // before the counters
+  EXPECT_NE(html.find("<li class=\"wrong\">WRONG OUTPUT: 1 of 3 elements differ by more than "
+                      "atol &lt;0.01&gt;"),
+            std::string::npos)
+      << html;
+}
+
+TEST(ReportPage, DrawsWhereAManyLaunchCallsTimeGoesFromItsWorkload) {
+  Json doc = fixture_report("curated_nvtx_twostage.csv", "default");
+  EXPECT_EQ(render_report_html(doc).find("Where the call's time goes"), std::string::npos);
+  doc["workload"] =
+      Json{{"launches", 6244},
+           {"distinct_kernels", 2},
+           {"replayed", 2},
+           {"kernel_time_us", 16140.0},
+           {"covered_share", 1.0},
+           {"kernels", Json::array({Json{{"function", "gemv<float>"},
+                                         {"grid", {8, 1, 1}},
+                                         {"block", {128, 1, 1}},
+                                         {"launches", 3072},
+                                         {"total_us", 9220.0},
+                                         {"share", 0.6},
+                                         {"ops", {"aten::_cudnn_rnn"}},
+                                         {"summary", "measured on launch 2 of 6,244"}},
+                                    Json{{"function", "elementwise"},
+                                         {"grid", {16, 1, 1}},
+                                         {"block", {64, 1, 1}},
+                                         {"launches", 3172},
+                                         {"total_us", 6920.0},
+                                         {"share", 0.4},
+                                         {"ops", Json::array()},
+                                         {"summary", "measured on launch 3 of 6,244"}}})}};
+  const std::string html = render_report_html(doc);
+  EXPECT_NE(html.find("Where the call's time goes"), std::string::npos) << html;
+  EXPECT_NE(html.find("6244 launches of 2 distinct kernels"), std::string::npos) << html;
+  EXPECT_NE(html.find("<code>gemv&lt;float&gt;</code>"), std::string::npos) << html;
+  EXPECT_NE(html.find("style=\"width:36.0%\""), std::string::npos) << html; // 60% of the bar
+  EXPECT_NE(html.find("aten::_cudnn_rnn"), std::string::npos) << html;
+  EXPECT_LT(html.find("gemv&lt;float&gt;"), html.find("<code>elementwise</code>"));
+}
+
 TEST(RunPageRender, SaysSlowerAndWhenTheReportsShareNoKernel) {
   Json run = Json::object();
   run["directory"] = "out<dir>";
