@@ -541,6 +541,8 @@ void define_kernelagent(py::module_& m) {
   m.def("kernelagent_hot_lines", [](const std::string& doc) {
     return json_text(kernelagent_hot_lines(parse_json(doc, "the report")), -1);
   });
+  m.def("kernelagent_truth",
+        [](const std::string& doc) { return kernelagent_truth(parse_json(doc, "the report")); });
 }
 
 /// Sets the Python error for `failure`: the kprof.KprofError subclass of its category.

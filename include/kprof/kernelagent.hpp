@@ -123,4 +123,9 @@ std::optional<Json> kernelagent_gpu_specs(std::string_view device_name);
 /// lines" section (the longest launch of the name): {kernel name: text}. Empty without hot lines.
 Json kernelagent_hot_lines(const Json& report);
 
+/// The candidate's truth (the report's `truth`: the check, the measured median beside the
+/// PyTorch reference's, the problem's speed of light, ncu against the clock) as the prompt sink
+/// writes its first lines, one per line; "" without it.
+std::string kernelagent_truth(const Json& report);
+
 } // namespace kprof

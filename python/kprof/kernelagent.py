@@ -51,6 +51,8 @@ _LOGGER = logging.getLogger("kprof")
 # The key under which the bottleneck analyzer hands kprof's hot lines to KernelAgent's prompt
 # (its "Other Metrics" section lists the keys it has no label for).
 _HOT_LINES_KEY = "kprof hot lines"
+# The key under which it hands the candidate's truth (measured time, check, speed of light).
+_TRUTH_KEY = "kprof measured, checked and speed of light"
 _ROOFLINE_DEFAULTS: Dict[str, Any] = json.loads(_kprof.kernelagent_roofline_defaults())
 
 
@@ -210,7 +212,8 @@ class BottleneckAnalyzer:
     the kernel KernelAgent's loop should look at (not the {kernel: {metric: value}} dict its
     orchestrator passes, which leaves every labelled section of its prompt empty), plus kprof's
     hot lines of that kernel when they were collected (``source=True`` or ``metrics="deep"``),
-    and kprof's GPU specs. ``.roofline`` is kprof's RooflineAnalyzer. KernelAgent's analyzer and
+    the candidate's truth when it was measured (its time beside PyTorch's, whether its output
+    is right, its share of the problem's speed of light), and kprof's GPU specs. ``.roofline`` is kprof's RooflineAnalyzer. KernelAgent's analyzer and
     its model provider are imported at the first analyze()."""
 
     def __init__(
@@ -260,6 +263,10 @@ class BottleneckAnalyzer:
             hot_lines = json.loads(_kprof.kernelagent_hot_lines(_dumps(report, "the report")))
             if picked["kernel"] in hot_lines:
                 flat[_HOT_LINES_KEY] = hot_lines[picked["kernel"]]
+        if report is not None:
+            truth = _kprof.kernelagent_truth(_dumps(report, "the report"))
+            if truth:
+                flat[_TRUTH_KEY] = truth
         results: List[Any] = self._analyzer().analyze(kernel_code, flat, round_num, roofline_result)
         return results
 

@@ -404,6 +404,14 @@ Json kernelagent_hot_lines(const Json& report) {
   return out;
 }
 
+std::string kernelagent_truth(const Json& report) {
+  std::string out;
+  for (const std::string& line : report_detail::truth_lines(report)) {
+    out += line + "\n";
+  }
+  return out;
+}
+
 Json kernelagent_value(double value) {
   return report_detail::number_json(value);
 }

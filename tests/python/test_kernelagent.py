@@ -489,6 +489,11 @@ def test_the_bottleneck_analyzer_hands_kernelagents_analyzer_the_flat_metrics_an
     assert "dram__throughput.avg.pct_of_peak_sustained_elapsed" in flat
     assert "add_kernel" not in flat
     assert flat["kprof hot lines"].startswith("Hot lines")
+    # The truth beside the counters, as the prompt's first lines (issue 43).
+    truth = flat["kprof measured, checked and speed of light"]
+    prompt = kprof.render(results.report, "prompt")
+    assert all(line in prompt for line in truth.splitlines()), (truth, prompt)
+    assert any(line.startswith("Measured:") for line in truth.splitlines()), truth
     assert call["roofline_result"] is roofline
 
 
