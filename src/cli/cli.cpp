@@ -335,6 +335,7 @@ int run_cli_command(int argc, char** argv) {
   commands.push_back(add_metrics_command(app));
   commands.push_back(add_profile_command(app));
   commands.push_back(add_batch_command(app));
+  commands.push_back(add_model_command(app));
   commands.push_back(add_serve_command(app));
   commands.push_back(add_harness_command(app));
   commands.push_back(add_history_command(app));

@@ -59,6 +59,7 @@ std::unique_ptr<Command> add_report_command(CLI::App& app);
 std::unique_ptr<Command> add_metrics_command(CLI::App& app);
 std::unique_ptr<Command> add_profile_command(CLI::App& app);
 std::unique_ptr<Command> add_batch_command(CLI::App& app);
+std::unique_ptr<Command> add_model_command(CLI::App& app);
 std::unique_ptr<Command> add_serve_command(CLI::App& app);
 std::unique_ptr<Command> add_harness_command(CLI::App& app);
 std::unique_ptr<Command> add_history_command(CLI::App& app);

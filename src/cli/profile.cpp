@@ -5,6 +5,7 @@
 
 #include "cli/command.hpp"
 #include "cli/text.hpp"
+#include "kprof/model.hpp"
 #include "kprof/options.hpp"
 #include "kprof/profiler.hpp"
 #include "kprof/run.hpp"
@@ -49,6 +50,29 @@ Result<RoundResult> run_round(const RunRequest& request, const fs::path& problem
   return round;
 }
 
+/// The outcome of a one-candidate round (profile, model): its report in `format`, its error and
+/// exit code, where it was written.
+Outcome candidate_outcome(Result<RoundResult> round, Format format, Outcome outcome) {
+  if (!round) {
+    outcome.error = std::move(round).error(); // after the notes on the server
+    return outcome;
+  }
+  const CandidateResult& candidate = round->candidates.front();
+  if (candidate.report) {
+    outcome.text = render(format, *candidate.report, render_options());
+  }
+  if (candidate.error) {
+    if (candidate.status == CandidateStatus::partial) {
+      outcome.notes.emplace_back("warning: the run failed after profiling; rows kept (partial)");
+    }
+    outcome.error = candidate.error;
+  } else if (stderr_is_terminal()) {
+    outcome.notes.push_back(
+        fmt::format("round written to {} ({:.1f} s)", round->dir.string(), round->wall_seconds));
+  }
+  return outcome;
+}
+
 class ProfileCommand final : public Command {
 public:
   explicit ProfileCommand(CLI::App& parent)
@@ -77,30 +101,65 @@ public:
     }
     Outcome outcome;
     auto round = run_round(*request, m_problem, {m_kernel}, false, outcome.notes);
-    if (!round) {
-      outcome.error = std::move(round).error(); // after the notes on the server
-      return outcome;
-    }
-    const CandidateResult& candidate = round->candidates.front();
-    if (candidate.report) {
-      outcome.text = render(*format, *candidate.report, render_options());
-    }
-    if (candidate.error) {
-      if (candidate.status == CandidateStatus::partial) {
-        outcome.notes.emplace_back("warning: the run failed after profiling; rows kept (partial)");
-      }
-      outcome.error = candidate.error;
-    } else if (stderr_is_terminal()) {
-      outcome.notes.push_back(
-          fmt::format("round written to {} ({:.1f} s)", round->dir.string(), round->wall_seconds));
-    }
-    return outcome;
+    return candidate_outcome(std::move(round), *format, std::move(outcome));
   }
 
 private:
   std::string m_kernel;
   std::string m_problem;
   std::string m_format;
+  TableOptions m_words;
+};
+
+/// kprof model PROBLEM.py (issue 42 item 3, kprof/model.hpp): the problem's Model as the
+/// candidate, written to <out>/model/kernel.py, profiled as `kprof profile` would with
+/// `--launches many` (a model's call is known to be long) and no check (the candidate is the
+/// reference); its timing and the problem's speed of light stay.
+class ModelCommand final : public Command {
+public:
+  explicit ModelCommand(CLI::App& parent)
+      : Command(parent.add_subcommand(
+            "model", "Profile PROBLEM.py's Model whole: where its call's time goes, kernel by "
+                     "kernel, and what to optimize first")) {
+    CLI::App* app = this->app();
+    app->add_option("PROBLEM", m_problem,
+                    "problem.py exposing Model, get_inputs and get_init_inputs (KernelBench's)")
+        ->required();
+    m_words.add(app, k_scope_profile);
+    app->add_option("--format", m_format, "Output: table|json|csv|prompt (table on a terminal)");
+    app->add_flag("--compile", m_compile, "Run the Model through torch.compile");
+  }
+
+  Result<Outcome> run() override {
+    auto request = run_request(m_words);
+    if (!request) {
+      return std::move(request).error();
+    }
+    auto format = choose_format(m_format, Format::json);
+    if (!format) {
+      return std::move(format).error();
+    }
+    if (!m_words.values().contains("launches")) {
+      request->options.launches = LaunchTiers::many;
+    }
+    request->options.check = false;
+    auto kernel =
+        write_model_candidate(m_problem, fs::absolute(request->options.out_dir), m_compile);
+    if (!kernel) {
+      return std::move(kernel).error();
+    }
+    if (auto inputs = check_round_inputs(m_problem, {*kernel}); !inputs) {
+      return std::move(inputs).error(); // before looking for ncu
+    }
+    Outcome outcome;
+    auto round = run_round(*request, m_problem, {*kernel}, false, outcome.notes);
+    return candidate_outcome(std::move(round), *format, std::move(outcome));
+  }
+
+private:
+  std::string m_problem;
+  std::string m_format;
+  bool m_compile = false;
   TableOptions m_words;
 };
 
@@ -276,6 +335,10 @@ std::unique_ptr<Command> add_serve_command(CLI::App& app) {
 
 std::unique_ptr<Command> add_profile_command(CLI::App& app) {
   return std::make_unique<ProfileCommand>(app);
+}
+
+std::unique_ptr<Command> add_model_command(CLI::App& app) {
+  return std::make_unique<ModelCommand>(app);
 }
 
 std::unique_ptr<Command> add_batch_command(CLI::App& app) {

@@ -12,6 +12,8 @@ namespace {
 
 /// The most distinct kernels drawn; the rest are counted.
 constexpr std::size_t k_max_workload_lines = 12;
+/// The kernels named in the "Optimize first" line.
+constexpr std::size_t k_optimize_first = 3;
 
 std::string dims_text(const Json* dims) {
   if (dims == nullptr || !dims->is_array() || dims->size() != 3) {
@@ -56,6 +58,21 @@ std::string workload_text(const Json& doc) {
     if (const std::string note = text_at(*left_out, "note"); !note.empty()) {
       out += "Left out: " + note + "\n";
     }
+  }
+  // What to optimize first for the call as a whole: the kernels of most time (the kernels'
+  // sections below are ordered by their representative launch, not by their share of the call).
+  if (kernels != nullptr && kernels->is_array() && !kernels->empty()) {
+    std::string first;
+    std::size_t named = 0;
+    for (const Json& kernel : *kernels) {
+      if (named == k_optimize_first) {
+        break;
+      }
+      first += fmt::format("{}{} ({})", named == 0 ? "" : ", ", text_at(kernel, "function", "?"),
+                           share_text(number_at(kernel, "share").value_or(0)));
+      ++named;
+    }
+    out += "Optimize first, by share of the call's kernel time: " + first + ".\n";
   }
   return out;
 }

@@ -513,8 +513,9 @@ TEST_F(KprofCli, NoCommandListsTheValidCommands) {
   KprofRun run = run_kprof({});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("kprof: error:"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("report, metrics, profile, batch, serve, harness, history, diff, doctor"),
-            std::string::npos)
+  EXPECT_NE(
+      run.err.find("report, metrics, profile, batch, model, serve, harness, history, diff, doctor"),
+      std::string::npos)
       << run.err;
 }
 

@@ -1543,6 +1543,69 @@ TEST_F(KprofProfile, AReplaySessionCutShortKeepsTheTimelineAndSaysSoInTheCandida
   EXPECT_NE(note.find("this round holds the timeline, not metrics"), std::string::npos) << note;
 }
 
+// ---- kprof model (issue 42 item 3): a problem's Model as the candidate -------------------------
+
+/// `kprof model PROBLEM --out OUT EXTRA...` against the stand-ins.
+std::vector<std::string> model_argv(const std::filesystem::path& out, const std::string& problem,
+                                    std::vector<std::string> extra = {}) {
+  std::vector<std::string> argv = {
+      "model",      problem,     "--ncu", standin("ncu"), "--python", "/usr/bin/python3", "--out",
+      out.string(), "--retries", "0"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return argv;
+}
+
+std::vector<std::pair<std::string, std::string>> model_env() {
+  return {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+          {"KPROF_FAKE_STEPS", "100"}};
+}
+
+TEST_F(KprofProfile, AModelIsProfiledWholeAndItsKernelsRankedByTheirShareOfTheCall) {
+  const std::string problem = standin("../python/cases/model/problem.py");
+  KprofRun run = run_with_env(model_argv(out(), problem, {"--format", "json"}), model_env());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const fs::path candidate = out() / "model" / "kernel.py";
+  ASSERT_TRUE(fs::exists(candidate));
+  const json report = read_json(out() / "round000" / "report.json");
+  EXPECT_EQ(report["metadata"]["kernel_file"], candidate.string());
+  ASSERT_TRUE(report.contains("workload")) << report.dump().substr(0, 400);
+  EXPECT_EQ(report["workload"]["launches"], 201);
+  EXPECT_EQ(report["workload"]["kernels"][0]["function"], "gemv_kernel");
+  // No check: the candidate is the reference; its time and the speed of light are kept.
+  EXPECT_TRUE(report["truth"]["check"].is_null()) << report["truth"].dump();
+  EXPECT_TRUE(report["truth"]["timing"].is_object()) << report["truth"].dump();
+  KprofRun prompt =
+      run_kprof({"report", (out() / "round000" / "report.json").string(), "--format", "prompt"});
+  ASSERT_EQ(prompt.exit_code, 0) << prompt.err;
+  EXPECT_NE(prompt.out.find("Optimize first, by share of the call's kernel time: gemv_kernel "
+                            "(59%), cell_kernel (40%), gemm_kernel (1%)."),
+            std::string::npos)
+      << prompt.out;
+}
+
+TEST_F(KprofProfile, AModelThroughTorchCompileAndAProblemWithoutModelSayWhatTheyDid) {
+  KprofRun compiled =
+      run_with_env(model_argv(out(), standin("../python/cases/model/problem.py"),
+                              {"--compile", "--launches", "all", "--format", "json"}),
+                   model_env());
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.err;
+  auto candidate = read_file(out() / "model" / "kernel.py");
+  ASSERT_TRUE(candidate.ok());
+  EXPECT_NE(candidate->find("torch.compile(_model)"), std::string::npos) << *candidate;
+  // --launches as given (all: every launch replayed, no timeline), not model's default (many).
+  EXPECT_FALSE(fs::exists(out() / "round000" / "timeline.json"));
+  EXPECT_FALSE(read_json(out() / "round000" / "report.json").contains("workload"));
+  // A problem without Model: the candidate cannot build it, a classified failure, never a hang.
+  KprofRun missing =
+      run_with_env(model_argv(dir() / "other", standin("../python/cases/cpu_only/problem.py"),
+                              {"--format", "json"}),
+                   model_env());
+  EXPECT_NE(missing.exit_code, 0) << missing.err;
+  EXPECT_NE(missing.err.find("Model"), std::string::npos) << missing.err;
+  EXPECT_EQ(run_with_env(model_argv(out(), (dir() / "absent.py").string()), model_env()).exit_code,
+            3);
+}
+
 TEST_F(KprofProfile, LaunchesRefusesAnUnknownWordNamingTheValidOnes) {
   KprofRun run =
       profile({example("vadd/kernel.py"), example("vadd/problem.py"), "--launches", "some"});

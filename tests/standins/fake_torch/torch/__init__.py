@@ -424,6 +424,11 @@ class no_grad:
         return False
 
 
+def compile(model=None, **_options):  # noqa: A001  (torch's name)
+    """torch.compile: the model itself (the fake runs nothing to compile)."""
+    return model
+
+
 def _shape_of(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         return tuple(size[0])

@@ -32,6 +32,12 @@ class Module:
     def cuda(self, device=None):
         return self._apply(lambda tensor: tensor.cuda(device))
 
+    def eval(self):
+        return self
+
+    def train(self, mode=True):
+        return self
+
     def cpu(self):
         return self._apply(lambda tensor: tensor.cpu())
 
