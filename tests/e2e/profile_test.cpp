@@ -43,8 +43,10 @@ json read_json(const fs::path& path) {
 
 /// The command line of process `pid`, its words separated by NUL bytes (empty once it is gone).
 std::string cmdline_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  // kprof::read_file, not an ifstream: libstdc++'s filebuf throws when the read fails because
+  // the process ended between the open and the read (ESRCH; seen under ASan in CI).
+  auto text = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+  return text ? std::move(text).value() : std::string();
 }
 
 /// The pids of live processes whose command line mentions `needle` (zombies have none).
