@@ -50,9 +50,15 @@ Result<RoundResult> run_round(const RunRequest& request, const fs::path& problem
   return round;
 }
 
-/// The outcome of a one-candidate round (profile, model): its report in `format`, its error and
-/// exit code, where it was written.
-Outcome candidate_outcome(Result<RoundResult> round, Format format, Outcome outcome) {
+/// One candidate's round (profile, model): the inputs checked before ncu is looked for, the
+/// round run, its report in `format`, its error and exit code, where it was written.
+Result<Outcome> profile_candidate(const RunRequest& request, Format format, const fs::path& problem,
+                                  const fs::path& kernel) {
+  if (auto inputs = check_round_inputs(problem, {kernel}); !inputs) {
+    return std::move(inputs).error();
+  }
+  Outcome outcome;
+  auto round = run_round(request, problem, {kernel}, false, outcome.notes);
   if (!round) {
     outcome.error = std::move(round).error(); // after the notes on the server
     return outcome;
@@ -96,12 +102,7 @@ public:
     if (!format) {
       return std::move(format).error();
     }
-    if (auto inputs = check_round_inputs(m_problem, {m_kernel}); !inputs) {
-      return std::move(inputs).error(); // before looking for ncu
-    }
-    Outcome outcome;
-    auto round = run_round(*request, m_problem, {m_kernel}, false, outcome.notes);
-    return candidate_outcome(std::move(round), *format, std::move(outcome));
+    return profile_candidate(*request, *format, m_problem, m_kernel);
   }
 
 private:
@@ -148,12 +149,7 @@ public:
     if (!kernel) {
       return std::move(kernel).error();
     }
-    if (auto inputs = check_round_inputs(m_problem, {*kernel}); !inputs) {
-      return std::move(inputs).error(); // before looking for ncu
-    }
-    Outcome outcome;
-    auto round = run_round(*request, m_problem, {*kernel}, false, outcome.notes);
-    return candidate_outcome(std::move(round), *format, std::move(outcome));
+    return profile_candidate(*request, *format, m_problem, *kernel);
   }
 
 private:

@@ -1319,7 +1319,12 @@ struct OpenedDocument {
   std::string context;
 };
 
-Result<OpenedDocument> open_document(sqlite3* db, const RoundRef& resolved, const fs::path& path) {
+/// The stored report of `round` (HistoryStore::resolve's answer, its error passed on).
+Result<OpenedDocument> open_document(sqlite3* db, Result<RoundRef> round, const fs::path& path) {
+  if (!round) {
+    return std::move(round).error();
+  }
+  const RoundRef& resolved = *round;
   std::string context =
       fmt::format("while loading the report of {} from {}", to_string(resolved), path.string());
   auto stored = stored_document(db, resolved, context);
@@ -1336,11 +1341,7 @@ Result<OpenedDocument> open_document(sqlite3* db, const RoundRef& resolved, cons
 } // namespace
 
 Result<Json> HistoryStore::document(const RoundRef& ref) const {
-  auto resolved = resolve(ref);
-  if (!resolved) {
-    return std::move(resolved).error();
-  }
-  auto opened = open_document(m_db.get(), *resolved, m_path);
+  auto opened = open_document(m_db.get(), resolve(ref), m_path);
   if (!opened) {
     return std::move(opened).error();
   }
@@ -1358,11 +1359,7 @@ Result<Json> HistoryStore::document(const RoundRef& ref) const {
 }
 
 Result<Json> HistoryStore::document_outline(const RoundRef& ref) const {
-  auto resolved = resolve(ref);
-  if (!resolved) {
-    return std::move(resolved).error();
-  }
-  auto opened = open_document(m_db.get(), *resolved, m_path);
+  auto opened = open_document(m_db.get(), resolve(ref), m_path);
   if (!opened) {
     return std::move(opened).error();
   }

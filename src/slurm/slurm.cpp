@@ -568,7 +568,12 @@ bool SlurmTaskState::ended() const {
   return !state.empty() && live.find(state) == live.end();
 }
 
-std::map<int, SlurmTaskState> parse_squeue(std::string_view text) {
+namespace {
+
+/// The task states of squeue's or sacct's `|`-separated lines: the first field names the array
+/// task (lines without one are skipped), `fill` reads the rest (at least a state) into its state.
+template <class Fill>
+std::map<int, SlurmTaskState> task_states(std::string_view text, Fill fill) {
   std::map<int, SlurmTaskState> states;
   for (const std::string_view line : trimmed_lines(text)) {
     const auto fields = fields_of(line, '|');
@@ -580,33 +585,29 @@ std::map<int, SlurmTaskState> parse_squeue(std::string_view text) {
       continue;
     }
     SlurmTaskState state;
-    state.state = std::string(trim(fields[1]));
-    state.reason = fields.size() > 2 ? reason_of(fields[2]) : std::string();
+    fill(fields, state);
     states[*task] = std::move(state);
   }
   return states;
 }
 
+} // namespace
+
+std::map<int, SlurmTaskState> parse_squeue(std::string_view text) {
+  return task_states(text, [](const auto& fields, SlurmTaskState& state) {
+    state.state = std::string(trim(fields[1]));
+    state.reason = fields.size() > 2 ? reason_of(fields[2]) : std::string();
+  });
+}
+
 std::map<int, SlurmTaskState> parse_sacct(std::string_view text) {
-  std::map<int, SlurmTaskState> states;
-  for (const std::string_view line : trimmed_lines(text)) {
-    const auto fields = fields_of(line, '|');
-    if (fields.size() < 2) {
-      continue;
-    }
-    const auto task = task_of(trim(fields[0]));
-    if (!task) {
-      continue;
-    }
-    SlurmTaskState state;
+  return task_states(text, [](const auto& fields, SlurmTaskState& state) {
     std::string_view word = trim(fields[1]);
     word = word.substr(0, word.find(' ')); // "CANCELLED by 0"
     state.state = std::string(word);
     state.exit = fields.size() > 2 ? std::string(trim(fields[2])) : std::string();
     state.reason = fields.size() > 3 ? reason_of(fields[3]) : std::string();
-    states[*task] = std::move(state);
-  }
-  return states;
+  });
 }
 
 std::map<int, SlurmTaskState> parse_scontrol_jobs(std::string_view text) {
