@@ -226,6 +226,24 @@ TEST_F(HostileLockDirectory, RootsProfileRefusesADirectoryAnotherUserMadeAndCrea
   EXPECT_FALSE(fs::exists(preload));
 }
 
+TEST_F(HostileLockDirectory, RootsModelRefusesAnOutDirectoryAnotherUserMadeAndWritesNoCandidate) {
+  // kprof model writes its candidate (<out>/model/kernel.py) before the round: uid 65534 makes
+  // --out first and plants `model` as a link to a directory root would then write into.
+  const fs::path out = dir() / "out";
+  const fs::path target = dir() / "target";
+  fs::create_directories(target);
+  std::string why;
+  ASSERT_EQ(run_as_nobody({"mkdir", "-m", "0755", out.string()}, why), 0) << why;
+  ASSERT_EQ(run_as_nobody({"ln", "-s", target.string(), (out / "model").string()}, why), 0) << why;
+  KprofRun run = run_kprof(
+      {"model", std::string(KPROF_STANDINS_DIR) + "/../python/cases/model/problem.py", "--ncu",
+       standin("ncu"), "--python", "/usr/bin/python3", "--out", out.string(), "--format", "json"},
+      {{"PYTHONPATH", standin("fake_torch")}, {"KPROF_LOCK_DIR", (dir() / "locks").string()}});
+  EXPECT_EQ(run.exit_code, 14) << run.err; // io
+  EXPECT_NE(run.err.find("belongs to uid 65534"), std::string::npos) << run.err;
+  EXPECT_TRUE(fs::is_empty(target));
+}
+
 TEST_F(HostileLockDirectory, RootsProfileRefusesALinkPlantedInAStickyDirectoryWithoutFollowingIt) {
   const fs::path locks = dir() / "kprof-locks";
   fs::create_directory(locks);
