@@ -437,22 +437,46 @@ private:
         return run_with_timeline(request);
       }
     }
-    const fs::path log_path = request.work_dir / RoundLayout::k_ncu_log;
+    return run_session(request);
+  }
+
+  /// One session under ncu over a fresh harness (with compile workers beside it when it compiles
+  /// ahead): the stale status and log removed, the plan written, ncu run with `launch_filters`,
+  /// its outcome. With `planned` replays, progress lines while it runs (ReplayProgress).
+  SessionOutcome run_session(const SessionRequest& request,
+                             std::vector<std::string> launch_filters = {}, std::size_t planned = 0,
+                             std::chrono::steady_clock::time_point started = {}) const {
+    const fs::path& dir = request.work_dir;
     std::error_code ignored;
     fs::remove(request.plan.status_file, ignored);
-    fs::remove(log_path, ignored);
-    std::vector<std::string> argv = argv_for(request.work_dir, request.script);
+    fs::remove(dir / RoundLayout::k_ncu_log, ignored);
+    std::vector<std::string> argv = argv_for(dir, request.script, std::move(launch_filters));
     CompileWorkers workers;
     if (auto plan = write_plan(request, workers, PlanReaders::harness_and_workers); !plan) {
       return unstarted_session(std::move(argv), plan.error());
     }
-    auto process = run_process(spec_for(argv, request.work_dir, request));
+    Result<ProcessResult> process = [&] {
+      std::optional<ReplayProgress> watch;
+      if (planned > 0) {
+        watch.emplace(planned, started, m_settings.on_progress);
+      }
+      return run_process(spec_for(argv, dir, request));
+    }();
     workers.stop();
     if (!process) {
       return unstarted_session(std::move(argv), process.error());
     }
-    return finish(request.work_dir, request.plan.status_file, std::move(argv),
-                  std::move(process).value());
+    return finish(dir, request.plan.status_file, std::move(argv), std::move(process).value());
+  }
+
+  /// The harness's timeline mode over the session's plan, writing `out` (outside ncu).
+  ProcessSpec timeline_spec(const SessionRequest& request, const fs::path& out) const {
+    ProcessSpec spec =
+        spec_for({m_settings.python.string(), request.script.string(),
+                  (request.work_dir / RoundLayout::k_plan).string(), "--timeline", out.string()},
+                 request.work_dir, request);
+    spec.max_captured_bytes = 64U << 10U;
+    return spec;
   }
 
   /// `--launches auto` (docs/harness.md, "Many launches"): the session runs as run_cold's, but
@@ -463,26 +487,12 @@ private:
   /// session. When the timeline cannot be made, the capped session's rows stand, and the
   /// candidate's metadata says that they are the call's first launches only.
   SessionOutcome run_capped(const SessionRequest& request) const {
-    const fs::path& dir = request.work_dir;
-    const fs::path timeline_path = dir / RoundLayout::k_timeline;
+    const fs::path timeline_path = request.work_dir / RoundLayout::k_timeline;
     std::error_code ignored;
-    for (const fs::path& stale :
-         {request.plan.status_file, dir / RoundLayout::k_ncu_log, timeline_path}) {
-      fs::remove(stale, ignored);
-    }
+    fs::remove(timeline_path, ignored);
     const auto started = std::chrono::steady_clock::now();
-    std::vector<std::string> argv =
-        argv_for(dir, request.script, {"--launch-count", std::to_string(k_auto_launch_cap)});
-    CompileWorkers workers; // a session of one candidate has none
-    if (auto plan = write_plan(request, workers, PlanReaders::harness_and_workers); !plan) {
-      return unstarted_session(std::move(argv), plan.error());
-    }
-    auto process = run_process(spec_for(argv, dir, request));
-    if (!process) {
-      return unstarted_session(std::move(argv), process.error());
-    }
     SessionOutcome capped =
-        finish(dir, request.plan.status_file, std::move(argv), std::move(process).value());
+        run_session(request, {"--launch-count", std::to_string(k_auto_launch_cap)});
     if (!capped.capture || capped.capture->kernels.size() < k_auto_launch_cap ||
         cancellation_requested()) {
       return capped;
@@ -492,12 +502,8 @@ private:
         "outside ncu, then replaying representatives ({:.1f} s)",
         k_auto_launch_cap,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()));
-    ProcessSpec timeline_spec =
-        spec_for({m_settings.python.string(), request.script.string(),
-                  (dir / RoundLayout::k_plan).string(), "--timeline", timeline_path.string()},
-                 dir, request);
-    timeline_spec.max_captured_bytes = 64U << 10U;
-    Result<Timeline> timeline = read_timeline(timeline_path, run_process(timeline_spec));
+    Result<Timeline> timeline =
+        read_timeline(timeline_path, run_process(timeline_spec(request, timeline_path)));
     if (!timeline || cancellation_requested()) {
       if (!timeline) {
         keep_timeline(capped, timeline.error().with_context(fmt::format(
@@ -515,25 +521,10 @@ private:
   /// with progress lines, holding the timeline and the plan.
   SessionOutcome replay_representatives(const SessionRequest& request, Timeline timeline,
                                         std::chrono::steady_clock::time_point started) const {
-    const fs::path& dir = request.work_dir;
     ReplayPlan replay = plan_replays(timeline, m_settings.budget);
     progress(plan_line(timeline, replay, started));
-    std::error_code ignored;
-    for (const fs::path& stale : {request.plan.status_file, dir / RoundLayout::k_ncu_log}) {
-      fs::remove(stale, ignored);
-    }
-    std::vector<std::string> argv = argv_for(dir, request.script, replay_filter_args(replay));
-    CompileWorkers workers;
-    if (auto plan = write_plan(request, workers, PlanReaders::harness_and_workers); !plan) {
-      return unstarted_session(std::move(argv), plan.error());
-    }
-    Result<ProcessResult> process = [&] {
-      const ReplayProgress watch(replay.planned, started, m_settings.on_progress);
-      return run_process(spec_for(argv, dir, request));
-    }();
     SessionOutcome outcome =
-        process ? finish(dir, request.plan.status_file, std::move(argv), std::move(process).value())
-                : unstarted_session(std::move(argv), process.error());
+        run_session(request, replay_filter_args(replay), replay.planned, started);
     outcome.timeline = std::move(timeline);
     outcome.replay_plan = std::move(replay);
     return outcome;
@@ -562,13 +553,9 @@ private:
       return unstarted_session(std::move(argv), plan.error());
     }
     const auto started = std::chrono::steady_clock::now();
-    ProcessSpec timeline_spec =
-        spec_for({m_settings.python.string(), request.script.string(),
-                  (dir / RoundLayout::k_plan).string(), "--timeline", timeline_path.string()},
-                 dir, request);
-    timeline_spec.max_captured_bytes = 64U << 10U;
     auto timeline_done =
-        std::async(std::launch::async, [timeline_spec] { return run_process(timeline_spec); });
+        std::async(std::launch::async,
+                   [spec = timeline_spec(request, timeline_path)] { return run_process(spec); });
     ProcessSpec gated_spec = spec_for(argv, dir, request);
     gated_spec.control = std::make_shared<ProcessControl>();
     auto gated_done =
