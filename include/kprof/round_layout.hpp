@@ -41,6 +41,12 @@ public:
   /// file that lets the session's harness go on to its profiled call (HarnessPlan::timeline_gate).
   static constexpr std::string_view k_timeline = "timeline.json";
   static constexpr std::string_view k_timeline_gate = "timeline-gate";
+  /// The truth's own process (`--truth`, outside ncu): its plan, its status (the harness's
+  /// format, with each measured candidate's check, timing and reference) and the gate that
+  /// names the candidates it measures once the session ended.
+  static constexpr std::string_view k_truth_plan = "truth-plan.json";
+  static constexpr std::string_view k_truth_status = "truth-status.json";
+  static constexpr std::string_view k_truth_gate = "truth-gate";
   static constexpr std::string_view k_ncu_report_base = "report"; ///< ncu -o adds ".ncu-rep"
   /// The source page of the session's report (`--source`): per-line counters.
   static constexpr std::string_view k_source_page = "source.csv";

@@ -268,7 +268,164 @@ public:
     }
   }
 
+  /// The session (profiled), and beside it, when the plan asks for the truth, the truth's own
+  /// process outside ncu (TruthRun): timing in ncu's process, even outside its range, pays for
+  /// ncu's injection on every launch (docs/harness.md, "The truth").
   SessionOutcome run(const SessionRequest& request) override {
+    if (!request.plan.truth) {
+      return run_profiled(request);
+    }
+    TruthRun truth = start_truth(request);
+    SessionRequest profiled = request;
+    profiled.plan.truth.reset();
+    SessionOutcome outcome = run_profiled(profiled);
+    finish_truth(truth, outcome);
+    return outcome;
+  }
+
+  void prime(const SessionRequest& request) override {
+    if (!m_settings.standby_root.empty()) {
+      SessionRequest profiled = request;
+      profiled.plan.truth.reset();
+      top_up_standbys(profiled, key_of(profiled));
+    }
+  }
+
+  void release_standbys() override {
+    std::map<int, std::vector<std::unique_ptr<Standby>>> stopping;
+    {
+      const std::lock_guard<std::mutex> hold(m_mutex);
+      stopping.swap(m_standbys);
+    }
+    // Each stops in its destructor, outside the lock.
+  }
+
+  std::chrono::duration<double> await_standby(const SessionRequest& request) override {
+    SessionRequest profiled = request;
+    profiled.plan.truth.reset();
+    return await_profiled_standby(profiled);
+  }
+
+private:
+  /// The truth's process of one session: started with it, told by its gate which candidates to
+  /// measure once the session ended (the GPU then its alone; the round holds the GPU's lock).
+  struct TruthRun {
+    std::optional<Error> error; ///< why it could not be started
+    fs::path gate;
+    fs::path status_file;
+    std::shared_ptr<ProcessControl> control;
+    std::future<Result<ProcessResult>> done;
+  };
+
+  TruthRun start_truth(const SessionRequest& request) const {
+    TruthRun truth;
+    const fs::path& dir = request.work_dir;
+    truth.gate = dir / RoundLayout::k_truth_gate;
+    truth.status_file = dir / RoundLayout::k_truth_status;
+    const fs::path plan_path = dir / RoundLayout::k_truth_plan;
+    std::error_code ignored;
+    for (const fs::path& stale : {truth.gate, truth.status_file, plan_path}) {
+      fs::remove(stale, ignored);
+    }
+    HarnessPlan plan = request.plan;
+    plan.status_file = truth.status_file;
+    plan.standby_fifo.reset();
+    plan.standby_gpu_lock.reset();
+    plan.standby_primer = false;
+    plan.early_primer = false;
+    plan.profiled_call_lock.reset();
+    plan.timeline_gate.reset();
+    plan.compile_ahead_dir.reset();
+    if (auto written = write_file_atomic(plan_path, plan_to_json(plan)); !written) {
+      truth.error = written.error();
+      return truth;
+    }
+    const auto wait = request.timeout;
+    ProcessSpec spec =
+        spec_for({m_settings.python.string(), request.script.string(), plan_path.string(),
+                  "--truth", truth.gate.string(), std::to_string(wait.count())},
+                 dir, request);
+    spec.timeout = 2 * wait; // the session's time at most, then its own
+    spec.max_captured_bytes = 64U << 10U;
+    truth.control = std::make_shared<ProcessControl>();
+    spec.control = truth.control;
+    truth.done = std::async(std::launch::async, [spec] { return run_process(spec); });
+    return truth;
+  }
+
+  /// Opens the gate for the candidates `outcome`'s session profiled, waits for the truth's
+  /// process and puts each measured candidate's check, timing and reference into the session's
+  /// status; a truth that could not be measured says why in each candidate's check and timing.
+  static void finish_truth(TruthRun& truth, SessionOutcome& outcome) {
+    std::vector<HarnessCandidateStatus*> measured;
+    if (outcome.harness) {
+      for (HarnessCandidateStatus& candidate : outcome.harness->candidates) {
+        if (candidate.ok) {
+          measured.push_back(&candidate);
+        }
+      }
+    }
+    std::string indices;
+    for (const HarnessCandidateStatus* candidate : measured) {
+      indices += (indices.empty() ? "" : ",") + std::to_string(candidate->index);
+    }
+    std::optional<Error> failed = truth.error;
+    if (!failed && !truth.done.valid()) {
+      failed = make_error(ErrorCategory::internal, "the truth's process was not started");
+    }
+    if (!failed && cancellation_requested()) {
+      truth.control->stop.store(true);
+    }
+    if (!failed) {
+      if (auto opened = write_file_atomic(truth.gate, indices + "\n"); !opened) {
+        truth.control->stop.store(true); // it would wait its limit for a gate that never comes
+        failed = opened.error();
+      }
+    }
+    if (truth.done.valid()) {
+      Result<ProcessResult> process = truth.done.get();
+      if (!failed && !process) {
+        failed = process.error();
+      }
+    }
+    if (measured.empty()) {
+      return;
+    }
+    Result<HarnessStatus> status =
+        failed ? Result<HarnessStatus>(*failed) : read_harness_status(truth.status_file);
+    for (HarnessCandidateStatus* candidate : measured) {
+      const HarnessCandidateStatus* found = nullptr;
+      if (status) {
+        for (const HarnessCandidateStatus& entry : status->candidates) {
+          if (entry.index == candidate->index && !entry.timing.is_null()) {
+            found = &entry;
+          }
+        }
+      }
+      if (found != nullptr) {
+        candidate->check = found->check;
+        candidate->timing = found->timing;
+        candidate->reference = found->reference;
+        candidate->check_verdict = found->check_verdict;
+        candidate->check_reason = found->check_reason;
+        continue;
+      }
+      const std::string why =
+          !status
+              ? fmt::format("the truth's process outside ncu failed: {}", status.error().message)
+          : status->problem_error
+              ? fmt::format("the truth's process outside ncu could not load the problem: {}",
+                            status->problem_error->message)
+              : std::string("the truth's process outside ncu did not measure it");
+      candidate->check = Json{{"verdict", "unchecked"}, {"reason", why}};
+      candidate->timing = Json{{"error", why}};
+      candidate->check_verdict = CheckVerdict::unchecked;
+      candidate->check_reason = why;
+    }
+  }
+
+  /// The session under ncu, on a standby or cold.
+  SessionOutcome run_profiled(const SessionRequest& request) {
     if (m_settings.standby_root.empty()) {
       return run_cold(request);
     }
@@ -300,22 +457,7 @@ public:
     return std::move(*outcome);
   }
 
-  void prime(const SessionRequest& request) override {
-    if (!m_settings.standby_root.empty()) {
-      top_up_standbys(request, key_of(request));
-    }
-  }
-
-  void release_standbys() override {
-    std::map<int, std::vector<std::unique_ptr<Standby>>> stopping;
-    {
-      const std::lock_guard<std::mutex> hold(m_mutex);
-      stopping.swap(m_standbys);
-    }
-    // Each stops in its destructor, outside the lock.
-  }
-
-  std::chrono::duration<double> await_standby(const SessionRequest& request) override {
+  std::chrono::duration<double> await_profiled_standby(const SessionRequest& request) {
     const auto started = std::chrono::steady_clock::now();
     if (m_settings.standby_root.empty()) {
       return std::chrono::duration<double>(0);
@@ -356,7 +498,6 @@ public:
     return std::chrono::steady_clock::now() - started;
   }
 
-private:
   /// The ncu argv for a session in `dir` running `script` with the plan in `dir` (making the
   /// session's empty section folder when it collects metrics only).
   std::vector<std::string> argv_for(const fs::path& dir, const fs::path& script,

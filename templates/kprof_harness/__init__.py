@@ -25,6 +25,7 @@ The modules, each tested on its own (tests/python/test_harness_<module>.py), fro
     correctness     a candidate's outputs against the reference's, under per-dtype tolerances
     speed_of_light  the reference's FLOPs (tensor-core and other), minimum bytes and dtype
     truth           the reference per cast word, each candidate's check and timing (plan "truth")
+    truth_process   the truth's own process outside ncu (`--truth GATE SECONDS`), gated by kprof
     calls           the call style (choose_call) and each candidate's warm-up and profiled call
     primer          the early primer (CUDA context, ncu's first kernel), a standby's primers
     compile_ahead   the harness's side of compiling ahead, and the files it shares
@@ -35,8 +36,9 @@ The modules, each tested on its own (tests/python/test_harness_<module>.py), fro
     main            the command line; imports every module at the start
 
 What a candidate's profiled call is measured against (issue 43: timing, correctness, speed of
-light) is in timing, correctness and speed_of_light; truth drives them after each profiled call
-(calls.run_candidate), session makes it once per process.
+light) is in timing, correctness and speed_of_light; truth drives them, in truth_process: kprof
+runs it beside each session, outside ncu, whose injection slows every launch of the process it
+profiles (docs/harness.md, "The truth beside the counters").
 
 Exit codes: 0 every candidate ok; 1 some candidate failed (the status says which); 2 the problem
 is invalid or the plan is unreadable; 3 the CUDA context is poisoned (run again from the next

@@ -1,5 +1,7 @@
 """The harness's command line: `harness.py PLAN.json` runs the plan (session.run), `harness.py
-PLAN.json --compile-worker` runs a compile worker (compile_worker.run_compile_worker). Every
+PLAN.json --compile-worker` runs a compile worker (compile_worker.run_compile_worker),
+`--timeline OUT.json` the timeline of the first candidate's call (timeline.run_timeline), and
+`--truth GATE SECONDS` the truth's own process outside ncu (truth_process.run_truth). Every
 module of the package is imported here, at the start: a standby's directory is moved while it
 waits, so nothing may be imported from the package later."""
 
@@ -14,6 +16,7 @@ from .report import EXIT_INTERNAL, EXIT_PROBLEM_INVALID, clean_text, log
 from .session import run
 from .status import StatusFile, new_status
 from .timeline import run_timeline
+from .truth_process import run_truth
 
 STARTED = time.perf_counter()  # the harness's start, its imports done: setup_seconds counts from here
 
@@ -26,8 +29,9 @@ def main(argv):
     sys.dont_write_bytecode = True  # never leave __pycache__ in the user's kernel directories
     worker = argv[2:] == ["--compile-worker"]
     timeline_out = argv[3] if len(argv) == 4 and argv[2] == "--timeline" else None
-    if len(argv) != 2 and not worker and timeline_out is None:
-        log("usage: harness.py PLAN.json [--compile-worker | --timeline OUT.json]")
+    truth_gate = argv[3:5] if len(argv) == 5 and argv[2] == "--truth" else None
+    if len(argv) != 2 and not worker and timeline_out is None and truth_gate is None:
+        log("usage: harness.py PLAN.json [--compile-worker | --timeline OUT.json | --truth GATE SECONDS]")
         return EXIT_PROBLEM_INVALID
     try:
         plan = read_plan(argv[1])
@@ -38,7 +42,9 @@ def main(argv):
             return run_compile_worker(plan)
         status_file = StatusFile(plan["status_file"], new_status(plan))
         status_file.write()
-    except (PlanError, OSError) as exc:
+        if truth_gate is not None:
+            return run_truth(plan, status_file, truth_gate[0], float(truth_gate[1]))
+    except (PlanError, OSError, ValueError) as exc:
         log(clean_text(exc))
         return EXIT_PROBLEM_INVALID
     log("start")

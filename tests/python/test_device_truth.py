@@ -30,7 +30,8 @@ def test_the_dry_run_passes_its_checks_and_writes_a_summary(tmp_path):
     assert "PASS cand1 partial wrong_output" in summary
     assert "PASS cand2 partial wrong_output" in summary
     assert "PASS the right candidate ranks first" in summary
-    assert '"timed_in": "ncu_process"' in summary  # the stand-in ncu sets CUDA_INJECTION64_PATH
+    # Timed in the truth's own process, outside the stand-in ncu (which sets CUDA_INJECTION64_PATH)
+    assert '"timed_in": "plain_process"' in summary
     assert "- failed checks: 0" in summary
 
 

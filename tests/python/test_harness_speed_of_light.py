@@ -64,3 +64,17 @@ def test_measure_names_the_dtype_and_the_tf32_setting(fake_torch):
 
 def test_views_and_copies_are_not_listed_as_uncounted():
     assert speed_of_light.uncounted({"view": 3, "exp": 1, "mm": 1, "_to_copy": 2}, {"mm"}) == {"exp": 1}
+
+
+def test_prepare_pays_the_counters_first_use_on_the_cpu_and_never_raises(fake_torch, monkeypatch):
+    calls = []
+    real_matmul = fake_torch.matmul
+    monkeypatch.setattr(fake_torch, "matmul", lambda a, b: calls.append((a.device, b.device)) or real_matmul(a, b))
+    speed_of_light.prepare(fake_torch)
+    assert len(calls) == 1 and all("cpu" in str(d) for d in calls[0])  # under the counter, on the CPU
+
+    def raising(a, b):
+        raise RuntimeError("no BLAS")
+
+    monkeypatch.setattr(fake_torch, "matmul", raising)
+    speed_of_light.prepare(fake_torch)  # never raises: measure() says what is missing

@@ -11,9 +11,11 @@
 #      34_VanillaRNNHidden and level 1's 23_Softmax, each problem's reference as the candidate
 #      (kernel.py: kernel_function(*args) calls Model(*init_inputs) on the inputs), medians of 3
 #      while the time allows; and --launches all for softmax and VGG16 (today's behaviour);
-#   3. what the LSTM, VGG16 and RNN reports say (prompt format) and the progress lines.
+#   3. what the LSTM, VGG16 and RNN reports say (prompt format) and the progress lines;
+#   4. `kprof model` (issue 42 item 3) on the problems of WORKLOAD_MODELS ("NAME[:compile] ...",
+#      default "35_LSTM 11_VGG16 11_VGG16:compile"): wall time, exit code, the first lines.
 # Writes $OUT/workload.md and $OUT/workload-logs.tar.gz.
-#   bench/device/run workload      (SKIP_BUILD=1 reuses build-device/; WORKLOAD_PARTS="2 3" skips
+#   bench/device/run workload      (SKIP_BUILD=1 reuses build-device/; WORKLOAD_PARTS="2 3 4" skips
 #   part 1, measured already; WORKLOAD_RUNS=N caps the runs per problem; WORKLOAD_PROFILES
 #   "NAME:LAUNCHES:RUNS ..." names part 2's profiles, e.g. "35_LSTM:many:2")
 set -uo pipefail
@@ -63,7 +65,7 @@ PY
   echo "$dir/kernel.py"
 }
 
-parts=${WORKLOAD_PARTS:-"1 2 3"}
+parts=${WORKLOAD_PARTS:-"1 2 3 4"}
 part() { [[ " $parts " == *" $1 "* ]]; }
 runs_cap=${WORKLOAD_RUNS:-3}
 runs() { echo $(( $1 < runs_cap ? $1 : runs_cap )); }
@@ -104,6 +106,7 @@ part 1 && for name in 35_LSTM 11_VGG16; do
 done
 note ""
 
+part 2 || WORKLOAD_PROFILES=" "
 # ---- 2. cold kprof profile ----------------------------------------------------------------------
 note "## 2. cold kprof profile (--clock-control none)"
 note ""
@@ -144,15 +147,16 @@ PY
   note "| $name ($launches) | $(echo "$facts" | cut -d'|' -f1) | ${times[*]} | $median |$(echo "$facts" | cut -d'|' -f2)|$(echo "$facts" | cut -d'|' -f3) |$(echo "$facts" | cut -d'|' -f4) | $rc |"
 }
 # WORKLOAD_PROFILES: "NAME:LAUNCHES:RUNS ..." in order (NAME a file of .device/kernelbench/).
-for entry in ${WORKLOAD_PROFILES:-"l1_23_Softmax:auto:3 l1_23_Softmax:all:2 35_LSTM:auto:3 11_VGG16:auto:3 34_VanillaRNNHidden:auto:3 11_VGG16:all:1"}; do
+profiles=${WORKLOAD_PROFILES:-"l1_23_Softmax:auto:3 l1_23_Softmax:all:2 35_LSTM:auto:3 11_VGG16:auto:3 34_VanillaRNNHidden:auto:3 11_VGG16:all:1"}
+for entry in $profiles; do
   IFS=: read -r name launches count <<<"$entry"
   profile_runs "${name#l1_}" "$kb/$name.py" "$(runs "$count")" "$launches"
 done
 note ""
 
 # ---- 3. what the reports say ----------------------------------------------------------------------
-note "## 3. the reports (prompt format, first lines) and progress"
-for name in 35_LSTM 11_VGG16 34_VanillaRNNHidden; do
+part 3 && note "## 3. the reports (prompt format, first lines) and progress"
+part 3 && for name in 35_LSTM 11_VGG16 34_VanillaRNNHidden; do
   report=$(find "$work/runs/$name-auto-1" -name report.json 2>/dev/null | head -1)
   [ -n "$report" ] || { note "- $name: no report ($(tail -2 "$logs/$name-auto-1.err" 2>/dev/null | tr '\n' ' '))"; continue; }
   note ""
@@ -161,6 +165,26 @@ for name in 35_LSTM 11_VGG16 34_VanillaRNNHidden; do
   "$kprof" report "$report" --format prompt 2>&1 | head -16 >>"$summary"
   note '```'
   note "stderr: $(grep -c 'replayed' "$logs/$name-auto-1.err") progress lines; first: $(grep -m1 'launches of' "$logs/$name-auto-1.err")"
+done
+
+# ---- 4. kprof model ---------------------------------------------------------------------------------
+part 4 && note "" && note "## 4. kprof model PROBLEM.py (--clock-control none)"
+models=${WORKLOAD_MODELS:-"35_LSTM 11_VGG16 11_VGG16:compile"}
+part 4 && for entry in $models; do
+  IFS=: read -r name mode <<<"$entry"
+  [ "$(left)" -gt 60 ] || { note "- $entry: out of time"; break; }
+  flags=(); [ "$mode" = compile ] && flags=(--compile)
+  dir="$work/runs/model-$name-${mode:-eager}"
+  t0=$(now)
+  timeout "$(( $(left) - 20 ))" "$kprof" model "$kb/$name.py" --out "$dir" --clock-control none \
+    "${flags[@]}" --format prompt >"$logs/model-$name-${mode:-eager}.out" 2>"$logs/model-$name-${mode:-eager}.err"
+  rc=$?
+  note ""
+  note "### kprof model $name ${flags[*]}: rc=$rc in $(elapsed "$t0" "$(now)") s"
+  note '```'
+  head -24 "$logs/model-$name-${mode:-eager}.out" >>"$summary"
+  [ "$rc" = 0 ] || tail -5 "$logs/model-$name-${mode:-eager}.err" >>"$summary"
+  note '```'
 done
 
 tar -C "$work" -czf "$out/workload-logs.tar.gz" logs runs 2>/dev/null

@@ -1,0 +1,140 @@
+"""The truth's own process (`harness.py PLAN.json --truth GATE`): the candidates timed, checked
+and set against the reference in a plain process, never under ncu.
+
+Why a process of its own: ncu's injection stays in the process it profiles, outside the profiled
+range too, and every launch there pays for it. Measured on an H100 (2026-12-06,
+docs/device-runs/2026-12-06-truth.md): a median timed in ncu's process outside its range was
+15% (vadd, one launch of 257 us) to 13 times (twostage, two short launches) above
+triton.testing.do_bench's, while the same timing in a plain process was within 2%.
+
+kprof starts this process beside the ncu session (or a standby's candidate) with the same plan.
+Python's start, torch's import, problem.py's load, FlopCounterMode's first use (about 5 s, on
+the CPU) and the CUDA context (an allocation, no kernel) happen at once; then it waits, running
+nothing on the GPU, until kprof writes GATE after the session ended: the GPU is then this
+process's alone (kprof holds the GPU's lock throughout). GATE holds the indices of the
+candidates to measure, comma-separated (those the session profiled); an empty GATE, or none
+within max_wait_seconds, ends the process with nothing measured.
+
+Each candidate named is imported, called once (its Triton kernels come from the cache the
+session filled) and measured by truth.Truth.measure: the check of that call's outputs against
+the reference's, its timing, the reference's summary. The results go to the plan's status file
+in the harness's status format ("check", "timing", "reference" per candidate), which kprof
+merges into the session's. A candidate that fails here, though it ran under ncu, is not failed:
+its check and timing say why they are missing. A poisoned CUDA context ends the measuring; the
+rest say so.
+"""
+
+import os
+import time
+
+from . import speed_of_light
+from .calls import choose_call, context_poisoned
+from .inputs import choose_cast, make_inputs
+from .modules import candidate_imports, load_module
+from .problem import load_problem
+from .report import EXIT_OK, EXIT_PROBLEM_INVALID, describe_exception, exception_words, log
+from .truth import make_truth
+
+POLL_SECONDS = 0.005
+
+
+def wait_for_gate(path, max_wait_seconds):
+    """The indices GATE names once it exists (an empty list for an empty GATE), or None when it
+    did not come within max_wait_seconds."""
+    deadline = time.perf_counter() + max_wait_seconds
+    while not os.path.exists(path):
+        if time.perf_counter() >= deadline:
+            return None
+        time.sleep(POLL_SECONDS)
+    with open(path, "r", encoding="utf-8") as f:
+        text = f.read().strip()
+    return [int(word) for word in text.split(",") if word.strip()]
+
+
+def prepare(problem, plan):
+    """What needs no GPU work, done before the gate: FlopCounterMode's first use when the
+    reference is counted, and the CUDA context (an allocation; its creation took 2.8 s with the
+    inputs on the H100 host). Never raises: the measuring after the gate says what fails."""
+    torch = problem.torch
+    if problem.truth.settings["reference"]:
+        speed_of_light.prepare(torch)
+    try:
+        torch.empty(1, device="cuda")
+    except Exception:
+        pass
+
+
+def missing(entry, why):
+    """A candidate this process could not measure: its check and timing say why."""
+    entry["check"] = {"verdict": "unchecked", "reason": why}
+    entry["timing"] = {"error": why}
+
+
+def run_truth(plan, status_file, gate_path, max_wait_seconds):
+    """The truth mode; returns the exit code (0 once the status is written, whatever was
+    measured; 2 when the problem could not be loaded: kprof then keeps the session's answer
+    without the truth)."""
+    status = status_file.status
+    status_file.set_phase("import_problem")
+    try:
+        problem = load_problem(plan, status)
+        problem.truth = make_truth(plan, problem)
+    except (Exception, SystemExit) as exc:  # NoGpu, a bad "truth", problem.py raising
+        status["problem_error"] = describe_exception(exc)
+        status_file.write()
+        return EXIT_PROBLEM_INVALID
+    started = time.perf_counter()
+    prepare(problem, plan)
+    status["prepare_seconds"] = time.perf_counter() - started
+    status_file.set_phase("standby")
+    started = time.perf_counter()
+    wanted = wait_for_gate(gate_path, max_wait_seconds)
+    status["standby_wait_seconds"] = time.perf_counter() - started
+    if not wanted:
+        log("truth: nothing to measure")
+        status_file.set_phase("done")
+        return EXIT_OK
+    status_file.set_phase("inputs")
+    try:
+        make_inputs(problem, status)
+    except (Exception, SystemExit) as exc:
+        status["problem_error"] = describe_exception(exc)
+        status_file.write()
+        return EXIT_PROBLEM_INVALID
+    status["problem_ok"] = True
+    status_file.set_phase("candidates")
+    poisoned = None
+    for entry in status["candidates"]:
+        if entry["index"] not in wanted:
+            continue
+        if poisoned is not None:
+            missing(entry, "not measured: %s" % poisoned)
+            continue
+        with candidate_imports(plan["candidates"][entry["index"]]["kernel"]):
+            try:
+                measure_candidate(problem, plan, entry, status_file)
+            except (Exception, SystemExit) as exc:  # the session's answer stands; the truth is missing
+                missing(entry, "it raised when called again outside ncu: %s" % exception_words(exc))
+                if context_poisoned(problem.torch, exc):
+                    poisoned = "cand%d left the CUDA context poisoned outside ncu" % entry["index"]
+        entry["ok"] = True
+        status_file.set_candidate_phase(entry, "done")
+    status_file.set_phase("done")
+    return EXIT_OK
+
+
+def measure_candidate(problem, plan, entry, status_file):
+    """One candidate: imported, called once with the inputs of its cast, then measured."""
+    torch = problem.torch
+    status_file.set_candidate_phase(entry, "import_kernel")
+    module = load_module("_kprof_truth_%d" % entry["index"], plan["candidates"][entry["index"]]["kernel"])
+    kernel_function = getattr(module, "kernel_function", None)
+    if not callable(kernel_function):
+        raise AttributeError("kernel.py defines no kernel_function")
+    entry["cast"], entry["cast_reason"] = choose_cast(kernel_function, plan["cast"])
+    _, _, args, kwargs = choose_call(kernel_function, problem, entry["cast"])
+    problem.truth.reference(entry["cast"])  # before any call of this cast, as in the session
+    status_file.set_candidate_phase(entry, "warmup")
+    result = kernel_function(*args, **kwargs)
+    torch.cuda.synchronize()
+    problem.truth.measure(entry, status_file, lambda: kernel_function(*args, **kwargs), result)
