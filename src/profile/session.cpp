@@ -185,6 +185,37 @@ StandbyKey key_of(const SessionRequest& request) {
   return key;
 }
 
+/// The truth's own process (templates/kprof_harness/truth_process.py), outside ncu: started
+/// beside a session, or ahead of the next round as a truth standby, it prepares (torch,
+/// problem.py, FlopCounterMode's first use, the CUDA context) and waits for its gate, which names
+/// the candidates to measure once the session ended. Stopped and waited for when dropped.
+struct TruthRun {
+  StandbyKey key;
+  fs::path dir;         ///< its plan, status and gate (the round's directory, or a standby's own)
+  bool own_dir = false; ///< a truth standby's directory, removed with it
+  std::shared_ptr<ProcessControl> control = std::make_shared<ProcessControl>();
+  std::future<Result<ProcessResult>> done;
+
+  TruthRun() = default;
+  TruthRun(const TruthRun&) = delete;
+  TruthRun& operator=(const TruthRun&) = delete;
+  TruthRun(TruthRun&&) = delete;
+  TruthRun& operator=(TruthRun&&) = delete;
+  ~TruthRun() {
+    if (done.valid()) {
+      control->stop.store(true);
+      (void)done.get();
+    }
+    if (own_dir) {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  }
+  [[nodiscard]] bool exited() const {
+    return done.valid() && done.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+};
+
 /// A harness started under ncu ahead of time, waiting on its FIFO for the candidates.
 struct Standby {
   StandbyKey key;
@@ -275,16 +306,33 @@ public:
     if (!request.plan.truth) {
       return run_profiled(request);
     }
-    TruthRun truth = start_truth(request);
+    std::unique_ptr<TruthRun> truth = take_truth_standby(request);
+    std::optional<Error> unstarted;
+    if (!truth) {
+      auto started = start_truth(request, request.work_dir, request.timeout);
+      if (started) {
+        truth = std::move(started).value();
+      } else {
+        unstarted = started.error();
+      }
+    }
+    // A long-lived profiler keeps the next round's truth process preparing from now on, through
+    // this round and the agent's thinking, as it keeps its standbys.
+    if (m_settings.keep_standbys && !cancellation_requested()) {
+      start_truth_standby(request);
+    }
     SessionRequest profiled = request;
     profiled.plan.truth.reset();
     SessionOutcome outcome = run_profiled(profiled);
-    finish_truth(truth, outcome);
+    finish_truth(truth.get(), unstarted, request, outcome);
     return outcome;
   }
 
   void prime(const SessionRequest& request) override {
     if (!m_settings.standby_root.empty()) {
+      if (request.plan.truth && m_settings.keep_standbys) {
+        start_truth_standby(request);
+      }
       SessionRequest profiled = request;
       profiled.plan.truth.reset();
       top_up_standbys(profiled, key_of(profiled));
@@ -293,9 +341,11 @@ public:
 
   void release_standbys() override {
     std::map<int, std::vector<std::unique_ptr<Standby>>> stopping;
+    std::map<int, std::unique_ptr<TruthRun>> stopping_truth;
     {
       const std::lock_guard<std::mutex> hold(m_mutex);
       stopping.swap(m_standbys);
+      stopping_truth.swap(m_truth_standbys);
     }
     // Each stops in its destructor, outside the lock.
   }
@@ -307,92 +357,148 @@ public:
   }
 
 private:
-  /// The truth's process of one session: started with it, told by its gate which candidates to
-  /// measure once the session ended (the GPU then its alone; the round holds the GPU's lock).
-  struct TruthRun {
-    std::optional<Error> error; ///< why it could not be started
-    fs::path gate;
-    fs::path status_file;
-    std::shared_ptr<ProcessControl> control;
-    std::future<Result<ProcessResult>> done;
-  };
-
-  TruthRun start_truth(const SessionRequest& request) const {
-    TruthRun truth;
-    const fs::path& dir = request.work_dir;
-    truth.gate = dir / RoundLayout::k_truth_gate;
-    truth.status_file = dir / RoundLayout::k_truth_status;
+  /// Starts a truth process for requests like `request` in `dir`, waiting at most `wait` for
+  /// its gate: its plan (the request's, without candidates: the gate names them) written there.
+  Result<std::unique_ptr<TruthRun>> start_truth(const SessionRequest& request, const fs::path& dir,
+                                                std::chrono::seconds wait) const {
+    auto truth = std::make_unique<TruthRun>();
+    truth->key = key_of(request);
+    truth->dir = dir;
     const fs::path plan_path = dir / RoundLayout::k_truth_plan;
     std::error_code ignored;
-    for (const fs::path& stale : {truth.gate, truth.status_file, plan_path}) {
-      fs::remove(stale, ignored);
+    for (const std::string_view name :
+         {RoundLayout::k_truth_gate, RoundLayout::k_truth_status, RoundLayout::k_truth_plan}) {
+      fs::remove(dir / name, ignored);
     }
     HarnessPlan plan = request.plan;
-    plan.status_file = truth.status_file;
+    plan.candidates.clear();
+    plan.first_candidate = 0;
+    plan.status_file = dir / RoundLayout::k_truth_status;
     plan.standby_fifo.reset();
     plan.standby_gpu_lock.reset();
+    plan.standby_defer_inputs = false;
     plan.standby_primer = false;
     plan.early_primer = false;
     plan.profiled_call_lock.reset();
     plan.timeline_gate.reset();
     plan.compile_ahead_dir.reset();
     if (auto written = write_file_atomic(plan_path, plan_to_json(plan)); !written) {
-      truth.error = written.error();
-      return truth;
+      return written.error();
     }
-    const auto wait = request.timeout;
-    ProcessSpec spec =
-        spec_for({m_settings.python.string(), request.script.string(), plan_path.string(),
-                  "--truth", truth.gate.string(), std::to_string(wait.count())},
-                 dir, request);
-    spec.timeout = 2 * wait; // the session's time at most, then its own
+    ProcessSpec spec = spec_for(
+        {m_settings.python.string(), request.script.string(), plan_path.string(), "--truth",
+         (dir / RoundLayout::k_truth_gate).string(), std::to_string(wait.count())},
+        dir, request);
+    spec.timeout = wait + 2 * request.timeout; // the wait for its gate, then its own work
     spec.max_captured_bytes = 64U << 10U;
-    truth.control = std::make_shared<ProcessControl>();
-    spec.control = truth.control;
-    truth.done = std::async(std::launch::async, [spec] { return run_process(spec); });
+    spec.control = truth->control;
+    truth->done = std::async(std::launch::async, [spec] { return run_process(spec); });
     return truth;
   }
 
-  /// Opens the gate for the candidates `outcome`'s session profiled, waits for the truth's
-  /// process and puts each measured candidate's check, timing and reference into the session's
-  /// status; a truth that could not be measured says why in each candidate's check and timing.
-  static void finish_truth(TruthRun& truth, SessionOutcome& outcome) {
+  /// Starts the next round's truth process for requests like `request` (a truth standby, in a
+  /// private directory of the standby root) unless one of its key still waits for this GPU.
+  void start_truth_standby(const SessionRequest& request) {
+    if (m_settings.standby_root.empty()) {
+      return;
+    }
+    const StandbyKey key = key_of(request);
+    {
+      const std::lock_guard<std::mutex> hold(m_mutex);
+      const auto found = m_truth_standbys.find(request.gpu);
+      if (found != m_truth_standbys.end() && found->second->key == key &&
+          !found->second->exited()) {
+        return;
+      }
+    }
+    const fs::path dir =
+        m_settings.standby_root / fmt::format("{}-gpu{}-truth-{}", static_cast<long>(::getpid()),
+                                              request.gpu, m_started.fetch_add(1));
+    // Its directory must be one no other user can write or swap, as a standby's: the root first,
+    // so that nothing is made inside a root another user made (a shared --out).
+    if (!private_directory(m_settings.standby_root, true) || !private_directory(dir, true) ||
+        !write_harness_script(dir / RoundLayout::k_harness_script)) {
+      return; // the next round starts its own
+    }
+    SessionRequest standby = request;
+    standby.script = dir / RoundLayout::k_harness_script;
+    auto truth = start_truth(standby, dir, std::chrono::seconds(m_settings.standby_idle_seconds));
+    if (!truth) {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+      return;
+    }
+    (*truth)->own_dir = true;
+    std::unique_ptr<TruthRun> replaced; // stops in its destructor, after the mutex
+    const std::lock_guard<std::mutex> hold(m_mutex);
+    replaced = std::exchange(m_truth_standbys[request.gpu], std::move(truth).value());
+  }
+
+  /// This GPU's truth standby when it was made for requests like `request` and still waits.
+  std::unique_ptr<TruthRun> take_truth_standby(const SessionRequest& request) {
+    std::unique_ptr<TruthRun> truth;
+    {
+      const std::lock_guard<std::mutex> hold(m_mutex);
+      const auto found = m_truth_standbys.find(request.gpu);
+      if (found == m_truth_standbys.end()) {
+        return nullptr;
+      }
+      truth = std::move(found->second);
+      m_truth_standbys.erase(found);
+    }
+    if (truth->key == key_of(request) && !truth->exited()) {
+      return truth;
+    }
+    return nullptr; // of another key, or ended: stopped here
+  }
+
+  /// Opens `truth`'s gate for the candidates `outcome`'s session profiled, waits for it and puts
+  /// each measured candidate's check, timing and reference into the session's status (its
+  /// files then in the round's directory); a truth that could not be measured says why in each
+  /// candidate's check and timing.
+  static void finish_truth(TruthRun* truth, std::optional<Error> failed,
+                           const SessionRequest& request, SessionOutcome& outcome) {
     std::vector<HarnessCandidateStatus*> measured;
+    Json gate = {{"candidates", Json::array()}};
     if (outcome.harness) {
       for (HarnessCandidateStatus& candidate : outcome.harness->candidates) {
-        if (candidate.ok) {
+        const auto index = static_cast<std::size_t>(candidate.index);
+        if (candidate.ok && index < request.plan.candidates.size()) {
           measured.push_back(&candidate);
+          gate["candidates"].push_back({{"index", candidate.index},
+                                        {"kernel", request.plan.candidates[index].kernel.string()},
+                                        {"range", request.plan.candidates[index].range}});
         }
       }
     }
-    std::string indices;
-    for (const HarnessCandidateStatus* candidate : measured) {
-      indices += (indices.empty() ? "" : ",") + std::to_string(candidate->index);
-    }
-    std::optional<Error> failed = truth.error;
-    if (!failed && !truth.done.valid()) {
-      failed = make_error(ErrorCategory::internal, "the truth's process was not started");
-    }
-    if (!failed && cancellation_requested()) {
-      truth.control->stop.store(true);
-    }
-    if (!failed) {
-      if (auto opened = write_file_atomic(truth.gate, indices + "\n"); !opened) {
-        truth.control->stop.store(true); // it would wait its limit for a gate that never comes
+    if (truth != nullptr) {
+      if (cancellation_requested()) {
+        truth->control->stop.store(true);
+      } else if (auto opened =
+                     write_file_atomic(truth->dir / RoundLayout::k_truth_gate, gate.dump() + "\n");
+                 !opened) {
+        truth->control->stop.store(true); // it would wait its limit for a gate that never comes
         failed = opened.error();
       }
-    }
-    if (truth.done.valid()) {
-      Result<ProcessResult> process = truth.done.get();
+      Result<ProcessResult> process = truth->done.get();
       if (!failed && !process) {
         failed = process.error();
+      }
+      if (truth->dir != request.work_dir) { // a truth standby's files join the round's
+        std::error_code ec;
+        for (const std::string_view name :
+             {RoundLayout::k_truth_plan, RoundLayout::k_truth_status, RoundLayout::k_truth_gate}) {
+          fs::rename(truth->dir / name, request.work_dir / name, ec);
+        }
+        fs::remove_all(truth->dir, ec);
       }
     }
     if (measured.empty()) {
       return;
     }
     Result<HarnessStatus> status =
-        failed ? Result<HarnessStatus>(*failed) : read_harness_status(truth.status_file);
+        failed ? Result<HarnessStatus>(*failed)
+               : read_harness_status(request.work_dir / RoundLayout::k_truth_status);
     for (HarnessCandidateStatus* candidate : measured) {
       const HarnessCandidateStatus* found = nullptr;
       if (status) {
@@ -1108,6 +1214,8 @@ private:
   NcuSessionSettings m_settings;
   std::mutex m_mutex;
   std::map<int, std::vector<std::unique_ptr<Standby>>> m_standbys; ///< per GPU, oldest first
+  /// Per GPU, the truth process kept ready for the next round (keep_standbys; m_mutex).
+  std::map<int, std::unique_ptr<TruthRun>> m_truth_standbys;
   std::map<int, int> m_depth; ///< standbys kept per GPU when not 1 (await_standby)
   std::atomic<int> m_started{0};
   /// Why the last standby could not be made, empty once one could (m_mutex).

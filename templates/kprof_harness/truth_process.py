@@ -11,9 +11,11 @@ kprof starts this process beside the ncu session (or a standby's candidate) with
 Python's start, torch's import, problem.py's load, FlopCounterMode's first use (about 5 s, on
 the CPU) and the CUDA context (an allocation, no kernel) happen at once; then it waits, running
 nothing on the GPU, until kprof writes GATE after the session ended: the GPU is then this
-process's alone (kprof holds the GPU's lock throughout). GATE holds the indices of the
-candidates to measure, comma-separated (those the session profiled); an empty GATE, or none
-within max_wait_seconds, ends the process with nothing measured.
+process's alone (kprof holds the GPU's lock throughout). GATE is JSON, `{"candidates":
+[{"index", "kernel", "range"}, ...]}`: the candidates the session profiled, so that a truth
+process started before the candidates were known (kprof keeps one ready for the next round, a
+truth standby) can measure them; none named, or no GATE within max_wait_seconds, ends the
+process with nothing measured.
 
 Each candidate named is imported, called once (its Triton kernels come from the cache the
 session filled) and measured by truth.Truth.measure: the check of that call's outputs against
@@ -24,6 +26,7 @@ its check and timing say why they are missing. A poisoned CUDA context ends the 
 rest say so.
 """
 
+import json
 import os
 import time
 
@@ -33,22 +36,24 @@ from .inputs import choose_cast, make_inputs
 from .modules import candidate_imports, load_module
 from .problem import load_problem
 from .report import EXIT_OK, EXIT_PROBLEM_INVALID, describe_exception, exception_words, log
+from .status import new_candidate_status
 from .truth import make_truth
 
 POLL_SECONDS = 0.005
 
 
 def wait_for_gate(path, max_wait_seconds):
-    """The indices GATE names once it exists (an empty list for an empty GATE), or None when it
-    did not come within max_wait_seconds."""
+    """The candidates GATE names once it exists, [{"index", "kernel", "range"}, ...] (empty for
+    none), or None when it did not come within max_wait_seconds."""
     deadline = time.perf_counter() + max_wait_seconds
     while not os.path.exists(path):
         if time.perf_counter() >= deadline:
             return None
         time.sleep(POLL_SECONDS)
     with open(path, "r", encoding="utf-8") as f:
-        text = f.read().strip()
-    return [int(word) for word in text.split(",") if word.strip()]
+        gate = json.load(f)
+    return [{"index": int(c["index"]), "kernel": str(c["kernel"]), "range": str(c["range"])}
+            for c in gate["candidates"]]
 
 
 def prepare(problem, plan):
@@ -88,7 +93,11 @@ def run_truth(plan, status_file, gate_path, max_wait_seconds):
     status["prepare_seconds"] = time.perf_counter() - started
     status_file.set_phase("standby")
     started = time.perf_counter()
-    wanted = wait_for_gate(gate_path, max_wait_seconds)
+    try:
+        wanted = wait_for_gate(gate_path, max_wait_seconds)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        log("truth: unreadable gate: %s" % exception_words(exc))
+        wanted = None
     status["standby_wait_seconds"] = time.perf_counter() - started
     if not wanted:
         log("truth: nothing to measure")
@@ -103,16 +112,15 @@ def run_truth(plan, status_file, gate_path, max_wait_seconds):
         return EXIT_PROBLEM_INVALID
     status["problem_ok"] = True
     status_file.set_phase("candidates")
+    status["candidates"] = [new_candidate_status(c["index"], c) for c in wanted]
     poisoned = None
-    for entry in status["candidates"]:
-        if entry["index"] not in wanted:
-            continue
+    for entry, candidate in zip(status["candidates"], wanted):
         if poisoned is not None:
             missing(entry, "not measured: %s" % poisoned)
             continue
-        with candidate_imports(plan["candidates"][entry["index"]]["kernel"]):
+        with candidate_imports(candidate["kernel"]):
             try:
-                measure_candidate(problem, plan, entry, status_file)
+                measure_candidate(problem, plan, entry, candidate["kernel"], status_file)
             except (Exception, SystemExit) as exc:  # the session's answer stands; the truth is missing
                 missing(entry, "it raised when called again outside ncu: %s" % exception_words(exc))
                 if context_poisoned(problem.torch, exc):
@@ -123,11 +131,11 @@ def run_truth(plan, status_file, gate_path, max_wait_seconds):
     return EXIT_OK
 
 
-def measure_candidate(problem, plan, entry, status_file):
+def measure_candidate(problem, plan, entry, kernel_path, status_file):
     """One candidate: imported, called once with the inputs of its cast, then measured."""
     torch = problem.torch
     status_file.set_candidate_phase(entry, "import_kernel")
-    module = load_module("_kprof_truth_%d" % entry["index"], plan["candidates"][entry["index"]]["kernel"])
+    module = load_module("_kprof_truth_%d" % entry["index"], kernel_path)
     kernel_function = getattr(module, "kernel_function", None)
     if not callable(kernel_function):
         raise AttributeError("kernel.py defines no kernel_function")

@@ -1043,8 +1043,9 @@ def standby_processes(directory):
     return found
 
 
-def live_standbys(directory):
-    """The standby directories under `directory` that a live process names (ncu, its harness)."""
+def live_standbys(directory, truth=False):
+    """The standby directories under `directory` that a live process names (ncu, its harness);
+    with `truth`, the truth standbys' instead (the truth's own process kept for the next round)."""
     root = str(directory / "artifacts" / ".standby") + "/"
     found = set()
     for entry in pathlib.Path("/proc").iterdir():
@@ -1057,7 +1058,7 @@ def live_standbys(directory):
         for word in words:
             if root in word:
                 found.add(word.split(root, 1)[1].split("/", 1)[0])
-    return found
+    return {name for name in found if ("-truth-" in name) == truth}
 
 
 def eventually(predicate, seconds=30.0):
@@ -1120,6 +1121,13 @@ def test_standby_answers_the_next_round_and_close_leaves_nothing_running(fake_gp
         assert "standby" not in plan
         for name in ("ncu.log", "status.json", "report.ncu-rep"):
             assert (fake_gpu / "artifacts" / "round002" / name).is_file(), name
+        # The truth came from the truth process kept ready since round 1 (its plan's status in
+        # the standby root), outside ncu; its files joined the round's.
+        truth_plan = json.loads((fake_gpu / "artifacts" / "round002" / "truth-plan.json").read_text())
+        assert "/.standby/" in truth_plan["status_file"] and "-truth-" in truth_plan["status_file"]
+        assert (fake_gpu / "artifacts" / "round002" / "truth-status.json").is_file()
+        assert second.report["truth"]["timing"]["timed_in"] == "plain_process"
+        assert first.report["truth"]["timing"]["timed_in"] == "plain_process"
     assert eventually(lambda: not standby_processes(fake_gpu))
     standby_root = fake_gpu / "artifacts" / ".standby"
     assert not standby_root.exists() or list(standby_root.iterdir()) == []
@@ -1163,7 +1171,8 @@ def test_candidates_back_to_back_keep_a_second_standby_in_flight_and_never_more(
         for round_num in (3, 4, 5):
             assert profiler.profile(VADD_KERNEL, VADD_PROBLEM, round_num).report["metadata"]["standby"] is True
             assert len(live_standbys(fake_gpu)) <= 2
-    assert eventually(lambda: not live_standbys(fake_gpu))
+            assert len(live_standbys(fake_gpu, truth=True)) <= 2  # the next round's, and the one measuring now
+    assert eventually(lambda: not live_standbys(fake_gpu) and not live_standbys(fake_gpu, truth=True))
 
 
 def test_a_round_that_waits_for_its_standby_starts_the_second_one_before_the_hand_over(fake_gpu, monkeypatch):

@@ -14,11 +14,18 @@ TRUTH = CASES / "truth"
 PLAN_TRUTH = {"timing_settings": {"budget_seconds": 0.005, "flush_bytes": 1024}}
 
 
+def gate_of(kernels, indices):
+    """The gate kprof writes: the candidates (of `kernels`, names in tests/python/cases/truth) to measure."""
+    return json.dumps({"candidates": [{"index": i, "kernel": str(TRUTH / kernels[i]), "range": "kprof:cand%d" % i}
+                                      for i in indices]})
+
+
 def run_truth_process(tmp_path, kernels, gate_text, gate_after=0.0, max_wait="30", problem="problem.py"):
-    """Runs the truth mode over `kernels` (names in tests/python/cases/truth), writing the gate
-    `gate_after` seconds after the start (None: never); (exit code, status, events, seconds)."""
+    """Runs the truth mode, started as kprof starts a truth standby (its plan names no
+    candidates), writing `gate_text` as the gate `gate_after` seconds after the start (None:
+    never); (process, status, events, events before the gate, seconds)."""
     tmp_path.mkdir(parents=True, exist_ok=True)
-    script, plan_path = write_plan(tmp_path, TRUTH / problem, [TRUTH / k for k in kernels], truth=PLAN_TRUTH)
+    script, plan_path = write_plan(tmp_path, TRUTH / problem, [], truth=PLAN_TRUTH)
     gate = tmp_path / "gate"
     log = tmp_path / "events.log"
     env = {"PYTHONPATH": str(FAKE_TORCH), "KPROF_FAKE_TORCH_LOG": str(log), "KPROF_FAKE_EVENT_MS": "0.5",
@@ -45,33 +52,34 @@ def run_truth_process(tmp_path, kernels, gate_text, gate_after=0.0, max_wait="30
 
 
 def test_it_waits_for_the_gate_without_touching_the_gpu_then_measures_the_named_candidates(tmp_path):
-    done, status, events, at_gate, _ = run_truth_process(tmp_path, ["right.py", "off_by_one.py", "nan.py"],
-                                                         "0,1\n", gate_after=1.0)
+    kernels = ["right.py", "off_by_one.py", "nan.py"]
+    done, status, events, at_gate, _ = run_truth_process(tmp_path, kernels, gate_of(kernels, [0, 1]), gate_after=1.0)
     assert done.returncode == 0, done.stderr
     assert not [e for e in at_gate if e.startswith("launch")], at_gate  # no kernel before the gate
     assert status["phase"] == "done" and status["standby_wait_seconds"] >= 0.5
     assert status["prepare_seconds"] >= 0  # FlopCounterMode's first use and the context, before the gate
-    right, off_by_one, nan = status["candidates"]
+    right, off_by_one = status["candidates"]  # only those the gate names
+    assert [c["index"] for c in status["candidates"]] == [0, 1]
     assert right["check"]["verdict"] == "pass"
     assert right["timing"]["timed_in"] == "plain_process" and right["timing"]["count"] == 10
     assert right["reference"]["timing"]["median_us"] > 0
     assert off_by_one["check"]["verdict"] == "fail"
-    assert "timing" not in nan or nan.get("timing") is None  # not named by the gate: not measured
     assert [e for e in events if e.startswith("push")] == []  # no NVTX range: nothing for ncu
 
 
 def test_an_empty_gate_measures_nothing_and_no_gate_ends_at_the_limit(tmp_path):
-    done, status, events, _, _ = run_truth_process(tmp_path / "empty", ["right.py"], "\n")
-    assert done.returncode == 0 and status["phase"] == "done"
-    assert status["candidates"][0].get("timing") is None
+    done, status, events, _, _ = run_truth_process(tmp_path / "empty", ["right.py"], gate_of(["right.py"], []))
+    assert done.returncode == 0 and status["phase"] == "done" and status["candidates"] == []
     assert not [e for e in events if e.startswith("launch")]
     done, status, _, _, seconds = run_truth_process(tmp_path / "none", ["right.py"], None, max_wait="0.5")
-    assert done.returncode == 0 and status["phase"] == "done" and seconds < 30
-    assert status["candidates"][0].get("timing") is None
+    assert done.returncode == 0 and status["phase"] == "done" and seconds < 30 and status["candidates"] == []
+    done, status, _, _, _ = run_truth_process(tmp_path / "bad", ["right.py"], "0,1")  # not JSON
+    assert done.returncode == 0 and status["phase"] == "done" and status["candidates"] == []
 
 
 def test_a_candidate_that_raises_outside_ncu_has_its_truth_missing_with_the_reason(tmp_path):
-    done, status, _, _, _ = run_truth_process(tmp_path, ["raises_when_timed.py", "right.py"], "0,1")
+    kernels = ["raises_when_timed.py", "right.py"]
+    done, status, _, _, _ = run_truth_process(tmp_path, kernels, gate_of(kernels, [0, 1]))
     assert done.returncode == 0, done.stderr
     raising, right = status["candidates"]
     assert "error" in raising["timing"], raising
@@ -79,7 +87,7 @@ def test_a_candidate_that_raises_outside_ncu_has_its_truth_missing_with_the_reas
 
 
 def test_a_problem_without_model_still_times_the_candidates(tmp_path):
-    done, status, _, _, _ = run_truth_process(tmp_path, ["right.py"], "0", problem="no_model.py")
+    done, status, _, _, _ = run_truth_process(tmp_path, ["right.py"], gate_of(["right.py"], [0]), problem="no_model.py")
     assert done.returncode == 0, done.stderr
     cand = status["candidates"][0]
     assert cand["check"]["verdict"] == "unchecked" and "no Model" in cand["check"]["reason"]
