@@ -2,7 +2,7 @@
 """The Python half of bench/device/run record-planted (the planted-defect suite, docs/diagnosis.md).
 
     bench/device/record-planted.py plan [PROBLEM...]
-        One line per problem of tests/planted/manifest.json, in manifest order:
+        One line per problem of the suite's manifest.json, in manifest order:
         "<problem name> <problem.py> <kernel.py>..." (every kernel of that problem: defects and
         their clean twins share a problem, so one `kprof batch` records them in one process).
         PROBLEM names (vec_f32, ...) keep only those problems.
@@ -20,6 +20,10 @@
         details.1.csv, ...), and prints a Markdown summary per kernel: status, duration, top
         hot lines, ncu's rules with the largest estimated speedups.
 
+The suite is the folder named by PLANTED_SUITE (relative to the repository root; default
+tests/planted, the planted-defect suite; tests/heldout is the held-out one): its manifest.json
+says the problems and kernels.
+
 Only the standard library: it runs on the GPU machine's python3.
 """
 
@@ -30,7 +34,7 @@ import shutil
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MANIFEST = os.path.join(ROOT, "tests", "planted", "manifest.json")
+MANIFEST = os.path.join(ROOT, os.environ.get("PLANTED_SUITE") or os.path.join("tests", "planted"), "manifest.json")
 
 
 def load_manifest():

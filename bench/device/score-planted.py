@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Scores the diagnoses of a live recording of the planted-defect suite (docs/diagnosis.md).
 
-    python3 bench/device/score-planted.py PLANTED_DIR
+    python3 bench/device/score-planted.py [--suite SUITE_DIR] PLANTED_DIR
 
 PLANTED_DIR is what bench/device/run record-planted packs (planted/<problem>/reports/<kernel
-file stem>.report.json, the reports kprof wrote on the GPU during its batches). Each report's
-kernels[].diagnosis is scored against tests/planted/manifest.json with the rules of
+file stem>.report.json, the reports kprof wrote on the GPU during its batches). SUITE_DIR (else
+the environment's PLANTED_SUITE, else tests/planted; relative to the repository root) is the
+suite that was recorded: tests/heldout for the held-out suite. Each report's
+kernels[].diagnosis is scored against SUITE_DIR/manifest.json with the rules of
 tests/unit/diagnosis/planted_suite_test.cpp (which scores the reports kprof builds from the
 recorded pages): a defect is named first when its first cause is the planted category; its line
 is found when one of the first three causes is on the planted line (or an accepted one); a clean
@@ -112,8 +114,14 @@ def misses(score):
 
 
 def main():
-    planted = sys.argv[1]
-    with open(os.path.join(ROOT, "tests", "planted", "manifest.json"), encoding="utf-8") as f:
+    args = sys.argv[1:]
+    suite = os.environ.get("PLANTED_SUITE") or os.path.join("tests", "planted")
+    if args[:1] == ["--suite"] and len(args) >= 2:
+        suite, args = args[1], args[2:]
+    if len(args) != 1:
+        sys.exit("usage: score-planted.py [--suite SUITE_DIR] PLANTED_DIR")
+    planted = args[0]
+    with open(os.path.join(ROOT, suite, "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)
     defect_of = {k["id"]: k["defect"] for k in manifest["kernels"]}
     total = new_score()

@@ -3,9 +3,13 @@
 # the repository root there:
 #   bash bench/device/run record-planted [PROBLEM...]     # results in $OUT (or ./device-out)
 # PROBLEM names (vec_f32, compute_f32, ...; tests/planted/manifest.json) record only those.
+# PLANTED_SUITE (default tests/planted) names the suite folder to record, relative to the
+# repository root: PLANTED_SUITE=tests/heldout records the held-out suite (tests/heldout/README.md)
+# through the same steps; its manifest is the one planned, packed and scored.
 #  1. builds kprof into build-device/ (bench/device/common.sh) and the suite's CUDA extension
-#     (tests/planted/cuda/planted_cuda.py, load_inline with -lineinfo) once, into
-#     build-device/planted/torch-extensions, so the profiled processes only load it;
+#     ($PLANTED_SUITE/cuda/planted_cuda.py, load_inline with -lineinfo) once, into
+#     build-device/planted/torch-extensions, so the profiled processes only load it; a suite
+#     without a cuda/ folder (tests/heldout: Triton only) skips it and gets no cuda-build.log;
 #  2. one `kprof batch PROBLEM KERNEL... --metrics deep` per problem (a defect and its clean twin
 #     share a problem, so each batch is one process), with `--clock-control none`; the deep set
 #     implies --source, so each session keeps ncu's details page (rows.csv), the source page and
@@ -29,6 +33,8 @@ cd "$root" || exit 1
 . "$root/bench/device/common.sh"
 started=$(now)
 budget=${PLANTED_BUDGET_S:-420}
+suite=${PLANTED_SUITE:-tests/planted}
+export PLANTED_SUITE="$suite"       # read by record-planted.py and score-planted.py
 state="$build/planted"              # kept between calls on a warm machine: caches and runs
 run="$state/run-$(date +%Y%m%d-%H%M%S)-$$"
 pack="$state/pack-$$"
@@ -39,6 +45,7 @@ export TORCH_CUDA_ARCH_LIST=9.0
 ncu_bin=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 
 note "# planted-defect suite: recording with --metrics deep"
+[ "$suite" = tests/planted ] || note "- suite: $suite"
 note_environment
 note "- ncu binary: $ncu_bin; clock control: none; budget for batches: ${budget} s"
 
@@ -47,9 +54,13 @@ t0=$(now)
 build_kprof
 note "- kprof build: $(elapsed "$t0" "$(now)") s"
 
-t0=$(now)
-python3 tests/planted/cuda/planted_cuda.py >"$out/cuda-build.log" 2>&1
-note "- CUDA extension (load_inline, -lineinfo): rc $? in $(elapsed "$t0" "$(now)") s: $(tail -1 "$out/cuda-build.log")"
+if [ -d "$suite/cuda" ]; then
+  t0=$(now)
+  python3 "$suite/cuda/planted_cuda.py" >"$out/cuda-build.log" 2>&1
+  note "- CUDA extension (load_inline, -lineinfo): rc $? in $(elapsed "$t0" "$(now)") s: $(tail -1 "$out/cuda-build.log")"
+else
+  note "- CUDA extension: none ($suite has no cuda/ folder)"
+fi
 
 mapfile -t plan < <(python3 bench/device/record-planted.py plan "$@")
 note ""
@@ -100,7 +111,7 @@ note "## score (the reports kprof wrote on this GPU; bench/device/score-planted.
 note ""
 python3 bench/device/score-planted.py "$pack/planted" 2>&1 | tee -a "$summary"
 note "- score-planted.py: rc ${PIPESTATUS[0]} (0: every recorded class meets the targets)"
-cp tests/planted/manifest.json "$pack/planted/manifest.json"
+cp "$suite/manifest.json" "$pack/planted/manifest.json"
 cp "$summary" "$pack/planted/summary.md"
 tar -C "$pack" -czf "$out/planted.tar.gz" planted
 note ""
