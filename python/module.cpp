@@ -42,6 +42,7 @@
 #include "kprof/json_file.hpp"
 #include "kprof/kernelagent.hpp"
 #include "kprof/metric_sets.hpp"
+#include "kprof/model.hpp"
 #include "kprof/ncu.hpp"
 #include "kprof/ncu_output.hpp"
 #include "kprof/options.hpp"
@@ -587,6 +588,13 @@ PYBIND11_MODULE(_kprof, m) {
     }
   });
 
+  m.def(
+      "write_model_candidate",
+      [](const std::string& problem, const std::string& out_dir, bool compile) {
+        return unwrap(write_model_candidate(problem, std::filesystem::absolute(out_dir), compile))
+            .string();
+      },
+      py::arg("problem"), py::arg("out_dir"), py::arg("compile"));
   m.def("version", [] { return std::string(k_version); });
   m.def("exit_code", [](const std::string& name) {
     for (const ExitCodeRow& row : exit_code_table()) {

@@ -57,6 +57,7 @@ __all__ = [
     "Diff",
     "Convergence",
     "profile_batch",
+    "profile_model",
     "load_ncu_metrics",
     "metrics_to_prompt",
     "report",
@@ -791,6 +792,33 @@ class Diff(Dict[str, Any]):
 
     def table(self) -> str:
         return self.render("table")
+
+
+def profile_model(
+    problem_file: PathLike,
+    round_num: int = 1,
+    out_dir: PathLike = "kprof-out",
+    compile: bool = False,  # noqa: A002  (torch.compile's word, as `kprof model --compile`)
+    max_retries: Optional[int] = None,
+    **options: Any,
+) -> ProfilerResults:
+    """``kprof model PROBLEM.py`` (docs/harness.md, "A model"): problem_file's ``Model`` profiled
+    whole as the candidate (``<out_dir>/model/kernel.py``, written after out_dir passed a round's
+    directory checks; through ``torch.compile`` with ``compile=True``), so that the report's
+    ``workload`` ranks the kernels of its call by their share of the call's time. The defaults are
+    the command's, not KernelAgent's: ``launches="many"`` (a model's call is known to be long),
+    ``check=False`` (the candidate is the reference; its timing and the problem's speed of light
+    stay), ``select="all"``, ``cast="none"``; any KernelProfiler option overrides them. Returns
+    the results, or raises the KprofError of the failure, as KernelProfiler.profile does."""
+    out_dir = _path(out_dir, "out_dir")
+    problem = _path(problem_file, "problem_file")
+    for key, value in (("launches", "many"), ("check", False), ("select", "all"), ("cast", "none")):
+        options.setdefault(key, value)
+    if not isinstance(compile, bool):
+        raise TypeError(f"compile must be True or False, not {type(compile).__name__}")
+    kernel = _kprof.write_model_candidate(problem, out_dir, compile)
+    with KernelProfiler(out_dir, **options) as profiler:
+        return profiler.profile(kernel, problem, round_num, max_retries)
 
 
 def diff(a: Any, b: Any, top_metrics: int = 8) -> Diff:

@@ -1,4 +1,4 @@
-// The profile and batch tools: a round through a `kprof serve` of the same options when one
+// The profile, batch and model tools: a round through a `kprof serve` of the same options when one
 // answers, else through the session's kept KernelProfiler (its standby answers the next round).
 // Options go through the option table's parser, so a tool refuses what the CLI refuses, in the
 // same words (naming the option by its key, which is the argument's name).
@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "kprof/model.hpp"
 #include "kprof/options.hpp"
 #include "kprof/report.hpp"
 #include "kprof/round.hpp"
@@ -97,9 +98,15 @@ ToolResult round_result(const RoundResult& round, std::size_t budget) {
 
 } // namespace
 
-Json round_input_schema(bool batch) {
+Json round_input_schema(RoundTool tool) {
+  const bool batch = tool == RoundTool::batch;
   Json properties = Json::object();
-  if (batch) {
+  if (tool == RoundTool::model) {
+    properties["problem_file"] =
+        property("string", "problem.py exposing Model, get_inputs and get_init_inputs "
+                           "(KernelBench's): its Model is the candidate");
+    properties["compile"] = property("boolean", "run the Model through torch.compile");
+  } else if (batch) {
     properties["problem_file"] =
         property("string", "problem.py exposing get_inputs (and Model, get_init_inputs)");
     properties["kernel_files"] = Json{{"type", "array"},
@@ -119,9 +126,13 @@ Json round_input_schema(bool batch) {
     }
   }
   properties["token_budget"] = budget_property();
-  return object_schema(std::move(properties),
-                       batch ? std::vector<std::string>{"problem_file", "kernel_files"}
-                             : std::vector<std::string>{"kernel_file", "problem_file"});
+  std::vector<std::string> required{"kernel_file", "problem_file"};
+  if (tool == RoundTool::model) {
+    required = {"problem_file"};
+  } else if (batch) {
+    required = {"problem_file", "kernel_files"};
+  }
+  return object_schema(std::move(properties), required);
 }
 
 Json round_output_schema() {
@@ -131,8 +142,14 @@ Json round_output_schema() {
   return schema;
 }
 
-ToolResult run_round_tool(const Json& arguments, ToolContext& context, bool batch) {
+ToolResult run_round_tool(const Json& arguments, ToolContext& context, RoundTool tool) {
+  const bool batch = tool == RoundTool::batch;
   Json values = context.settings().run_options;
+  if (tool == RoundTool::model) {
+    // kprof model's defaults: a model's call is long, and the candidate is the reference.
+    values["launches"] = "many";
+    values["check"] = false;
+  }
   for (const auto& [key, value] : arguments.items()) {
     if (find_option_spec(key) != nullptr) {
       values[key] = value;
@@ -159,6 +176,17 @@ ToolResult run_round_tool(const Json& arguments, ToolContext& context, bool batc
       return error_result(make_error(ErrorCategory::usage, "kernel_files is empty: give the "
                                                            "candidate kernel files"));
     }
+  } else if (tool == RoundTool::model) {
+    const Json* compile = arguments.contains("compile") ? &arguments.at("compile") : nullptr;
+    if (compile != nullptr && !compile->is_boolean()) {
+      return error_result(make_error(ErrorCategory::usage, "compile must be true or false"));
+    }
+    auto kernel = write_model_candidate(problem, fs::absolute(request->options.out_dir),
+                                        compile != nullptr && compile->get<bool>());
+    if (!kernel) {
+      return error_result(kernel.error());
+    }
+    kernels.push_back(std::move(kernel).value());
   } else {
     kernels.emplace_back(text_argument(arguments, "kernel_file"));
   }

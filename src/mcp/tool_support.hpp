@@ -49,10 +49,15 @@ std::vector<std::string> names_argument(const Json& arguments, std::string_view 
 
 // ---- the round tools (round_tools.cpp) --------------------------------------------------------
 
-/// profile (batch false) and batch.
-ToolResult run_round_tool(const Json& arguments, ToolContext& context, bool batch);
-/// The input and output schemas of profile / batch, made from the option table.
-Json round_input_schema(bool batch);
+/// The tools that profile a round.
+enum class RoundTool {
+  profile, ///< one kernel_file
+  batch,   ///< kernel_files, ranked
+  model,   ///< problem_file's Model as the candidate (kprof model, kprof/model.hpp)
+};
+ToolResult run_round_tool(const Json& arguments, ToolContext& context, RoundTool tool);
+/// The input and output schemas of the round tools, made from the option table.
+Json round_input_schema(RoundTool tool);
 Json round_output_schema();
 
 } // namespace kprof::mcp

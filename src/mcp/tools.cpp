@@ -709,12 +709,12 @@ std::vector<ToolSpec> make_tools() {
       "same out_dir and options when one runs, and keeps a standby so the next profile of the "
       "same problem starts sooner.",
       false,
-      round_input_schema(false),
+      round_input_schema(RoundTool::profile),
       round_output_schema(),
       [](const Json& arguments, ToolContext& context) {
-        return run_round_tool(arguments, context, false);
+        return run_round_tool(arguments, context, RoundTool::profile);
       },
-      option_keys_of(round_input_schema(false)),
+      option_keys_of(round_input_schema(RoundTool::profile)),
       {"kernel_file", "problem_file"}});
   tools.push_back(ToolSpec{
       "batch",
@@ -723,13 +723,29 @@ std::vector<ToolSpec> make_tools() {
       "by GPU time. Returns the ranking and each candidate's prompt text within token_budget per "
       "candidate; failed candidates say why (category, exit code, traceback tail).",
       false,
-      round_input_schema(true),
+      round_input_schema(RoundTool::batch),
       round_output_schema(),
       [](const Json& arguments, ToolContext& context) {
-        return run_round_tool(arguments, context, true);
+        return run_round_tool(arguments, context, RoundTool::batch);
       },
-      option_keys_of(round_input_schema(true)),
+      option_keys_of(round_input_schema(RoundTool::batch)),
       {"problem_file", "kernel_files"}});
+  tools.push_back(ToolSpec{
+      "model",
+      "Where a model's time goes",
+      "Profile problem_file's Model whole (KernelBench's format) as the candidate, written to "
+      "out_dir/model/kernel.py: every launch of its call timed outside ncu, representatives of "
+      "each distinct kernel replayed, and the kernels ranked by their share of the call's time "
+      "(\"Optimize first, by share ...\"). launches defaults to many and check to false (the "
+      "candidate is the reference); the timing and the problem's speed of light stay.",
+      false,
+      round_input_schema(RoundTool::model),
+      round_output_schema(),
+      [](const Json& arguments, ToolContext& context) {
+        return run_round_tool(arguments, context, RoundTool::model);
+      },
+      option_keys_of(round_input_schema(RoundTool::model)),
+      {"problem_file"}});
   {
     Json properties{
         {"path", property("string", "an ncu CSV (raw or details page), an .ncu-rep report, or a "

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 
 import {
   EXAMPLES,
+  ROOT,
   connect,
   estimateTokens,
   expectNothingLeft,
@@ -167,4 +168,26 @@ test('ranks a batch and says which candidate failed and why', async (t) => {
   assert.match(text, /^round 0: 2 candidates in /);
   assert.match(text, /### cand1 \(raises\.py, failed\)/);
   assert.ok(estimateTokens(text) <= 2 * 1500);
+});
+
+test('the model tool ranks a model\'s kernels by their share of its call', async (t) => {
+  const dir = tempDir(t);
+  const { client } = await connect(t, dir, { env: { KPROF_FAKE_STEPS: '100' } });
+  expectNothingLeft(t, dir);
+  const out = path.join(dir, 'run');
+  const problem = path.join(ROOT, 'tests', 'python', 'cases', 'model', 'problem.py');
+  const result = await client.callTool({ name: 'model', arguments: { problem_file: problem, out_dir: out, round: 1 } });
+  assert.equal(result.isError, false, textOf(result));
+  assert.match(textOf(result), /Optimize first, by share of the call's kernel time: gemv_kernel \(59%\)/);
+  assert.ok(fs.existsSync(path.join(out, 'model', 'kernel.py')));
+  const report = JSON.parse(fs.readFileSync(path.join(out, 'round001', 'report.json'), 'utf8'));
+  assert.equal(report.workload.launches, 201);
+  assert.equal(report.truth.check, null); // the candidate is the reference: no check by default
+  await assert.rejects( // the schema's boolean, checked before the tool runs
+    client.callTool({ name: 'model', arguments: { problem_file: problem, out_dir: out, round: 2, compile: 'yes' } }),
+    /compile must be a boolean/,
+  );
+  const missing = await client.callTool({ name: 'model', arguments: { problem_file: path.join(dir, 'absent.py'), out_dir: out } });
+  assert.equal(missing.isError, true);
+  assert.match(textOf(missing), /absent\.py not found/);
 });

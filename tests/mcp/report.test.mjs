@@ -8,9 +8,9 @@ import { test } from 'node:test';
 
 import { CAPTURES, FIXTURES, connect, estimateTokens, tempDir, textOf } from './support.mjs';
 
-const TOOLS = ['profile', 'batch', 'report', 'diff', 'history', 'hot_lines', 'diagnosis'];
+const TOOLS = ['profile', 'batch', 'model', 'report', 'diff', 'history', 'hot_lines', 'diagnosis'];
 
-test('lists its seven tools with input and output schemas', async (t) => {
+test('lists its eight tools with input and output schemas', async (t) => {
   const { client } = await connect(t, tempDir(t));
   assert.equal(client.getServerVersion().name, 'kprof');
   const { tools } = await client.listTools();

@@ -510,6 +510,30 @@ def test_a_models_many_launches_report_their_progress_and_what_the_budget_left_o
     assert "Workload: 202 launches of 4 distinct kernels" in results.prompt()
 
 
+def test_profile_model_ranks_a_models_kernels_by_their_share_as_kprof_model_does(fake_gpu, monkeypatch):
+    """kprof.profile_model (issue 42 item 4): the problem's Model written as the candidate under
+    out_dir/model/ and profiled with the command's defaults (launches="many", no check), its
+    kernels ranked by their share of the call; a missing problem is InputNotFound."""
+    monkeypatch.setenv("KPROF_FAKE_STEPS", "100")
+    out = fake_gpu / "model-out"
+    results = kprof.profile_model(CASES / "model" / "problem.py", 1, out_dir=out, ncu_bin_path=FAKE_NCU, retries=0)
+    assert results.status == "ok"
+    candidate = out / "model" / "kernel.py"
+    assert results.metadata.kernel_file == str(candidate) and "torch.compile" not in candidate.read_text()
+    workload = results.report["workload"]
+    assert workload["launches"] == 201 and workload["kernels"][0]["function"] == "gemv_kernel"
+    assert results.truth["check"] is None and results.truth["timing"]["timed_in"] == "plain_process"
+    assert "Optimize first, by share of the call's kernel time: gemv_kernel (59%)" in results.prompt()
+    compiled = kprof.profile_model(CASES / "model" / "problem.py", 2, out_dir=out, compile=True, launches="all",
+                                   ncu_bin_path=FAKE_NCU, retries=0)
+    assert "torch.compile(_model)" in candidate.read_text()
+    assert "workload" not in compiled.report  # launches as given, not the model's default
+    with pytest.raises(kprof.InputNotFound, match="absent.py"):
+        kprof.profile_model(fake_gpu / "absent.py", 3, out_dir=out, ncu_bin_path=FAKE_NCU)
+    with pytest.raises(TypeError, match="compile"):
+        kprof.profile_model(CASES / "model" / "problem.py", 3, out_dir=out, compile="yes", ncu_bin_path=FAKE_NCU)
+
+
 def test_relative_output_directories_are_kept_where_they_were_named(fake_gpu, monkeypatch):
     monkeypatch.chdir(fake_gpu)
     profiler = kprof.KernelProfiler("artifacts", "logs", ncu_bin_path=FAKE_NCU)

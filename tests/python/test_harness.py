@@ -865,14 +865,14 @@ def test_standby_does_its_gpu_work_under_the_gpus_lock_and_waits_without_it(tmp_
     try:
         status_path = run_dir / "status.json"
         assert wait_for_phase(status_path, "import_problem", process), process.stderr.read()
-        time.sleep(1.0)
+        time.sleep(2.0)  # the problem's import (0.8 s of it on a loaded 2-core VM) then the wait
         status = json.loads(status_path.read_text(encoding="utf-8"))
         assert status["phase"] == "import_problem", status
         assert not log.exists() or log.read_text(encoding="utf-8") == "", "GPU work before the lock"
         fcntl.flock(held, fcntl.LOCK_UN)
         assert wait_for_phase(status_path, "standby", process), process.stderr.read()
         status = json.loads(status_path.read_text(encoding="utf-8"))
-        assert status["gpu_lock"] == "held" and status["gpu_lock_wait_seconds"] >= 0.9
+        assert status["gpu_lock"] == "held" and status["gpu_lock_wait_seconds"] >= 1.0
         assert status["primer"] == "ran"
         # Waiting, it holds no lock: kprof's next session can take it.
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -22,8 +22,8 @@ def gate_of(kernels, indices):
 
 def run_truth_process(tmp_path, kernels, gate_text, gate_after=0.0, max_wait="30", problem="problem.py"):
     """Runs the truth mode, started as kprof starts a truth standby (its plan names no
-    candidates), writing `gate_text` as the gate `gate_after` seconds after the start (None:
-    never); (process, status, events, events before the gate, seconds)."""
+    candidates), writing `gate_text` as the gate `gate_after` seconds after it waits at its gate
+    (None: never); (process, status, events, events before the gate, seconds)."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     script, plan_path = write_plan(tmp_path, TRUTH / problem, [], truth=PLAN_TRUTH)
     gate = tmp_path / "gate"
@@ -32,7 +32,19 @@ def run_truth_process(tmp_path, kernels, gate_text, gate_after=0.0, max_wait="30
            "PATH": "/usr/bin:/bin"}
     events_at_gate = []
 
+    status_path = plan_path.parent / "status.json"
+
+    def waiting():
+        try:
+            return json.loads(status_path.read_text())["phase"] == "standby"
+        except (OSError, ValueError):
+            return False
+
     def open_gate():
+        # Once the process waits at its gate (prepared), `gate_after` more seconds.
+        deadline = time.perf_counter() + 60
+        while not waiting() and time.perf_counter() < deadline:
+            time.sleep(0.01)
         time.sleep(gate_after)
         events_at_gate.extend(log.read_text().splitlines() if log.exists() else [])
         gate.write_text(gate_text)
@@ -46,7 +58,7 @@ def run_truth_process(tmp_path, kernels, gate_text, gate_after=0.0, max_wait="30
     seconds = time.perf_counter() - started
     if opener:
         opener.join()
-    status = json.loads((plan_path.parent / "status.json").read_text())
+    status = json.loads(status_path.read_text())
     events = log.read_text().splitlines() if log.exists() else []
     return done, status, events, events_at_gate, seconds
 

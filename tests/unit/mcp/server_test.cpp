@@ -192,7 +192,7 @@ TEST(McpServer, ListsOutputSchemasOnlyIn20250618AndAnnotationsFrom20250326) {
     TestServer server;
     server.initialize(std::string(version));
     const Json tools = server.request("tools/list")["result"]["tools"];
-    ASSERT_EQ(tools.size(), 7U) << version;
+    ASSERT_EQ(tools.size(), 8U) << version;
     for (const Json& tool : tools) {
       EXPECT_EQ(tool["inputSchema"]["type"], "object");
       EXPECT_EQ(tool.contains("outputSchema"), version == "2025-06-18") << tool["name"];
