@@ -16,6 +16,8 @@ import sys
 
 import pytest
 
+from test_planted_suite import check_twins
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITE = os.path.join("tests", "heldout")
 PLANTED = os.path.join("tests", "planted")
@@ -90,15 +92,7 @@ def test_every_defect_has_a_clean_twin_in_the_same_problem_and_back(kernels):
                 assert k["defect"] in WITHOUT_TWIN, kid
                 assert "no twin" in k["what"], kid
             continue
-        twin = kernels[k["twin"]]
-        assert twin["twin"] == kid, kid
-        assert twin["problem"] == k["problem"], kid
-        assert (k["defect"] is None) != (twin["defect"] is None), kid
-        assert k["language"] == twin["language"], kid
-        if k["defect"] is None:
-            assert k["line"] is None, kid
-        else:
-            assert "roof" not in k, kid
+        check_twins(kernels, kid, k)
 
 
 def test_kernel_names_are_unique_and_none_is_a_planted_kernel(manifest, planted):

@@ -69,15 +69,21 @@ def test_every_defect_has_a_clean_twin_in_the_same_problem_and_back(kernels):
             # A kernel at a roof that no defect was planted in.
             assert k["defect"] is None and k.get("roof"), kid
             continue
-        twin = kernels[k["twin"]]
-        assert twin["twin"] == kid, kid
-        assert twin["problem"] == k["problem"], kid
-        assert (k["defect"] is None) != (twin["defect"] is None), kid
-        assert k["language"] == twin["language"], kid
-        if k["defect"] is None:
-            assert k["line"] is None, kid
-        else:
-            assert "roof" not in k, kid
+        check_twins(kernels, kid, k)
+
+
+def check_twins(kernels, kid, k):
+    """A defect and its clean twin (also tests/heldout's): each other's twin, in one problem and
+    language, one of them clean; the clean one names no line, the defect no roof."""
+    twin = kernels[k["twin"]]
+    assert twin["twin"] == kid, kid
+    assert twin["problem"] == k["problem"], kid
+    assert (k["defect"] is None) != (twin["defect"] is None), kid
+    assert k["language"] == twin["language"], kid
+    if k["defect"] is None:
+        assert k["line"] is None, kid
+    else:
+        assert "roof" not in k, kid
 
 
 def test_kernel_names_are_unique_so_launches_can_be_told_apart(manifest):
