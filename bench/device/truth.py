@@ -2,11 +2,13 @@
 """The checks of bench/device/steps/truth.sh (`bench/device/run truth`, issue 43), one subcommand each; each prints one line
 per verdict ("PASS ..." / "FAIL ...") and exits 1 when any failed.
 
-  do_bench CASE_DIR                 a plain process: triton.testing.do_bench's median (ms) of the
-                                    case's kernel_function on its inputs, and kprof's own timing
-                                    module (templates/kprof_harness/timing.py) in the same process;
-                                    prints one JSON line
-  compare REPORT BENCH_JSON TOL     the report's measured median against do_bench's (TOL: 0.03)
+  do_bench CASE_DIR                 a plain process: triton.testing.do_bench's and
+                                    do_bench_cudagraph's medians of the case's kernel_function on
+                                    its inputs, and kprof's own timing module
+                                    (templates/kprof_harness/timing.py, eager and graph) in the
+                                    same process; prints one JSON line
+  compare REPORT BENCH_JSON TOL     the report's measured median against do_bench's, or
+                                    do_bench_cudagraph's when kprof timed in graph mode (TOL: 0.03)
   light REPORT CASE_DIR KIND TOL    the report's FLOPs (KIND matmul: 2*M*N*K of the inputs) or
                                     bytes (KIND bytes: inputs + output, each once) against the
                                     hand count, within TOL (0.01)
@@ -58,10 +60,13 @@ def do_bench(case):
     fn()
     torch.cuda.synchronize()
     bench_ms = triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+    graph_ms = triton.testing.do_bench_cudagraph(fn, rep=100, return_mode="median")
     timing = load("kprof_timing", os.path.join(ROOT, "templates", "kprof_harness", "timing.py"))
     ours = timing.time_call(torch, fn, timing.settings_of({"mode": "eager"}))
+    graph = timing.time_call(torch, fn, timing.settings_of({"mode": "graph"}))
     print(json.dumps({"do_bench_median_us": bench_ms * 1000.0, "plain_median_us": ours["median_us"],
-                      "plain_count": ours["count"]}))
+                      "plain_count": ours["count"], "do_bench_cudagraph_median_us": graph_ms * 1000.0,
+                      "plain_graph_median_us": graph["median_us"]}))
 
 
 def truth_of(report_path):
@@ -80,7 +85,13 @@ def compare(report_path, bench_path, tolerance):
     if median is None:
         verdict(False, "%s: the report has no measured median (%s)" % (name, truth.get("timing")))
         return
-    for what, other in (("do_bench", bench["do_bench_median_us"]), ("plain-process timing", bench["plain_median_us"])):
+    # Like against like: a median kprof took in CUDA-graph mode (a kernel shorter than its
+    # launch) against do_bench_cudagraph's, an eager one against do_bench's.
+    pairs = (("do_bench", bench["do_bench_median_us"]), ("plain-process timing", bench["plain_median_us"]))
+    if (truth.get("timing") or {}).get("mode") == "graph":
+        pairs = (("do_bench_cudagraph", bench["do_bench_cudagraph_median_us"]),
+                 ("plain-process timing (graph)", bench["plain_graph_median_us"]))
+    for what, other in pairs:
         gap = abs(median - other) / other
         verdict(gap <= tolerance, "%s: kprof %.2f us (%s) vs %s %.2f us: %.1f%% (limit %.0f%%)"
                 % (report_path, median, timed_in, what, other, gap * 100, tolerance * 100))

@@ -272,6 +272,13 @@ struct HarnessStatus {
   /// With cuda_devices 0: the machine's GPUs, whatever CUDA_VISIBLE_DEVICES says (NVML, else
   /// /proc/driver/nvidia/gpus); nullopt when neither could tell.
   std::optional<int> machine_gpus;
+  /// A truth process's round (templates/kprof_harness/truth_process.py): the gate it answers
+  /// (nullopt in any other status), how many gates that process answered so far, whether it
+  /// waits for another (a worker kept across rounds), and the round's measuring time.
+  std::optional<int> sequence;
+  std::optional<int> rounds_served;
+  bool serving = false;
+  double measure_seconds = 0;
 };
 
 /// Parses the status JSON the harness wrote; malformed_input when it is not one. A problem error

@@ -216,8 +216,8 @@ public:
     return value->get<std::string>();
   }
 
-  bool flag(const char* key) {
-    const Json* value = member(key, true);
+  bool flag(const char* key, bool required = true) {
+    const Json* value = member(key, required);
     if (value == nullptr) {
       return false;
     }
@@ -523,6 +523,10 @@ Result<HarnessStatus> parse_harness_status(std::string_view json_text) {
   status.gpu_name = object.text("gpu_name");
   status.cuda_devices = object.count("cuda_devices");
   status.machine_gpus = object.count("machine_gpus");
+  status.sequence = object.count("sequence");
+  status.rounds_served = object.count("rounds_served");
+  status.serving = object.flag("serving", false);
+  status.measure_seconds = object.seconds("measure_seconds");
   const Json* problem_error = object.member("problem_error", false);
   const Json* candidates = object.member("candidates", true);
   if (candidates != nullptr && !candidates->is_array()) {

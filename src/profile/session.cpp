@@ -185,6 +185,10 @@ StandbyKey key_of(const SessionRequest& request) {
   return key;
 }
 
+/// The longest a truth worker (kept across rounds) may live: it ends itself when no gate comes
+/// within the standby idle limit, and each of its rounds is watched (await_truth).
+constexpr std::chrono::seconds k_truth_worker_lifetime{7 * 24 * 3600};
+
 /// The truth's own process (templates/kprof_harness/truth_process.py), outside ncu: started
 /// beside a session, or ahead of the next round as a truth standby, it prepares (torch,
 /// problem.py, FlopCounterMode's first use, the CUDA context) and waits for its gate, which names
@@ -193,6 +197,9 @@ struct TruthRun {
   StandbyKey key;
   fs::path dir;         ///< its plan, status and gate (the round's directory, or a standby's own)
   bool own_dir = false; ///< a truth standby's directory, removed with it
+  /// A worker kept across rounds (keep_standbys): each gate asks it to serve the next one too.
+  bool serve = false;
+  int gates = 0; ///< gates written to it so far (each gate's "sequence")
   std::shared_ptr<ProcessControl> control = std::make_shared<ProcessControl>();
   std::future<Result<ProcessResult>> done;
 
@@ -306,25 +313,31 @@ public:
     if (!request.plan.truth) {
       return run_profiled(request);
     }
+    // A long-lived profiler keeps one truth process per GPU as a worker across rounds (its
+    // problem, reference and CUDA context ready for the agent's next candidate); a cold one
+    // serves this round only.
     std::unique_ptr<TruthRun> truth = take_truth_standby(request);
+    if (!truth && m_settings.keep_standbys && !cancellation_requested()) {
+      truth = new_truth_standby(request);
+    }
     std::optional<Error> unstarted;
     if (!truth) {
-      auto started = start_truth(request, request.work_dir, request.timeout);
+      auto started = start_truth(request, request.work_dir, request.timeout, false);
       if (started) {
         truth = std::move(started).value();
       } else {
         unstarted = started.error();
       }
     }
-    // A long-lived profiler keeps the next round's truth process preparing from now on, through
-    // this round and the agent's thinking, as it keeps its standbys.
-    if (m_settings.keep_standbys && !cancellation_requested()) {
-      start_truth_standby(request);
-    }
     SessionRequest profiled = request;
     profiled.plan.truth.reset();
     SessionOutcome outcome = run_profiled(profiled);
-    finish_truth(truth.get(), unstarted, request, outcome);
+    if (finish_truth(truth.get(), unstarted, request, outcome)) {
+      keep_truth_standby(request.gpu, std::move(truth));
+    } else if (m_settings.keep_standbys && !cancellation_requested()) {
+      truth.reset(); // stopped before its successor starts
+      start_truth_standby(request);
+    }
     return outcome;
   }
 
@@ -360,10 +373,11 @@ private:
   /// Starts a truth process for requests like `request` in `dir`, waiting at most `wait` for
   /// its gate: its plan (the request's, without candidates: the gate names them) written there.
   Result<std::unique_ptr<TruthRun>> start_truth(const SessionRequest& request, const fs::path& dir,
-                                                std::chrono::seconds wait) const {
+                                                std::chrono::seconds wait, bool serve) const {
     auto truth = std::make_unique<TruthRun>();
     truth->key = key_of(request);
     truth->dir = dir;
+    truth->serve = serve;
     const fs::path plan_path = dir / RoundLayout::k_truth_plan;
     std::error_code ignored;
     for (const std::string_view name :
@@ -389,7 +403,9 @@ private:
         {m_settings.python.string(), request.script.string(), plan_path.string(), "--truth",
          (dir / RoundLayout::k_truth_gate).string(), std::to_string(wait.count())},
         dir, request);
-    spec.timeout = wait + 2 * request.timeout; // the wait for its gate, then its own work
+    // The wait for its gate, then its own work; a worker's rounds are each watched by
+    // finish_truth, and it ends itself when no gate comes within `wait`.
+    spec.timeout = serve ? k_truth_worker_lifetime : wait + 2 * request.timeout;
     spec.max_captured_bytes = 64U << 10U;
     spec.control = truth->control;
     truth->done = std::async(std::launch::async, [spec] { return run_process(spec); });
@@ -399,9 +415,6 @@ private:
   /// Starts the next round's truth process for requests like `request` (a truth standby, in a
   /// private directory of the standby root) unless one of its key still waits for this GPU.
   void start_truth_standby(const SessionRequest& request) {
-    if (m_settings.standby_root.empty()) {
-      return;
-    }
     const StandbyKey key = key_of(request);
     {
       const std::lock_guard<std::mutex> hold(m_mutex);
@@ -411,6 +424,24 @@ private:
         return;
       }
     }
+    if (std::unique_ptr<TruthRun> truth = new_truth_standby(request)) {
+      keep_truth_standby(request.gpu, std::move(truth));
+    }
+  }
+
+  /// Keeps `truth` as this GPU's truth standby (a worker that answered a round and serves on).
+  void keep_truth_standby(int gpu, std::unique_ptr<TruthRun> truth) {
+    std::unique_ptr<TruthRun> replaced; // stops in its destructor, after the mutex
+    const std::lock_guard<std::mutex> hold(m_mutex);
+    replaced = std::exchange(m_truth_standbys[gpu], std::move(truth));
+  }
+
+  /// A truth worker for requests like `request`, started in a private directory of the
+  /// standby root; nullptr when none can be (the round then starts a cold one).
+  std::unique_ptr<TruthRun> new_truth_standby(const SessionRequest& request) {
+    if (m_settings.standby_root.empty()) {
+      return nullptr;
+    }
     const fs::path dir =
         m_settings.standby_root / fmt::format("{}-gpu{}-truth-{}", static_cast<long>(::getpid()),
                                               request.gpu, m_started.fetch_add(1));
@@ -418,20 +449,19 @@ private:
     // so that nothing is made inside a root another user made (a shared --out).
     if (!private_directory(m_settings.standby_root, true) || !private_directory(dir, true) ||
         !write_harness_script(dir / RoundLayout::k_harness_script)) {
-      return; // the next round starts its own
+      return nullptr;
     }
     SessionRequest standby = request;
     standby.script = dir / RoundLayout::k_harness_script;
-    auto truth = start_truth(standby, dir, std::chrono::seconds(m_settings.standby_idle_seconds));
+    auto truth =
+        start_truth(standby, dir, std::chrono::seconds(m_settings.standby_idle_seconds), true);
     if (!truth) {
       std::error_code ignored;
       fs::remove_all(dir, ignored);
-      return;
+      return nullptr;
     }
     (*truth)->own_dir = true;
-    std::unique_ptr<TruthRun> replaced; // stops in its destructor, after the mutex
-    const std::lock_guard<std::mutex> hold(m_mutex);
-    replaced = std::exchange(m_truth_standbys[request.gpu], std::move(truth).value());
+    return std::move(truth).value();
   }
 
   /// This GPU's truth standby when it was made for requests like `request` and still waits.
@@ -452,11 +482,11 @@ private:
     return nullptr; // of another key, or ended: stopped here
   }
 
-  /// Opens `truth`'s gate for the candidates `outcome`'s session profiled, waits for it and puts
-  /// each measured candidate's check, timing and reference into the session's status (its
-  /// files then in the round's directory); a truth that could not be measured says why in each
-  /// candidate's check and timing.
-  static void finish_truth(TruthRun* truth, std::optional<Error> failed,
+  /// Opens `truth`'s gate for the candidates `outcome`'s session profiled, waits for its answer
+  /// and puts each measured candidate's check, timing and reference into the session's status
+  /// (the truth's files in the round's directory); a truth that could not be measured says why
+  /// in each candidate's check and timing. True when `truth` is a worker that serves on.
+  static bool finish_truth(TruthRun* truth, std::optional<Error> failed,
                            const SessionRequest& request, SessionOutcome& outcome) {
     std::vector<HarnessCandidateStatus*> measured;
     Json gate = {{"candidates", Json::array()}};
@@ -471,7 +501,16 @@ private:
         }
       }
     }
+    const fs::path status_path = request.work_dir / RoundLayout::k_truth_status;
+    bool serving = false;
     if (truth != nullptr) {
+      std::error_code ec;
+      gate["sequence"] = ++truth->gates;
+      gate["status"] = status_path.string();
+      gate["serve"] = truth->serve;
+      if (truth->dir != request.work_dir) {
+        fs::remove(status_path, ec);
+      }
       if (cancellation_requested()) {
         truth->control->stop.store(true);
       } else if (auto opened =
@@ -479,26 +518,30 @@ private:
                  !opened) {
         truth->control->stop.store(true); // it would wait its limit for a gate that never comes
         failed = opened.error();
+      } else {
+        serving = await_truth(*truth, status_path, request.timeout, failed);
       }
-      Result<ProcessResult> process = truth->done.get();
-      if (!failed && !process) {
-        failed = process.error();
-      }
-      if (truth->dir != request.work_dir) { // a truth standby's files join the round's
-        std::error_code ec;
-        for (const std::string_view name :
-             {RoundLayout::k_truth_plan, RoundLayout::k_truth_status, RoundLayout::k_truth_gate}) {
-          fs::rename(truth->dir / name, request.work_dir / name, ec);
+      if (!serving) {
+        Result<ProcessResult> process = truth->done.get();
+        if (!failed && !process) {
+          failed = process.error();
         }
-        fs::remove_all(truth->dir, ec);
+      }
+      if (truth->dir != request.work_dir) { // a worker's plan and gate join the round's files
+        for (const std::string_view name : {RoundLayout::k_truth_plan, RoundLayout::k_truth_gate}) {
+          fs::copy_file(truth->dir / name, request.work_dir / name,
+                        fs::copy_options::overwrite_existing, ec);
+        }
+        if (!fs::exists(status_path, ec)) { // it ended before the gate: its own status says why
+          fs::copy_file(truth->dir / RoundLayout::k_truth_status, status_path, ec);
+        }
       }
     }
     if (measured.empty()) {
-      return;
+      return serving;
     }
     Result<HarnessStatus> status =
-        failed ? Result<HarnessStatus>(*failed)
-               : read_harness_status(request.work_dir / RoundLayout::k_truth_status);
+        failed ? Result<HarnessStatus>(*failed) : read_harness_status(status_path);
     for (HarnessCandidateStatus* candidate : measured) {
       const HarnessCandidateStatus* found = nullptr;
       if (status) {
@@ -527,6 +570,35 @@ private:
       candidate->timing = Json{{"error", why}};
       candidate->check_verdict = CheckVerdict::unchecked;
       candidate->check_reason = why;
+    }
+    return serving;
+  }
+
+  /// Waits until `truth` answered its last gate in `status_path`: true when it serves on
+  /// (the status says "serving"), false when it ended, or was stopped after twice the round's
+  /// `timeout` (then `failed` says so) or by a cancellation.
+  static bool await_truth(TruthRun& truth, const fs::path& status_path,
+                          std::chrono::seconds timeout, std::optional<Error>& failed) {
+    const auto give_up = std::chrono::steady_clock::now() + 2 * timeout;
+    while (true) {
+      if (auto status = read_harness_status(status_path);
+          status && status->sequence == truth.gates && status->phase == "done") {
+        return status->serving;
+      }
+      if (truth.exited()) {
+        return false;
+      }
+      if (cancellation_requested() || std::chrono::steady_clock::now() > give_up) {
+        truth.control->stop.store(true);
+        if (!cancellation_requested()) {
+          failed = make_error(ErrorCategory::timeout,
+                              fmt::format("the truth's process outside ncu did not answer within "
+                                          "{} s",
+                                          (2 * timeout).count()));
+        }
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   }
 

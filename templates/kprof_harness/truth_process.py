@@ -12,15 +12,17 @@ Python's start, torch's import, problem.py's load, FlopCounterMode's first use (
 the CPU) and the CUDA context (an allocation, no kernel) happen at once; then it waits, running
 nothing on the GPU, until kprof writes GATE after the session ended: the GPU is then this
 process's alone (kprof holds the GPU's lock throughout). GATE is JSON, `{"candidates":
-[{"index", "kernel", "range"}, ...]}`: the candidates the session profiled, so that a truth
+[{"index", "kernel", "range"}, ...], "sequence": N, "status": PATH, "serve": BOOL}`: the candidates the session profiled, so that a truth
 process started before the candidates were known (kprof keeps one ready for the next round, a
-truth standby) can measure them; none named, or no GATE within max_wait_seconds, ends the
-process with nothing measured.
+truth standby) can measure them; none named measures nothing, and no GATE within
+max_wait_seconds ends the process. A long-lived profiler keeps its truth process as a worker
+across rounds (the gate's "serve"; run_truth): the reference is timed and counted once per
+problem and GPU, and the next candidate finds everything ready.
 
 Each candidate named is imported, called once (its Triton kernels come from the cache the
 session filled) and measured by truth.Truth.measure: the check of that call's outputs against
-the reference's, its timing, the reference's summary. The results go to the plan's status file
-in the harness's status format ("check", "timing", "reference" per candidate), which kprof
+the reference's, its timing, the reference's summary. The results go to the gate's status file (else
+the plan's) in the harness's status format ("check", "timing", "reference" per candidate), which kprof
 merges into the session's. A candidate that fails here, though it ran under ncu, is not failed:
 its check and timing say why they are missing. A poisoned CUDA context ends the measuring; the
 rest say so.
@@ -36,24 +38,42 @@ from .inputs import choose_cast, make_inputs
 from .modules import candidate_imports, load_module
 from .problem import load_problem
 from .report import EXIT_OK, EXIT_PROBLEM_INVALID, describe_exception, exception_words, log
-from .status import new_candidate_status
+from .status import StatusFile, new_candidate_status
 from .truth import make_truth
 
 POLL_SECONDS = 0.005
 
 
-def wait_for_gate(path, max_wait_seconds):
-    """The candidates GATE names once it exists, [{"index", "kernel", "range"}, ...] (empty for
-    none), or None when it did not come within max_wait_seconds."""
+def wait_for_gate(path, max_wait_seconds, last=0):
+    """The gate at `path` once one newer than sequence `last` is there, {"candidates": [{"index",
+    "kernel", "range"}, ...], "sequence", "status", "serve"}, or None when none came within
+    max_wait_seconds. kprof replaces the gate whole (a rename), so a new file is a new gate; one
+    without "sequence" is the first."""
     deadline = time.perf_counter() + max_wait_seconds
-    while not os.path.exists(path):
+    seen = None
+    while True:
+        try:
+            info = os.stat(path)
+            signature = (info.st_ino, info.st_mtime_ns, info.st_size)
+        except FileNotFoundError:
+            signature = None
+        if signature is not None and signature != seen:
+            seen = signature
+            with open(path, "r", encoding="utf-8") as f:
+                gate = json.load(f)
+            sequence = int(gate.get("sequence", 1))
+            if sequence > last:
+                status = gate.get("status")
+                return {
+                    "candidates": [{"index": int(c["index"]), "kernel": str(c["kernel"]), "range": str(c["range"])}
+                                   for c in gate["candidates"]],
+                    "sequence": sequence,
+                    "status": str(status) if status is not None else None,
+                    "serve": gate.get("serve") is True,
+                }
         if time.perf_counter() >= deadline:
             return None
         time.sleep(POLL_SECONDS)
-    with open(path, "r", encoding="utf-8") as f:
-        gate = json.load(f)
-    return [{"index": int(c["index"]), "kernel": str(c["kernel"]), "range": str(c["range"])}
-            for c in gate["candidates"]]
 
 
 def prepare(problem, plan):
@@ -78,8 +98,17 @@ def missing(entry, why):
 def run_truth(plan, status_file, gate_path, max_wait_seconds):
     """The truth mode; returns the exit code (0 once the status is written, whatever was
     measured; 2 when the problem could not be loaded: kprof then keeps the session's answer
-    without the truth)."""
+    without the truth).
+
+    A gate with "serve" keeps the process for the next gate (a long-lived profiler's truth
+    worker, one per problem and GPU): the problem, its reference (timed and counted once) and
+    the CUDA context stay; each gate gets the inputs made again (the same seed, so the same
+    values: a candidate that wrote into its inputs leaves nothing behind), its own status file
+    (the gate's "status", in the round's directory) and ends with "serving" saying whether this
+    process waits for another. It stops serving after a candidate poisoned its CUDA context, and
+    when no gate came within max_wait_seconds."""
     status = status_file.status
+    status["pid"] = os.getpid()
     status_file.set_phase("import_problem")
     try:
         problem = load_problem(plan, status)
@@ -91,25 +120,49 @@ def run_truth(plan, status_file, gate_path, max_wait_seconds):
     started = time.perf_counter()
     prepare(problem, plan)
     status["prepare_seconds"] = time.perf_counter() - started
-    status_file.set_phase("standby")
-    started = time.perf_counter()
-    try:
-        wanted = wait_for_gate(gate_path, max_wait_seconds)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        log("truth: unreadable gate: %s" % exception_words(exc))
-        wanted = None
-    status["standby_wait_seconds"] = time.perf_counter() - started
+    last = 0
+    served = 0
+    while True:
+        status_file.set_phase("standby")
+        started = time.perf_counter()
+        try:
+            gate = wait_for_gate(gate_path, max_wait_seconds, last)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log("truth: unreadable gate: %s" % exception_words(exc))
+            gate = None
+        status["standby_wait_seconds"] = time.perf_counter() - started
+        if gate is None:
+            log("truth: no gate")
+            status_file.set_phase("done")
+            return EXIT_OK
+        last = gate["sequence"]
+        served += 1
+        round_file = status_file
+        if gate["status"] is not None and os.path.abspath(gate["status"]) != status_file.path:
+            round_file = StatusFile(gate["status"], dict(status))
+        round_file.status.update({"sequence": last, "rounds_served": served, "serving": False, "candidates": []})
+        code, poisoned = measure_round(problem, plan, round_file, gate["candidates"])
+        round_file.status["serving"] = gate["serve"] and code == EXIT_OK and poisoned is None
+        round_file.set_phase("done")
+        if not round_file.status["serving"]:
+            return code
+
+
+def measure_round(problem, plan, status_file, wanted):
+    """The candidates of one gate, into `status_file`: (exit code, why the CUDA context is
+    poisoned or None)."""
+    status = status_file.status
     if not wanted:
         log("truth: nothing to measure")
-        status_file.set_phase("done")
-        return EXIT_OK
+        return EXIT_OK, None
+    started = time.perf_counter()
     status_file.set_phase("inputs")
     try:
         make_inputs(problem, status)
     except (Exception, SystemExit) as exc:
         status["problem_error"] = describe_exception(exc)
-        status_file.write()
-        return EXIT_PROBLEM_INVALID
+        return EXIT_PROBLEM_INVALID, None
+    status["inputs_seconds"] = time.perf_counter() - started
     status["problem_ok"] = True
     status_file.set_phase("candidates")
     status["candidates"] = [new_candidate_status(c["index"], c) for c in wanted]
@@ -127,15 +180,17 @@ def run_truth(plan, status_file, gate_path, max_wait_seconds):
                     poisoned = "cand%d left the CUDA context poisoned outside ncu" % entry["index"]
         entry["ok"] = True
         status_file.set_candidate_phase(entry, "done")
-    status_file.set_phase("done")
-    return EXIT_OK
+    status["measure_seconds"] = time.perf_counter() - started
+    return EXIT_OK, poisoned
 
 
 def measure_candidate(problem, plan, entry, kernel_path, status_file):
     """One candidate: imported, called once with the inputs of its cast, then measured."""
     torch = problem.torch
     status_file.set_candidate_phase(entry, "import_kernel")
+    started = time.perf_counter()
     module = load_module("_kprof_truth_%d" % entry["index"], kernel_path)
+    entry["import_seconds"] = time.perf_counter() - started
     kernel_function = getattr(module, "kernel_function", None)
     if not callable(kernel_function):
         raise AttributeError("kernel.py defines no kernel_function")
@@ -143,6 +198,8 @@ def measure_candidate(problem, plan, entry, kernel_path, status_file):
     _, _, args, kwargs = choose_call(kernel_function, problem, entry["cast"])
     problem.truth.reference(entry["cast"])  # before any call of this cast, as in the session
     status_file.set_candidate_phase(entry, "warmup")
+    started = time.perf_counter()
     result = kernel_function(*args, **kwargs)
     torch.cuda.synchronize()
+    entry["warmup_seconds"] = time.perf_counter() - started
     problem.truth.measure(entry, status_file, lambda: kernel_function(*args, **kwargs), result)

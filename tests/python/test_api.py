@@ -1149,7 +1149,12 @@ def test_standby_answers_the_next_round_and_close_leaves_nothing_running(fake_gp
         # the standby root), outside ncu; its files joined the round's.
         truth_plan = json.loads((fake_gpu / "artifacts" / "round002" / "truth-plan.json").read_text())
         assert "/.standby/" in truth_plan["status_file"] and "-truth-" in truth_plan["status_file"]
-        assert (fake_gpu / "artifacts" / "round002" / "truth-status.json").is_file()
+        # One truth worker per problem and GPU served both rounds (its reference timed once).
+        truth_status = [json.loads((fake_gpu / "artifacts" / name / "truth-status.json").read_text())
+                        for name in ("round001", "round002")]
+        assert truth_status[0]["pid"] == truth_status[1]["pid"]
+        assert [s["rounds_served"] for s in truth_status] == [1, 2]
+        assert all(s["serving"] and s["phase"] == "done" for s in truth_status)
         assert second.report["truth"]["timing"]["timed_in"] == "plain_process"
         assert first.report["truth"]["timing"]["timed_in"] == "plain_process"
     assert eventually(lambda: not standby_processes(fake_gpu))

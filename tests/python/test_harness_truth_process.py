@@ -104,3 +104,69 @@ def test_a_problem_without_model_still_times_the_candidates(tmp_path):
     cand = status["candidates"][0]
     assert cand["check"]["verdict"] == "unchecked" and "no Model" in cand["check"]["reason"]
     assert cand["timing"]["median_us"] > 0
+
+
+def test_a_worker_serves_gate_after_gate_with_one_reference_and_ends_when_none_comes(tmp_path):
+    # A long-lived profiler keeps its truth process across rounds: each gate names its round's
+    # status file and asks it to serve on; a gate seen already is not measured twice.
+    # Round 1's candidate writes ones into its input; round 2's doubles its input and is right
+    # only when the inputs were made again (zeros) for its round.
+    (tmp_path / "doubles.py").write_text("def kernel_function(x):\n    return x * 2.0\n")
+    kernels = [str(TRUTH / "writes_its_input.py"), str(tmp_path / "doubles.py")]
+    script, plan_path = write_plan(tmp_path, TRUTH / "doubling_problem.py", [], truth=PLAN_TRUTH)
+    gate = tmp_path / "gate"
+    env = {"PYTHONPATH": str(FAKE_TORCH), "KPROF_FAKE_EVENT_MS": "0.5", "PATH": "/usr/bin:/bin"}
+    worker = subprocess.Popen([sys.executable, str(script), str(plan_path), "--truth", str(gate), "2"],
+                              cwd=str(tmp_path), env=env, stderr=subprocess.PIPE, text=True)
+
+    def answered(path, sequence):
+        deadline = time.perf_counter() + 60
+        while time.perf_counter() < deadline:
+            try:
+                status = json.loads(path.read_text())
+                if status.get("sequence") == sequence and status["phase"] == "done":
+                    return status
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.01)
+        raise AssertionError("no answer to gate %d" % sequence)
+
+    def open_gate(sequence, indices, status_path, serve=True):
+        text = json.loads(gate_of(kernels, indices))
+        text.update({"sequence": sequence, "status": str(status_path), "serve": serve})
+        temp = tmp_path / "gate.tmp"
+        temp.write_text(json.dumps(text))
+        temp.replace(gate)  # as kprof writes it: a new file whole
+
+    try:
+        open_gate(1, [0], tmp_path / "round1.json")
+        first = answered(tmp_path / "round1.json", 1)
+        open_gate(2, [1], tmp_path / "round2.json")
+        second = answered(tmp_path / "round2.json", 2)
+        assert first["pid"] == second["pid"] == worker.pid
+        assert (first["rounds_served"], second["rounds_served"]) == (1, 2)
+        assert first["serving"] and second["serving"]
+        assert first["candidates"][0]["check"]["verdict"] == "fail"
+        assert [c["index"] for c in second["candidates"]] == [1]
+        assert second["candidates"][0]["check"]["verdict"] == "pass"  # the inputs made again
+        # The reference was timed once, in the first round, and is reused.
+        assert second["candidates"][0]["reference"] == first["candidates"][0]["reference"]
+        assert second["measure_seconds"] > 0 and second["candidates"][0]["import_seconds"] > 0
+        # The last gate rewritten with its own sequence is not measured again.
+        open_gate(2, [0, 1], tmp_path / "round2-again.json")
+        time.sleep(0.5)
+        assert not (tmp_path / "round2-again.json").exists()
+        # No gate within its limit (2 s): the worker ends by itself.
+        assert worker.wait(timeout=30) == 0
+    finally:
+        worker.kill()
+        worker.communicate()
+
+
+def test_a_gate_that_does_not_ask_to_serve_ends_the_process_after_its_round(tmp_path):
+    kernels = ["right.py"]
+    text = json.loads(gate_of(kernels, [0]))
+    text.update({"sequence": 1, "serve": False})
+    done, status, _, _, _ = run_truth_process(tmp_path, kernels, json.dumps(text))
+    assert done.returncode == 0, done.stderr
+    assert status["sequence"] == 1 and status["serving"] is False and status["rounds_served"] == 1

@@ -13,6 +13,7 @@
 #      partial with wrong_output, and the right one ranks first;
 #   4. the per-candidate cost of the truth in the standby agent loop: bench/device/standby.py
 #      (standby, softmax, THINK=2) with TRUTH=1 against TRUTH=0.
+# TRUTH_PARTS="1 2 3 4" picks the checks; LOOP_CASES (softmax) and THINK (2) set check 4's loop.
 # DRY_RUN=1 runs steps 1-3 with the stand-in ncu and the fake torch (tests/standins) and
 # KPROF=<built kprof>, with no GPU: the plumbing only (do_bench and the hand counts need the
 # real torch and are skipped, said so).
@@ -24,6 +25,8 @@ cd "$root"
 dry=${DRY_RUN:-0}
 cases=${CASES:-"vadd twostage softmax matmul"}
 time_tol=${TIME_TOL:-0.03}
+parts=${TRUTH_PARTS:-"1 2 3 4"}
+part() { [[ " $parts " == *" $1 "* ]]; }
 work=$(mktemp -d /tmp/kprof-truth.XXXXXX)
 helper="python3 $root/bench/device/truth.py"
 fails=0
@@ -51,8 +54,8 @@ fi
 
 # ---- 1. time ----------------------------------------------------------------------------------
 note ""
-note "## 1. measured median against do_bench (limit ${time_tol})"
-for case in $cases; do
+part 1 && note "## 1. measured median against do_bench (limit ${time_tol})"
+part 1 && for case in $cases; do
   dir=$(case_dir "$case")
   kernel="$dir/kernel.py"
   [ "$dry" = 1 ] && kernel="$dir/right.py"
@@ -82,7 +85,7 @@ note ""
 note "## 2. speed of light by hand (1%)"
 if [ "$dry" = 1 ]; then
   note "- skipped (dry run: the hand counts need the real torch)"
-else
+elif part 2; then
   for pair in "matmul matmul" "softmax bytes"; do
     set -- $pair
     [[ " $cases " == *" $1 "* ]] && check $helper light "$work/$1/round001/report.json" "$(case_dir "$1")" "$2" 0.01
@@ -90,31 +93,41 @@ else
 fi
 
 # ---- 3. planted wrong candidates -----------------------------------------------------------------
-note ""
-note "## 3. a planted off-by-one and a NaN candidate"
-if [ "$dry" = 1 ]; then
-  dir=$(case_dir truth)
-  set -- "$dir/right.py" "$dir/off_by_one.py" "$dir/nan.py"
-  problem="$dir/problem.py"
-else
-  dir=$(case_dir vadd)
-  $helper plant "$dir" "$work"
-  set -- "$dir/kernel.py" "$work/off_by_one.py" "$work/nan.py"
-  problem="$dir/problem.py"
+if part 3; then
+  note ""
+  note "## 3. a planted off-by-one and a NaN candidate"
+  if [ "$dry" = 1 ]; then
+    dir=$(case_dir truth)
+    set -- "$dir/right.py" "$dir/off_by_one.py" "$dir/nan.py"
+    problem="$dir/problem.py"
+  else
+    dir=$(case_dir vadd)
+    $helper plant "$dir" "$work"
+    set -- "$dir/kernel.py" "$work/off_by_one.py" "$work/nan.py"
+    problem="$dir/problem.py"
+  fi
+  "$kprof" batch "$problem" "$@" "${ncu_args[@]}" --out "$work/planted" --format json \
+    >"$work/planted.json" 2>"$work/planted.err"
+  note "- kprof batch exit $? (expected 0: a batch fails only when every candidate failed)"
+  check $helper wrong "$work/planted.json"
 fi
-"$kprof" batch "$problem" "$@" "${ncu_args[@]}" --out "$work/planted" --format json \
-  >"$work/planted.json" 2>"$work/planted.err"
-note "- kprof batch exit $? (expected 0: a batch fails only when every candidate failed)"
-check $helper wrong "$work/planted.json"
 
 # ---- 4. the truth's cost in the standby agent loop ----------------------------------------------
-if [ "$dry" != 1 ]; then
+loop_cases=${LOOP_CASES:-softmax}
+think=${THINK:-2}
+if [ "$dry" != 1 ] && part 4; then
   note ""
-  note "## 4. per-candidate cost in the standby agent loop (softmax, 5 candidates, THINK=2)"
+  note "## 4. per-candidate cost in the standby agent loop ($loop_cases, 5 candidates, THINK=$think)"
   for t in 0 1; do
     note "- TRUTH=$t:"
-    PYTHONPATH="$build/python" TRUTH=$t MODES=standby CASES=softmax THINK=2 timeout 150 \
+    PYTHONPATH="$build/python" TRUTH=$t MODES=standby CASES="$loop_cases" THINK=$think timeout 240 \
       python3 bench/device/standby.py "$work/loop$t" 2>&1 | grep 'standby=' | tee -a "$summary"
+  done
+  # Each round's truth: which process answered it (one worker per problem and GPU), how long it
+  # waited for its gate and how long it measured.
+  for status in "$work"/loop1/standby/*/round*/truth-status.json; do
+    [ -f "$status" ] || continue
+    note "  - $(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); c=(s.get("candidates") or [{}])[0]; print(sys.argv[1].split("/loop1/standby/")[1].rsplit("/", 1)[0], "pid", s.get("pid"), "rounds_served", s.get("rounds_served"), "prepare %.2f s" % (s.get("prepare_seconds") or 0), "measure %.2f s" % (s.get("measure_seconds") or 0), "import %.2f s warmup %.2f s" % (c.get("import_seconds") or 0, c.get("warmup_seconds") or 0))' "$status" 2>&1 | tail -1)"
   done
 fi
 

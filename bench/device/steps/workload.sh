@@ -36,6 +36,14 @@ note_environment
 note ""
 build_unless_skipped
 
+# Where a run's wall time went (DIR ERR): its report's phase times and its progress lines.
+phases() {
+  local report
+  report=$(find "$1" -name report.json 2>/dev/null | head -1)
+  [ -n "$report" ] && note "- phases: $(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["metadata"]; t=m.get("timeline") or {}; print(", ".join("%s %.2f" % (k, v) for k, v in sorted(m.items()) if k.endswith("_seconds") and isinstance(v, (int, float))), "| timeline", {k: t.get(k) for k in ("process_seconds", "call_us", "launches")})' "$report" 2>&1 | tail -1)"
+  note "- progress: $(tr '\n' ' ' <"$2" | cut -c1-600)"
+}
+
 # A candidate per problem: the reference itself.
 candidate() { # PROBLEM -> path of its kernel.py
   local name dir
@@ -124,6 +132,10 @@ profile_runs() { # NAME PROBLEM RUNS LAUNCHES
       >"$logs/$name-$launches-$i.out" 2>"$logs/$name-$launches-$i.err"
     rc=$?
     times+=("$(elapsed "$t0" "$(now)")")
+    if [ "$i" = 1 ]; then # noted after the table
+      echo "- $name ($launches), run 1:" >>"$work/phases.md"
+      summary="$work/phases.md" phases "$dir" "$logs/$name-$launches-$i.err" >/dev/null
+    fi
   done
   report=$(find "$work/runs/$name-$launches-1" -name report.json 2>/dev/null | head -1)
   local facts="- | - | -"
@@ -153,6 +165,7 @@ for entry in $profiles; do
   profile_runs "${name#l1_}" "$kb/$name.py" "$(runs "$count")" "$launches"
 done
 note ""
+[ -f "$work/phases.md" ] && tee -a "$summary" <"$work/phases.md" && note ""
 
 # ---- 3. what the reports say ----------------------------------------------------------------------
 part 3 && note "## 3. the reports (prompt format, first lines) and progress"
@@ -185,6 +198,7 @@ part 4 && for entry in $models; do
   head -24 "$logs/model-$name-${mode:-eager}.out" >>"$summary"
   [ "$rc" = 0 ] || tail -5 "$logs/model-$name-${mode:-eager}.err" >>"$summary"
   note '```'
+  phases "$dir" "$logs/model-$name-${mode:-eager}.err"
 done
 
 tar -C "$work" -czf "$out/workload-logs.tar.gz" logs runs 2>/dev/null
