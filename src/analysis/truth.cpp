@@ -58,6 +58,38 @@ Json timing_json(const Json& timing) {
                "flush_bytes", "timed_in", "gpu_before", "gpu_after", "gpu_moved"});
 }
 
+/// The candidate's speed-up over the reference, like against like: the ratio of their medians
+/// when both were timed in one mode, else of their eager medians (a graph summary keeps its
+/// eager one: a call of thousands of launches may be timed eagerly while the reference went
+/// into a CUDA graph, and the graph's median leaves out the host's launches); the mode compared
+/// in `mode`, a note when the modes differed. Null when no like pair exists.
+Json speedup_json(const Json& timing, const Json& ref_timing, std::string& mode, Json& notes) {
+  const auto mode_of = [](const Json& of) { // eager unless it says otherwise, as timing.py times
+    const std::string word = text_of(of, "mode");
+    return word.empty() ? std::string("eager") : word;
+  };
+  const std::string own_mode = mode_of(timing);
+  const std::string ref_mode = mode_of(ref_timing);
+  std::optional<double> median = number_of(timing, "median_us");
+  std::optional<double> ref_median = number_of(ref_timing, "median_us");
+  mode = own_mode;
+  if (own_mode != ref_mode) {
+    median = own_mode == "eager" ? median : number_of(timing, "eager_median_us");
+    ref_median = ref_mode == "eager" ? ref_median : number_of(ref_timing, "eager_median_us");
+    mode = "eager";
+    if (median && ref_median) {
+      notes.push_back(fmt::format(
+          "the candidate was timed in {} mode and the reference in {}: the speed-up compares "
+          "their eager medians ({:.2f} us against the reference's {:.2f} us)",
+          own_mode, ref_mode, *median, *ref_median));
+    }
+  }
+  if (!median || !ref_median || *median <= 0) {
+    return nullptr;
+  }
+  return *ref_median / *median;
+}
+
 Json check_json(const Json& check) {
   if (!check.is_object()) {
     return nullptr;
@@ -206,14 +238,15 @@ Json truth_json(const TruthEvidence& evidence, const std::optional<GpuSpec>& spe
   if (evidence.reference.is_object()) {
     const auto timing = evidence.reference.find("timing");
     const Json ref_timing = timing != evidence.reference.end() ? *timing : Json(nullptr);
-    const std::optional<double> ref_median = number_of(ref_timing, "median_us");
+    std::string mode;
+    Json speedup = speedup_json(evidence.timing, ref_timing, mode, notes);
     reference = {
         {"error", evidence.reference.contains("error") && evidence.reference["error"].is_string()
                       ? evidence.reference["error"]
                       : Json(nullptr)},
         {"timing", timing_json(ref_timing)},
-        {"speedup", ref_median && median_us && *median_us > 0 ? Json(*ref_median / *median_us)
-                                                              : Json(nullptr)}};
+        {"speedup_mode", speedup.is_null() ? Json(nullptr) : Json(mode)},
+        {"speedup", std::move(speedup)}};
     const auto counts = evidence.reference.find("speed_of_light");
     if (counts != evidence.reference.end()) {
       light = speed_of_light_json(*counts, spec, median_us, notes);

@@ -31,9 +31,9 @@ Result<RunRequest> run_request(const TableOptions& words) {
   if (!request) {
     return request;
   }
-  if (stderr_is_terminal()) {
-    request->options.on_progress = [](const std::string& line) { print_message("kprof: ", line); };
-  }
+  // Progress lines on stderr, with a terminal or without (a job's log, an agent's pipe): a long
+  // run (a model's two tiers, a wait for a standby) says what it does and how far it is.
+  request->options.on_progress = [](const std::string& line) { print_message("kprof: ", line); };
   return request;
 }
 

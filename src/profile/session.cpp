@@ -9,6 +9,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <set>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -604,7 +605,15 @@ private:
 
   /// The session under ncu, on a standby or cold.
   SessionOutcome run_profiled(const SessionRequest& request) {
-    if (m_settings.standby_root.empty()) {
+    SessionOutcome outcome = run_profiled_once(request);
+    remember_launches(request, outcome);
+    return outcome;
+  }
+
+  SessionOutcome run_profiled_once(const SessionRequest& request) {
+    // A standby's ncu replays every launch of the call: a call known to make many goes cold,
+    // timed first (its standbys stay for other rounds).
+    if (m_settings.standby_root.empty() || (single_candidate(request) && timeline_first(request))) {
       return run_cold(request);
     }
     const StandbyKey key = key_of(request);
@@ -747,16 +756,55 @@ private:
   /// Today's path: a fresh harness under ncu for this session alone, with compile workers
   /// beside it when it compiles ahead.
   SessionOutcome run_cold(const SessionRequest& request) const {
-    const auto first = static_cast<std::size_t>(std::max(0, request.plan.first_candidate));
-    if (request.plan.candidates.size() == first + 1 && !request.plan.standby_fifo) {
+    if (single_candidate(request) && !request.plan.standby_fifo) {
+      if (timeline_first(request)) {
+        return run_with_timeline(request);
+      }
       if (m_settings.launches == LaunchTiers::automatic) {
         return run_capped(request);
       }
-      if (m_settings.launches == LaunchTiers::many) {
-        return run_with_timeline(request);
-      }
     }
     return run_session(request);
+  }
+
+  static bool single_candidate(const SessionRequest& request) {
+    const auto first = static_cast<std::size_t>(std::max(0, request.plan.first_candidate));
+    return request.plan.candidates.size() == first + 1;
+  }
+
+  /// Whether a round of one candidate is timed outside ncu before its session (run_with_timeline):
+  /// under `--launches many`, and under `auto` for a problem whose last call made many launches
+  /// (a model in an agent's loop: its first round pays the capped session, the next ones not).
+  bool timeline_first(const SessionRequest& request) const {
+    if (m_settings.launches == LaunchTiers::many) {
+      return true;
+    }
+    if (m_settings.launches != LaunchTiers::automatic) {
+      return false;
+    }
+    const std::lock_guard<std::mutex> hold(m_launch_mutex);
+    return m_many_launches.contains(request.plan.problem.string());
+  }
+
+  /// Remembers whether the call of a round of one candidate made more than
+  /// k_two_tier_threshold launches (its timeline, else the launches ncu replayed).
+  void remember_launches(const SessionRequest& request, const SessionOutcome& outcome) const {
+    std::optional<bool> many;
+    if (outcome.timeline) {
+      many = needs_two_tiers(*outcome.timeline);
+    } else if (outcome.capture && !outcome.capture->kernels.empty()) {
+      // A standby's session replayed every launch; the primer may be among them.
+      many = outcome.capture->kernels.size() > k_two_tier_threshold + 1;
+    }
+    if (!single_candidate(request) || !many) {
+      return;
+    }
+    const std::lock_guard<std::mutex> hold(m_launch_mutex);
+    if (*many) {
+      m_many_launches.insert(request.plan.problem.string());
+    } else {
+      m_many_launches.erase(request.plan.problem.string());
+    }
   }
 
   /// One session under ncu over a fresh harness (with compile workers beside it when it compiles
@@ -1292,6 +1340,11 @@ private:
   std::atomic<int> m_started{0};
   /// Why the last standby could not be made, empty once one could (m_mutex).
   std::string m_standby_unavailable;
+  /// The problems whose last call of one candidate made more than k_two_tier_threshold
+  /// launches (remember_launches): under `--launches auto` their next round is timed first,
+  /// never capped nor on a standby (whose ncu replays every launch). m_launch_mutex.
+  mutable std::mutex m_launch_mutex;
+  mutable std::set<std::string> m_many_launches;
 };
 
 } // namespace

@@ -31,6 +31,24 @@ std::string scaled(double value, std::string_view unit) {
   return fmt::format("{} {}", format_fixed(value, 0), unit);
 }
 
+/// The reference's time as the speed-up compared it: its median, or when the two were timed in
+/// different modes their eager medians (analysis/truth.cpp, speedup_json), each named.
+std::string reference_words(const Json& timing, const Json& ref_timing, const Json& reference) {
+  const std::string own_mode = text_at(timing, "mode", "eager");
+  const std::string ref_mode = text_at(ref_timing, "mode", "eager");
+  if (text_at(reference, "speedup_mode", ref_mode) != "eager" || own_mode == ref_mode) {
+    return us_text(number_at(ref_timing, "median_us"));
+  }
+  if (ref_mode == "graph") {
+    return fmt::format("{} eager ({} as a CUDA graph)",
+                       us_text(number_at(ref_timing, "eager_median_us")),
+                       us_text(number_at(ref_timing, "median_us")));
+  }
+  return fmt::format("{} eager, against the candidate's eager {}",
+                     us_text(number_at(ref_timing, "median_us")),
+                     us_text(number_at(timing, "eager_median_us")));
+}
+
 std::string timing_line(const Json& timing, const Json* reference) {
   if (const Json* error = member(timing, "error")) {
     return "Measured: not timed: " + (error->is_string() ? error->get<std::string>() : "");
@@ -48,8 +66,8 @@ std::string timing_line(const Json& timing, const Json* reference) {
     const Json* ref_timing = member(*reference, "timing");
     if (ref_timing != nullptr && number_at(*ref_timing, "median_us")) {
       const auto speedup = number_at(*reference, "speedup");
-      line += fmt::format("; PyTorch reference {}{}", us_text(number_at(*ref_timing, "median_us")),
-                          speedup ? fmt::format(": {}x", format_fixed(*speedup, 2)) : "");
+      line += "; PyTorch reference " + reference_words(timing, *ref_timing, *reference) +
+              (speedup ? fmt::format(": {}x", format_fixed(*speedup, 2)) : "");
     } else if (const Json* error = member(*reference, "error");
                error != nullptr && error->is_string()) {
       line += "; no reference time (" + error->get<std::string>() + ")";

@@ -510,6 +510,38 @@ def test_a_models_many_launches_report_their_progress_and_what_the_budget_left_o
     assert "Workload: 202 launches of 4 distinct kernels" in results.prompt()
 
 
+def test_an_agents_loop_on_a_model_is_timed_first_after_its_first_round_and_never_on_a_standby(
+    fake_gpu, monkeypatch, caplog
+):
+    """Under launches="auto" a standby's ncu would replay every launch of a model's call (202
+    here, 2 s each): the first round finds the call long in its capped session, and the next
+    rounds of that problem are timed first and replay representatives only, cold; a problem of
+    few launches keeps its standby."""
+    monkeypatch.setenv("KPROF_FAKE_STEPS", "100")
+    logger = logging.getLogger("kprof-test-model-loop")
+    kernel = CASES / "many_launches" / "kernel.py"
+    with caplog.at_level(logging.INFO, logger="kprof-test-model-loop"):
+        with kprof.KernelProfiler(logger, fake_gpu / "artifacts", fake_gpu / "logs", ncu_bin_path=FAKE_NCU,
+                                  max_replayed=3, standby=True) as profiler:
+            first = profiler.profile(kernel, VADD_PROBLEM, 1)
+            assert eventually(lambda: standby_processes(fake_gpu)), "no standby was started"
+            first_lines = [record.getMessage() for record in caplog.records]
+            caplog.clear()
+            monkeypatch.setenv("KPROF_FAKE_NCU_REPLAY_SECONDS", "2")  # a full replay would take 400 s
+            second = profiler.profile(kernel, VADD_PROBLEM, 2)
+            second_lines = [record.getMessage() for record in caplog.records]
+            monkeypatch.delenv("KPROF_FAKE_NCU_REPLAY_SECONDS")
+            third = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 3)  # one launch: two tiers no more
+            fourth = profiler.profile(VADD_KERNEL, VADD_PROBLEM, 4)
+    assert any("went on past 34 replayed launches" in line for line in first_lines), first_lines
+    assert first.report["workload"]["launches"] == 202
+    assert not any("went on past" in line for line in second_lines), second_lines
+    assert second.report["metadata"]["standby"] is False
+    assert (second.report["workload"]["launches"], second.report["workload"]["replayed"]) == (202, 3)
+    assert "workload" not in third.report and "workload" not in fourth.report
+    assert fourth.report["metadata"]["standby"] is True
+
+
 def test_profile_model_ranks_a_models_kernels_by_their_share_as_kprof_model_does(fake_gpu, monkeypatch):
     """kprof.profile_model (issue 42 item 4): the problem's Model written as the candidate under
     out_dir/model/ and profiled with the command's defaults (launches="many", no check), its

@@ -40,7 +40,7 @@ build_unless_skipped
 phases() {
   local report
   report=$(find "$1" -name report.json 2>/dev/null | head -1)
-  [ -n "$report" ] && note "- phases: $(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["metadata"]; t=m.get("timeline") or {}; print(", ".join("%s %.2f" % (k, v) for k, v in sorted(m.items()) if k.endswith("_seconds") and isinstance(v, (int, float))), "| timeline", {k: t.get(k) for k in ("process_seconds", "call_us", "launches")})' "$report" 2>&1 | tail -1)"
+  [ -n "$report" ] && note "- phases: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["metadata"]; w=d.get("workload") if isinstance(d.get("workload"), dict) else {}; print(", ".join("%s %.2f" % (k, v) for k, v in sorted(list(m.items()) + list(w.items())) if "seconds" in k and isinstance(v, (int, float))))' "$report" 2>&1 | tail -1)"
   note "- progress: $(tr '\n' ' ' <"$2" | cut -c1-600)"
 }
 

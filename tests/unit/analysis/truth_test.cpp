@@ -78,6 +78,37 @@ TEST(TruthJson, SaysTheSpeedOfLightTheShareAndTheSpeedup) {
   EXPECT_NE(notes.find("SM clock 1980 -> 1500 MHz"), std::string::npos);
 }
 
+TEST(TruthJson, TheSpeedupComparesLikeWithLikeWhenTheModesDiffer) {
+  // Measured on the H100 (docs/device-runs/2026-12-06-truth.md): KernelBench's LSTM as its own
+  // candidate, 6,244 launches, timed eagerly at 26.79 ms while its reference went into a CUDA
+  // graph (8.29 ms): the same model was called 0.31x of itself.
+  TruthEvidence evidence = softmax_evidence(26790);
+  evidence.reference["timing"] = {
+      {"median_us", 8290}, {"eager_median_us", 26900}, {"mode", "graph"}};
+  Json truth = truth_json(evidence, h100(), std::nullopt, 6244);
+  EXPECT_NEAR(truth["reference"]["speedup"].get<double>(), 26900.0 / 26790.0, 1e-12);
+  EXPECT_EQ(truth["reference"]["speedup_mode"], "eager");
+  EXPECT_NE(truth["notes"].dump().find("timed in eager mode and the reference in graph"),
+            std::string::npos);
+  // A candidate in a graph against an eager reference: eager against eager too.
+  evidence.timing["mode"] = "graph";
+  evidence.timing["median_us"] = 10.0;
+  evidence.timing["eager_median_us"] = 20.0;
+  evidence.reference["timing"] = {{"median_us", 40.0}, {"mode", "eager"}};
+  truth = truth_json(evidence, h100(), std::nullopt, 1);
+  EXPECT_NEAR(truth["reference"]["speedup"].get<double>(), 2.0, 1e-12);
+  // A graph median without its eager one has no like pair: no speed-up rather than a wrong one.
+  evidence.timing.erase("eager_median_us");
+  truth = truth_json(evidence, h100(), std::nullopt, 1);
+  EXPECT_TRUE(truth["reference"]["speedup"].is_null());
+  EXPECT_TRUE(truth["reference"]["speedup_mode"].is_null());
+  // One mode: the medians, in that mode.
+  evidence.reference["timing"] = {{"median_us", 30.0}, {"mode", "graph"}};
+  truth = truth_json(evidence, h100(), std::nullopt, 1);
+  EXPECT_NEAR(truth["reference"]["speedup"].get<double>(), 3.0, 1e-12);
+  EXPECT_EQ(truth["reference"]["speedup_mode"], "graph");
+}
+
 TEST(TruthJson, SaysWhenNcusDurationAndTheMedianDifferByMoreThanTheThreshold) {
   const Json truth = truth_json(softmax_evidence(41.2), h100(), 20.0 * 1000, 3);
   const Json& versus = truth["ncu_vs_measured"];
