@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdlib>
 #include <set>
 #include <string>
 
@@ -93,6 +94,29 @@ int width_of(std::string_view suffix) {
   return 1;
 }
 
+/// Bytes per lane of a memory instruction's opcode: its width suffix (.64, .128), or its packed
+/// type (Hopper's vector atomics: ATOMG.E.ADD.F32x4 updates four floats, 16 bytes, per lane;
+/// .F16x2 two halves, 4 bytes), else 4.
+int access_bytes_of(std::string_view opcode) {
+  int bytes = 4 * width_of(opcode);
+  for (std::size_t x = opcode.find('x'); x != std::string_view::npos; x = opcode.find('x', x + 1)) {
+    std::size_t digits = x;
+    while (digits > 0 && std::isdigit(static_cast<unsigned char>(opcode[digits - 1])) != 0) {
+      --digits;
+    }
+    if (digits == x || x + 1 >= opcode.size() ||
+        std::isdigit(static_cast<unsigned char>(opcode[x + 1])) == 0) {
+      continue;
+    }
+    const int bits = std::atoi(std::string(opcode.substr(digits, x - digits)).c_str());
+    const int lanes = opcode[x + 1] - '0';
+    if ((bits == 16 || bits == 32 || bits == 64) && (lanes == 2 || lanes == 4 || lanes == 8)) {
+      bytes = std::max(bytes, bits / 8 * lanes);
+    }
+  }
+  return bytes;
+}
+
 bool is_name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
 }
@@ -167,7 +191,7 @@ SassOp decode_sass(std::string_view text) {
   const std::string_view operands_text =
       space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
   op.kind = kind_of(opcode);
-  op.access_bytes = 4 * width_of(opcode);
+  op.access_bytes = access_bytes_of(opcode);
   const std::vector<std::string_view> operands = split_operands(operands_text);
   std::size_t first_read = 0;
   if (!operands.empty() && !writes_no_register(op.kind) && operands.front().starts_with('R') &&

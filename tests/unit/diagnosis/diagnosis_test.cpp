@@ -41,6 +41,16 @@ TEST(SassDecoding, GivesStoresAndReductionsNoDestination) {
       decode_sass("ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU PT, RZ, desc[UR6][R2.64], R5");
   EXPECT_EQ(atomic.kind, SassKind::global_atomic);
   EXPECT_TRUE(atomic.writes.empty());
+  EXPECT_EQ(atomic.access_bytes, 4);
+  // Hopper's packed atomics (recorded on an H100, 2026-12-06: Triton's tl.atomic_add of a block
+  // of floats): four floats per lane are 16 bytes, two halves 4.
+  EXPECT_EQ(
+      decode_sass("ATOMG.E.ADD.F32x4.FTZ.RN.STRONG.GPU PT, RZ, desc[UR6][R2.64], R8").access_bytes,
+      16);
+  EXPECT_EQ(decode_sass("REDG.E.ADD.F16x2.RN.STRONG.GPU desc[UR4][R2.64], R5").access_bytes, 4);
+  EXPECT_EQ(
+      decode_sass("ATOMG.E.ADD.F32x2.FTZ.RN.STRONG.GPU PT, RZ, desc[UR6][R2.64], R8").access_bytes,
+      8);
   EXPECT_EQ(decode_sass("LDL R3, [R1+0x10]").kind, SassKind::local_load);
   EXPECT_EQ(decode_sass("STL [R1+0x10], R3").kind, SassKind::local_store);
   EXPECT_EQ(decode_sass("HMMA.16816.F32 R4, R8, R12, R4").kind, SassKind::tensor);
