@@ -16,6 +16,7 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -117,6 +118,17 @@ int access_bytes_of(std::string_view opcode) {
   return bytes;
 }
 
+/// The predicate register an operand names ("P3", "!P3"), PT excepted.
+std::optional<int> predicate_of(std::string_view operand) {
+  if (operand.starts_with('!')) {
+    operand.remove_prefix(1);
+  }
+  if (operand.size() == 2 && operand[0] == 'P' && operand[1] >= '0' && operand[1] <= '6') {
+    return operand[1] - '0';
+  }
+  return std::nullopt;
+}
+
 bool is_name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
 }
@@ -184,6 +196,9 @@ SassOp decode_sass(std::string_view text) {
   text.remove_prefix(at);
   if (text.starts_with('@')) { // the predicate guarding the instruction
     const std::size_t space = text.find(' ');
+    if (const std::optional<int> guard = predicate_of(text.substr(1, space - 1))) {
+      op.predicates_read.push_back(*guard);
+    }
     text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
   }
   const std::size_t space = text.find(' ');
@@ -210,6 +225,17 @@ SassOp decode_sass(std::string_view text) {
   for (std::size_t i = first_read; i < operands.size(); ++i) {
     registers_in(operands[i], op.reads);
   }
+  // Predicates right after the destination (or first: ISETP P0, PT, ...) are written; any after
+  // the first source operand are read.
+  bool destinations = true;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const std::optional<int> predicate = predicate_of(operands[i]);
+    if (predicate) {
+      (destinations ? op.predicates_written : op.predicates_read).push_back(*predicate);
+    } else if (operands[i] != "PT" && operands[i] != "!PT" && !(i == 0 && first_read == 1)) {
+      destinations = false;
+    }
+  }
   return op;
 }
 
@@ -228,15 +254,34 @@ bool is_short_scoreboard_producer(const SassOp& op) {
 std::vector<std::size_t> scoreboard_producers(const std::vector<SassOp>& ops,
                                               bool (*is_producer)(const SassOp&),
                                               std::size_t max_steps) {
+  // General registers by number, predicates after them (k_predicate_base + n).
+  constexpr int k_predicate_base = 1000;
+  const auto written = [&](const SassOp& op) {
+    std::vector<int> out = op.writes;
+    for (const int p : op.predicates_written) {
+      out.push_back(k_predicate_base + p);
+    }
+    return out;
+  };
+  const auto read = [&](const SassOp& op) {
+    std::vector<int> out = op.reads;
+    for (const int p : op.predicates_read) {
+      out.push_back(k_predicate_base + p);
+    }
+    return out;
+  };
   std::vector<std::size_t> producers(ops.size());
   for (std::size_t consumer = 0; consumer < ops.size(); ++consumer) {
     producers[consumer] = consumer;
+    // What the consumer waits for: its operands' registers (not its guard: a load's address is
+    // what it waits on; the guard only decides whether it runs).
     std::set<int> wanted(ops[consumer].reads.begin(), ops[consumer].reads.end());
     const std::size_t stop = consumer > max_steps ? consumer - max_steps : 0;
     for (std::size_t j = consumer; j-- > stop && !wanted.empty();) {
       const SassOp& op = ops[j];
-      const bool writes_wanted = std::any_of(op.writes.begin(), op.writes.end(),
-                                             [&](int r) { return wanted.contains(r); });
+      const std::vector<int> writes = written(op);
+      const bool writes_wanted =
+          std::any_of(writes.begin(), writes.end(), [&](int r) { return wanted.contains(r); });
       if (!writes_wanted) {
         continue;
       }
@@ -244,11 +289,13 @@ std::vector<std::size_t> scoreboard_producers(const std::vector<SassOp>& ops,
         producers[consumer] = j;
         break;
       }
-      // Arithmetic: what it computed from is what the consumer waits for.
-      for (const int r : op.writes) {
+      // Arithmetic, a compare, a predicated move: what it computed from is what the consumer
+      // waits for.
+      for (const int r : writes) {
         wanted.erase(r);
       }
-      wanted.insert(op.reads.begin(), op.reads.end());
+      const std::vector<int> reads = read(op);
+      wanted.insert(reads.begin(), reads.end());
     }
   }
   return producers;

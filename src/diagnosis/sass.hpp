@@ -32,7 +32,12 @@ struct SassOp {
   SassKind kind = SassKind::other;
   std::vector<int> writes; ///< general registers written (RZ never)
   std::vector<int> reads;  ///< general registers read
-  int access_bytes = 0;    ///< bytes per lane of a memory access (.64 -> 8, .128 -> 16, else 4)
+  /// Predicates (P0..P6) written (a compare's results, a carry out) and read (the guard @P0, a
+  /// select's condition, a carry in); PT never. A value can reach an address through them: a
+  /// binary search's next index is chosen by comparing the value it loaded last.
+  std::vector<int> predicates_written;
+  std::vector<int> predicates_read;
+  int access_bytes = 0; ///< bytes per lane of a memory access (.64 -> 8, .128 -> 16, else 4)
 };
 
 /// Decodes the SASS text of a source-page row. Text it does not know is `other`, with the

@@ -81,6 +81,38 @@ TEST(ScoreboardProducers, FollowAStoreBackThroughArithmeticToTheLoad) {
   EXPECT_EQ(producers[5], 5U);
 }
 
+TEST(SassDecoding, ReadsWhichPredicatesAreWrittenAndWhichRead) {
+  const diagnosis::SassOp compare = decode_sass("ISETP.GE.AND P0, PT, R4, UR6, PT");
+  EXPECT_EQ(compare.predicates_written, (std::vector<int>{0}));
+  EXPECT_TRUE(compare.predicates_read.empty());
+  EXPECT_EQ(decode_sass("@!P2 LDG.E R5, desc[UR4][R8.64]").predicates_read, (std::vector<int>{2}));
+  EXPECT_EQ(decode_sass("SEL R5, R6, R7, !P1").predicates_read, (std::vector<int>{1}));
+  const diagnosis::SassOp carry_out = decode_sass("LEA R6, P3, R8, R2, 0x2");
+  EXPECT_EQ(carry_out.predicates_written, (std::vector<int>{3}));
+  EXPECT_EQ(carry_out.writes, (std::vector<int>{6}));
+  EXPECT_EQ(decode_sass("LEA.HI.X.SX32 R7, R8, R3, 0x2, P3").predicates_read,
+            (std::vector<int>{3}));
+}
+
+TEST(ScoreboardProducers, FollowAnAddressChosenByComparingTheLastLoadedValue) {
+  // One step of a binary search as Triton unrolls it (recorded on an H100, 2026-12-06): the
+  // next index is lo or mid + 1 as the value loaded last compares, so the next load's address
+  // waits for the last load through a predicate.
+  const std::vector<diagnosis::SassOp> ops{
+      decode_sass("LDG.E R9, desc[UR4][R6.64]"),        // 0: a[mid]
+      decode_sass("FSETP.GTU.AND P0, PT, R4, R9, PT"),  // 1: x > a[mid]
+      decode_sass("@P0 IADD3 R10, R8, 0x1, RZ"),        // 2: lo = mid + 1
+      decode_sass("IMAD.IADD R5, R10, 0x1, R11"),       // 3: lo + hi
+      decode_sass("SHF.R.S32.HI R8, RZ, 0x1, R5"),      // 4: mid
+      decode_sass("LEA R6, P3, R8, R2, 0x2"),           // 5: &a[mid]
+      decode_sass("LEA.HI.X.SX32 R7, R8, R3, 0x2, P3"), // 6
+      decode_sass("LDG.E R9, desc[UR4][R6.64]")};       // 7: the next a[mid]
+  const std::vector<std::size_t> producers =
+      diagnosis::scoreboard_producers(ops, diagnosis::is_long_scoreboard_producer);
+  EXPECT_EQ(producers[7], 0U);
+  EXPECT_EQ(producers[4], 0U);
+}
+
 TEST(ToolkitHeaders, AreTheCudaIncludeDirectories) {
   EXPECT_TRUE(diagnosis::is_toolkit_header("/usr/local/cuda/include/device_atomic_functions.hpp"));
   EXPECT_TRUE(diagnosis::is_toolkit_header("/usr/local/cuda/include/crt/sm_80_rt.hpp"));
