@@ -254,22 +254,21 @@ bool is_short_scoreboard_producer(const SassOp& op) {
 std::vector<std::size_t> scoreboard_producers(const std::vector<SassOp>& ops,
                                               bool (*is_producer)(const SassOp&),
                                               std::size_t max_steps) {
-  // General registers by number, predicates after them (k_predicate_base + n).
+  // General registers by number, predicates after them (k_predicate_base + n), gathered once
+  // per instruction: the walk below visits each up to max_steps times.
   constexpr int k_predicate_base = 1000;
-  const auto written = [&](const SassOp& op) {
-    std::vector<int> out = op.writes;
-    for (const int p : op.predicates_written) {
-      out.push_back(k_predicate_base + p);
+  std::vector<std::vector<int>> written(ops.size());
+  std::vector<std::vector<int>> read(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    written[i] = ops[i].writes;
+    for (const int p : ops[i].predicates_written) {
+      written[i].push_back(k_predicate_base + p);
     }
-    return out;
-  };
-  const auto read = [&](const SassOp& op) {
-    std::vector<int> out = op.reads;
-    for (const int p : op.predicates_read) {
-      out.push_back(k_predicate_base + p);
+    read[i] = ops[i].reads;
+    for (const int p : ops[i].predicates_read) {
+      read[i].push_back(k_predicate_base + p);
     }
-    return out;
-  };
+  }
   std::vector<std::size_t> producers(ops.size());
   for (std::size_t consumer = 0; consumer < ops.size(); ++consumer) {
     producers[consumer] = consumer;
@@ -278,14 +277,13 @@ std::vector<std::size_t> scoreboard_producers(const std::vector<SassOp>& ops,
     std::set<int> wanted(ops[consumer].reads.begin(), ops[consumer].reads.end());
     const std::size_t stop = consumer > max_steps ? consumer - max_steps : 0;
     for (std::size_t j = consumer; j-- > stop && !wanted.empty();) {
-      const SassOp& op = ops[j];
-      const std::vector<int> writes = written(op);
+      const std::vector<int>& writes = written[j];
       const bool writes_wanted =
           std::any_of(writes.begin(), writes.end(), [&](int r) { return wanted.contains(r); });
       if (!writes_wanted) {
         continue;
       }
-      if (is_producer(op)) {
+      if (is_producer(ops[j])) {
         producers[consumer] = j;
         break;
       }
@@ -294,8 +292,7 @@ std::vector<std::size_t> scoreboard_producers(const std::vector<SassOp>& ops,
       for (const int r : writes) {
         wanted.erase(r);
       }
-      const std::vector<int> reads = read(op);
-      wanted.insert(reads.begin(), reads.end());
+      wanted.insert(read[j].begin(), read[j].end());
     }
   }
   return producers;
