@@ -47,7 +47,11 @@ def run_truth_process(tmp_path, kernels, gate_text, gate_after=0.0, max_wait="30
             time.sleep(0.01)
         time.sleep(gate_after)
         events_at_gate.extend(log.read_text().splitlines() if log.exists() else [])
-        gate.write_text(gate_text)
+        # As kprof writes it (write_file_atomic): whole, by a rename. A plain write could be
+        # read half-written, which kprof never makes it see.
+        partial = tmp_path / "gate.partial"
+        partial.write_text(gate_text)
+        partial.replace(gate)
 
     opener = threading.Thread(target=open_gate) if gate_text is not None else None
     started = time.perf_counter()
