@@ -2,9 +2,11 @@
 """The checks of bench/device/steps/truth.sh (`bench/device/run truth`, issue 43), one subcommand each; each prints one line
 per verdict ("PASS ..." / "FAIL ...") and exits 1 when any failed.
 
-  do_bench CASE_DIR                 a plain process: triton.testing.do_bench's and
-                                    do_bench_cudagraph's medians of the case's kernel_function on
-                                    its inputs, and kprof's own timing module
+  do_bench CASE_DIR [CAST]          a plain process: triton.testing.do_bench's and
+                                    do_bench_cudagraph's medians of the case's kernel_function
+                                    called as kprof's harness calls it by default ((*inputs,
+                                    *init_inputs); CAST bf16/fp16/fp32, or auto by the kernel's
+                                    words: floating inputs cast), and kprof's own timing module
                                     (templates/kprof_harness/timing.py, eager and graph) in the
                                     same process; prints one JSON line
   compare REPORT BENCH_JSON TOL     the report's eager median against do_bench's (TOL: 0.03);
@@ -51,12 +53,23 @@ def case_inputs(case):
     return torch, problem, inputs
 
 
-def do_bench(case):
+def do_bench(case, cast="none"):
     import triton.testing
 
     torch, problem, inputs = case_inputs(case)
-    kernel = load("kernel", os.path.join(case, "kernel.py")).kernel_function
-    fn = lambda: kernel(*inputs)  # noqa: E731
+    kernel = load("kernel", kernel_file(case)).kernel_function
+    if cast == "auto":
+        sys.path.insert(0, os.path.join(ROOT, "templates"))
+        from kprof_harness.inputs import AUTO_CAST_WORDS
+
+        source = open(kernel_file(case), encoding="utf-8").read().lower()
+        cast = next((word for found, word in AUTO_CAST_WORDS if found in source), "none")
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}.get(cast)
+    if dtype is not None:
+        inputs = [x.to(dtype) if torch.is_tensor(x) and x.is_floating_point() else x for x in inputs]
+    get_init_inputs = getattr(problem, "get_init_inputs", None)
+    args = list(inputs) + (list(get_init_inputs()) if get_init_inputs is not None else [])
+    fn = lambda: kernel(*args)  # noqa: E731
     fn()
     torch.cuda.synchronize()
     bench_ms = triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
@@ -67,6 +80,12 @@ def do_bench(case):
     print(json.dumps({"do_bench_median_us": bench_ms * 1000.0, "plain_median_us": ours["median_us"],
                       "plain_count": ours["count"], "do_bench_cudagraph_median_us": graph_ms * 1000.0,
                       "plain_graph_median_us": graph["median_us"]}))
+
+
+def kernel_file(case):
+    """The case's kernel: kernel.py, or input.py in KernelAgent's optimize examples."""
+    path = os.path.join(case, "kernel.py")
+    return path if os.path.exists(path) else os.path.join(case, "input.py")
 
 
 def truth_of(report_path):
@@ -110,7 +129,7 @@ def light(report_path, case, kind, tolerance):
         (m, k), (_, n) = inputs[0].shape, inputs[1].shape
         by_hand, got, what = 2.0 * m * n * k, sol.get("flops"), "FLOPs (2MNK)"
     else:
-        out = problem.Model()(*inputs)
+        out = problem.Model(*problem.get_init_inputs())(*inputs)
         by_hand = float(sum(t.numel() * t.element_size() for t in inputs) + out.numel() * out.element_size())
         got, what = sol.get("bytes"), "bytes (inputs + output)"
     ok = got is not None and abs(got - by_hand) / by_hand <= tolerance
@@ -147,7 +166,7 @@ def kernel_function(*args, **kwargs):
 
 
 def plant(case, out_dir):
-    base = os.path.abspath(os.path.join(case, "kernel.py"))
+    base = os.path.abspath(kernel_file(case))
     for name, change in (("off_by_one", "flat[flat.numel() // 2] += 1"), ("nan", "flat[1] = float('nan')")):
         with open(os.path.join(out_dir, name + ".py"), "w", encoding="utf-8") as f:
             f.write(PLANT.format(base=base, change=change))

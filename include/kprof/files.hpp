@@ -84,6 +84,16 @@ Result<void> safe_directory_chain(const std::filesystem::path& path);
 /// `path` that others may write is refused. io error saying why otherwise.
 Result<void> private_directory(const std::filesystem::path& path, bool create);
 
+/// The bytes of `path` when it is a regular file of this user that no other user may write,
+/// reached without a symbolic link and at most `max_bytes` long; nullopt otherwise (missing,
+/// another user's, open to others, too long, unreadable): what kprof reads back from its own
+/// caches (the metric check's verdicts, the launch memory), where anything else is ignored.
+std::optional<std::string> read_own_file(const std::filesystem::path& path, std::size_t max_bytes);
+
+/// FNV-1a of `text`, 64 bits, as 16 hex digits: a file name for a cache key (the key itself is
+/// stored inside the file and checked on reading).
+std::string file_name_hash(std::string_view text);
+
 /// A user as messages name one: "uid 65534 (nobody)", or "uid 4242" when the user has no name.
 std::string user_text(unsigned uid);
 

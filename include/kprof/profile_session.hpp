@@ -179,6 +179,9 @@ struct NcuSessionSettings {
   /// timed outside ncu, then replayed again with only the plan's representatives; under `many`
   /// the timeline is made beside the session from its start.
   LaunchTiers launches = LaunchTiers::automatic;
+  /// Where what each problem's call made is remembered beyond this runner (LaunchMemory: the
+  /// out dir's .cache/launches); empty: only while the runner lives.
+  std::filesystem::path launch_memory_dir;
   ReplayBudget budget;
   /// Progress lines of a long session (replays done of planned, elapsed, estimate left).
   std::function<void(const std::string&)> on_progress;

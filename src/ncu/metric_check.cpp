@@ -8,19 +8,14 @@
 #include "kprof/metric_check.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <string_view>
 #include <system_error>
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "kprof/files.hpp"
 #include "kprof/json_file.hpp"
 #include "kprof/strings.hpp"
-#include "util/unique_fd.hpp"
 
 namespace kprof {
 namespace fs = std::filesystem;
@@ -88,40 +83,6 @@ Json key_of(const std::string& ncu_version, const DeviceIdentity& device, const 
               {"metrics", sorted_names(set)}};
 }
 
-/// FNV-1a, 64 bits: a file name for a key (the key itself is checked inside the file).
-std::string hash_of(std::string_view text) {
-  std::uint64_t hash = 14695981039346656037ULL;
-  for (const char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ULL;
-  }
-  return fmt::format("{:016x}", hash);
-}
-
-/// The file's bytes when it is a regular file of this user that nobody else may write.
-std::optional<std::string> read_own_file(const fs::path& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
-  if (!fd) {
-    return std::nullopt;
-  }
-  struct stat info {};
-  if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid() ||
-      (info.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
-      static_cast<std::size_t>(info.st_size) > k_max_verdict_bytes) {
-    return std::nullopt;
-  }
-  std::string data(static_cast<std::size_t>(info.st_size), '\0');
-  std::size_t got = 0;
-  while (got < data.size()) {
-    const ssize_t n = ::read(fd.get(), data.data() + got, data.size() - got);
-    if (n <= 0) {
-      return std::nullopt;
-    }
-    got += static_cast<std::size_t>(n);
-  }
-  return data;
-}
-
 } // namespace
 
 std::optional<DeviceIdentity> read_device_identity(const fs::path& proc_root) {
@@ -170,7 +131,7 @@ std::optional<MetricVerdict> MetricCheckCache::find(const std::string& ncu_versi
     return std::nullopt;
   }
   const Json key = key_of(ncu_version, device, set);
-  auto text = read_own_file(m_dir / (hash_of(key.dump()) + ".json"));
+  auto text = read_own_file(m_dir / (file_name_hash(key.dump()) + ".json"), k_max_verdict_bytes);
   if (!text) {
     return std::nullopt;
   }
@@ -203,7 +164,7 @@ bool MetricCheckCache::store(const std::string& ncu_version, const DeviceIdentit
                     {"key", key},
                     {"unknown", verdict.unknown},
                     {"checked_at", verdict.checked_at}};
-  return write_json_atomic(m_dir / (hash_of(key.dump()) + ".json"), stored).ok();
+  return write_json_atomic(m_dir / (file_name_hash(key.dump()) + ".json"), stored).ok();
 }
 
 } // namespace kprof

@@ -673,6 +673,7 @@ Result<KernelProfiler> KernelProfiler::create(ProfileOptions options) {
   settings.use_sudo = options.use_sudo;
   settings.compile_ahead = environment->compile_ahead;
   settings.launches = options.launches;
+  settings.launch_memory_dir = RoundLayout(options.out_dir).cache_dir() / "launches";
   settings.budget.max_replayed = options.max_replayed;
   settings.on_progress = options.on_progress;
   auto runner = make_ncu_session_runner(std::move(settings));

@@ -9,7 +9,6 @@
 #include <future>
 #include <map>
 #include <mutex>
-#include <set>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -26,6 +25,7 @@
 #include "kprof/profile_session.hpp"
 #include "kprof/round_layout.hpp"
 #include "kprof/source_page.hpp"
+#include "profile/launch_memory.hpp"
 #include "util/unique_fd.hpp"
 
 namespace kprof {
@@ -301,7 +301,8 @@ bool process_alive(long pid) {
 
 class NcuSessionRunner final : public SessionRunner {
 public:
-  explicit NcuSessionRunner(NcuSessionSettings settings) : m_settings(std::move(settings)) {
+  explicit NcuSessionRunner(NcuSessionSettings settings)
+      : m_settings(std::move(settings)), m_launch_memory(m_settings.launch_memory_dir) {
     if (!m_settings.standby_root.empty()) {
       remove_dead_standbys();
     }
@@ -782,8 +783,7 @@ private:
     if (m_settings.launches != LaunchTiers::automatic) {
       return false;
     }
-    const std::lock_guard<std::mutex> hold(m_launch_mutex);
-    return m_many_launches.contains(request.plan.problem.string());
+    return m_launch_memory.many(request.plan.problem);
   }
 
   /// Remembers whether the call of a round of one candidate made more than
@@ -796,14 +796,8 @@ private:
       // A standby's session replayed every launch; the primer may be among them.
       many = outcome.capture->kernels.size() > k_two_tier_threshold + 1;
     }
-    if (!single_candidate(request) || !many) {
-      return;
-    }
-    const std::lock_guard<std::mutex> hold(m_launch_mutex);
-    if (*many) {
-      m_many_launches.insert(request.plan.problem.string());
-    } else {
-      m_many_launches.erase(request.plan.problem.string());
+    if (single_candidate(request) && many) {
+      m_launch_memory.remember(request.plan.problem, *many);
     }
   }
 
@@ -1340,11 +1334,10 @@ private:
   std::atomic<int> m_started{0};
   /// Why the last standby could not be made, empty once one could (m_mutex).
   std::string m_standby_unavailable;
-  /// The problems whose last call of one candidate made more than k_two_tier_threshold
+  /// Whether each problem's last call of one candidate made more than k_two_tier_threshold
   /// launches (remember_launches): under `--launches auto` their next round is timed first,
-  /// never capped nor on a standby (whose ncu replays every launch). m_launch_mutex.
-  mutable std::mutex m_launch_mutex;
-  mutable std::set<std::string> m_many_launches;
+  /// never capped nor on a standby (whose ncu replays every launch).
+  LaunchMemory m_launch_memory;
 };
 
 } // namespace

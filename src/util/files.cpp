@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -388,6 +389,38 @@ Result<void> safe_directory_chain(const std::filesystem::path& path) {
       return {};
     }
   }
+}
+
+std::optional<std::string> read_own_file(const std::filesystem::path& path, std::size_t max_bytes) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (!fd) {
+    return std::nullopt;
+  }
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid() ||
+      (info.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
+      static_cast<std::size_t>(info.st_size) > max_bytes) {
+    return std::nullopt;
+  }
+  std::string data(static_cast<std::size_t>(info.st_size), '\0');
+  std::size_t got = 0;
+  while (got < data.size()) {
+    const ssize_t n = ::read(fd.get(), data.data() + got, data.size() - got);
+    if (n <= 0) {
+      return std::nullopt;
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  return data;
+}
+
+std::string file_name_hash(std::string_view text) {
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", hash);
 }
 
 std::string user_text(unsigned uid) {

@@ -1461,6 +1461,45 @@ TEST_F(KprofProfile, UnderLaunchesAutoACallPastTheCapIsTimedThenReplayedInTwoTie
   EXPECT_NE(note.find("and replayed 4"), std::string::npos) << note; // its rows, not ncu's lines
 }
 
+TEST_F(KprofProfile, UnderLaunchesAutoTheNextKprofOfTheSameOutDirTimesAManyLaunchCallFirst) {
+  // An agent that runs `kprof profile` once per round: the first round finds the call long in
+  // its capped session; the next kprof of the same --out reads that from .cache/launches and
+  // times the call first (no capped session), until the problem's text changes or the file is
+  // not one kprof can trust (open to other users' writes).
+  const fs::path problem = dir() / "problem.py";
+  fs::copy_file(example("vadd/problem.py"), problem);
+  const std::vector<std::pair<std::string, std::string>> env = {
+      {"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+      {"KPROF_FAKE_STEPS", "3000"}};
+  const auto round = [&](int number) {
+    KprofRun run =
+        profile({many_launches_kernel(), problem.string(), "--round", std::to_string(number)}, env);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    char name[16];
+    std::snprintf(name, sizeof name, "round%03d", number);
+    const json report = read_json(out() / name / "report.json");
+    EXPECT_EQ(report["workload"]["launches"], 6002) << report.dump().substr(0, 400);
+    return run.err.find("went on past 34 replayed launches") != std::string::npos;
+  };
+  EXPECT_TRUE(round(1));
+  const fs::path memory = out() / ".cache" / "launches";
+  ASSERT_TRUE(fs::is_directory(memory));
+  EXPECT_EQ(fs::status(memory).permissions() & (fs::perms::group_all | fs::perms::others_all),
+            fs::perms::none);
+  EXPECT_FALSE(round(2)); // timed first
+  {
+    std::ofstream edit(problem, std::ios::app);
+    edit << "\n# edited\n";
+  }
+  EXPECT_TRUE(round(3)); // a changed problem is found long again, and remembered again
+  EXPECT_FALSE(round(4));
+  for (const auto& entry : fs::directory_iterator(memory)) {
+    fs::permissions(entry.path(), fs::perms::group_write | fs::perms::others_write,
+                    std::filesystem::perm_options::add);
+  }
+  EXPECT_TRUE(round(5)); // a file others may write is not read
+}
+
 TEST_F(KprofProfile, UnderLaunchesAutoACallOfFewLaunchesIsReplayedWholeInOneSessionNoTimeline) {
   // The usual candidate: one session, every launch replayed, no timeline process (the cap was
   // not reached), so it costs what --launches all costs.

@@ -4,15 +4,18 @@
 # (bench/device/common.sh, SKIP_BUILD=1 reuses it). Checks, each a PASS/FAIL line in
 # $OUT/summary.md:
 #   1. time: for each case (CASES, default vadd twostage softmax matmul from examples/, copies of
-#      /work/shared/cases), the median kprof measured (in the truth's own process, outside ncu)
+#      /work/shared/cases; an entry with a slash is a case directory relative to the repository,
+#      e.g. .kernelagent/examples/optimize_02_rmsnorm, whose kernel is kernel.py or input.py), the median kprof measured (in the truth's own process, outside ncu)
 #      and the cold profile's wall time with and without the truth, against
 #      triton.testing.do_bench's median and kprof's own timing in a plain process (bench/device/truth.py do_bench), within TIME_TOL (0.03);
 #   2. the speed of light by hand: matmul's FLOPs are 2*M*N*K, softmax's bytes its input and
-#      output once, within 1%;
+#      output once, within 1% (LIGHT: "CASE:KIND ...", default "matmul:matmul softmax:bytes");
 #   3. a planted off-by-one and a NaN candidate (the vadd kernel with one element changed) are
 #      partial with wrong_output, and the right one ranks first;
 #   4. the per-candidate cost of the truth in the standby agent loop: bench/device/standby.py
 #      (standby, softmax, THINK=2) with TRUTH=1 against TRUTH=0.
+# CAST (none) is kprof's --cast for check 1, and do_bench casts the same way (auto: by the
+# kernel's words, as KernelAgent's optimize_01_matvec needs bf16).
 # TRUTH_PARTS="1 2 3 4" picks the checks; LOOP_CASES (softmax) and THINK (2) set check 4's loop.
 # DRY_RUN=1 runs steps 1-3 with the stand-in ncu and the fake torch (tests/standins) and
 # KPROF=<built kprof>, with no GPU: the plumbing only (do_bench and the hand counts need the
@@ -30,10 +33,16 @@ part() { [[ " $parts " == *" $1 "* ]]; }
 work=$(mktemp -d /tmp/kprof-truth.XXXXXX)
 helper="python3 $root/bench/device/truth.py"
 fails=0
-check() { # runs a bench/device/truth.py check; its lines go to the summary, a FAIL line counts
-  "$@" >"$work/check.out" 2>&1
+check() { # runs a bench/device/truth.py check; its lines go to the summary, a FAIL line or a crash counts
+  local code=0
+  "$@" >"$work/check.out" 2>&1 || code=$?
   tee -a "$summary" <"$work/check.out"
-  if grep -q '^FAIL' "$work/check.out"; then fails=$((fails + 1)); fi
+  if grep -q '^FAIL' "$work/check.out"; then
+    fails=$((fails + 1))
+  elif [ "$code" -ne 0 ]; then
+    note "FAIL the check exited $code: $*"
+    fails=$((fails + 1))
+  fi
 }
 
 note "# kprof: the truth beside the counters (issue 43)"
@@ -48,35 +57,37 @@ if [ "$dry" = 1 ]; then
 else
   note_environment
   build_unless_skipped python
-  ncu_args=(--clock-control "${KPROF_CLOCK:-none}")
-  case_dir() { echo "$root/examples/$1"; }
+  ncu_args=(--clock-control "${KPROF_CLOCK:-none}" --cast "${CAST:-none}")
+  case_dir() { case $1 in */*) echo "$root/$1" ;; *) echo "$root/examples/$1" ;; esac }
 fi
+kernel_of() { if [ -f "$1/kernel.py" ]; then echo "$1/kernel.py"; else echo "$1/input.py"; fi }
 
 # ---- 1. time ----------------------------------------------------------------------------------
 note ""
 part 1 && note "## 1. measured median against do_bench (limit ${time_tol})"
 part 1 && for case in $cases; do
   dir=$(case_dir "$case")
-  kernel="$dir/kernel.py"
+  kernel=$(kernel_of "$dir")
   [ "$dry" = 1 ] && kernel="$dir/right.py"
+  name=$(basename "$case")
   # Round 3 (untimed) fills Triton's cache; then round 2 without the truth, round 1 with it.
-  "$kprof" profile "$kernel" "$dir/problem.py" "${ncu_args[@]}" --round 3 --out "$work/$case" \
+  "$kprof" profile "$kernel" "$dir/problem.py" "${ncu_args[@]}" --round 3 --out "$work/$name" \
     --no-check --no-timing --format json >/dev/null 2>&1
   t0=$(now)
-  "$kprof" profile "$kernel" "$dir/problem.py" "${ncu_args[@]}" --round 2 --out "$work/$case" \
+  "$kprof" profile "$kernel" "$dir/problem.py" "${ncu_args[@]}" --round 2 --out "$work/$name" \
     --no-check --no-timing --format json >/dev/null 2>&1
   without_truth=$(elapsed "$t0" "$(now)")
   t0=$(now)
-  "$kprof" profile "$kernel" "$dir/problem.py" "${ncu_args[@]}" --round 1 --out "$work/$case" --format json \
-    >"$work/$case.json" 2>"$work/$case.err"
+  "$kprof" profile "$kernel" "$dir/problem.py" "${ncu_args[@]}" --round 1 --out "$work/$name" --format json \
+    >"$work/$name.json" 2>"$work/$name.err"
   code=$?
-  note "- $case: cold kprof profile $(elapsed "$t0" "$(now)") s with the truth, ${without_truth} s with --no-check --no-timing"
-  note "- $case: kprof exit $code; $(python3 -c 'import json,sys; t=(json.load(open(sys.argv[1])).get("truth") or {}); print("timing", json.dumps(t.get("timing") and {k: t["timing"].get(k) for k in ("median_us","count","mode","timed_in","gpu_moved")}), "| speed of light", json.dumps(t.get("speed_of_light") and {k: t["speed_of_light"].get(k) for k in ("ideal_us","bound","share")}), "| reference", json.dumps(t.get("reference") and t["reference"].get("speedup")), "| ncu vs measured", json.dumps(t.get("ncu_vs_measured")))' "$work/$case/round001/report.json" 2>&1 | tail -1)"
+  note "- $name: cold kprof profile $(elapsed "$t0" "$(now)") s with the truth, ${without_truth} s with --no-check --no-timing"
+  note "- $name: kprof exit $code; $(python3 -c 'import json,sys; t=(json.load(open(sys.argv[1])).get("truth") or {}); print("timing", json.dumps(t.get("timing") and {k: t["timing"].get(k) for k in ("median_us","count","mode","timed_in","gpu_moved")}), "| speed of light", json.dumps(t.get("speed_of_light") and {k: t["speed_of_light"].get(k) for k in ("ideal_us","bound","share")}), "| reference", json.dumps(t.get("reference") and t["reference"].get("speedup")), "| ncu vs measured", json.dumps(t.get("ncu_vs_measured")))' "$work/$name/round001/report.json" 2>&1 | tail -1)"
   if [ "$dry" = 1 ]; then
-    note "- $case: do_bench skipped (dry run: no triton.testing)"
+    note "- $name: do_bench skipped (dry run: no triton.testing)"
   else
-    python3 "$root/bench/device/truth.py" do_bench "$dir" >"$work/$case.bench" 2>>"$work/$case.err"
-    check $helper compare "$work/$case/round001/report.json" "$work/$case.bench" "$time_tol"
+    python3 "$root/bench/device/truth.py" do_bench "$dir" "${CAST:-none}" >"$work/$name.bench" 2>>"$work/$name.err"
+    check $helper compare "$work/$name/round001/report.json" "$work/$name.bench" "$time_tol"
   fi
 done
 
@@ -86,9 +97,10 @@ note "## 2. speed of light by hand (1%)"
 if [ "$dry" = 1 ]; then
   note "- skipped (dry run: the hand counts need the real torch)"
 elif part 2; then
-  for pair in "matmul matmul" "softmax bytes"; do
-    set -- $pair
-    [[ " $cases " == *" $1 "* ]] && check $helper light "$work/$1/round001/report.json" "$(case_dir "$1")" "$2" 0.01
+  for pair in ${LIGHT:-matmul:matmul softmax:bytes}; do
+    case=${pair%:*}
+    [[ " $cases " == *" $case "* ]] &&
+      check $helper light "$work/$(basename "$case")/round001/report.json" "$(case_dir "$case")" "${pair##*:}" 0.01
   done
 fi
 

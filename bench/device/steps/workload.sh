@@ -17,7 +17,8 @@
 # Writes $OUT/workload.md and $OUT/workload-logs.tar.gz.
 #   bench/device/run workload      (SKIP_BUILD=1 reuses build-device/; WORKLOAD_PARTS="2 3 4" skips
 #   part 1, measured already; WORKLOAD_RUNS=N caps the runs per problem; WORKLOAD_PROFILES
-#   "NAME:LAUNCHES:RUNS ..." names part 2's profiles, e.g. "35_LSTM:many:2")
+#   "NAME:LAUNCHES:RUNS ..." names part 2's profiles, e.g. "35_LSTM:many:2"; WORKLOAD_SAME_OUT=1
+#   makes a problem's runs rounds of one --out)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
@@ -126,8 +127,11 @@ profile_runs() { # NAME PROBLEM RUNS LAUNCHES
   for ((i = 1; i <= runs; i++)); do
     [ "$(left)" -gt 60 ] || { note "- $name ($launches): out of time after $((i - 1)) runs"; break; }
     dir="$work/runs/$name-$launches-$i"
+    # WORKLOAD_SAME_OUT=1: every run a round of one --out, as an agent running kprof once per
+    # round does (the launch memory of the out dir then skips the capped session after run 1).
+    [ "${WORKLOAD_SAME_OUT:-0}" = 1 ] && dir="$work/runs/$name-$launches-1"
     t0=$(now)
-    timeout "$(( $(left) - 20 ))" "$kprof" profile "$kernel" "$problem" --out "$dir" \
+    timeout "$(( $(left) - 20 ))" "$kprof" profile "$kernel" "$problem" --out "$dir" --round "$i" \
       --clock-control none --launches "$launches" --no-history \
       >"$logs/$name-$launches-$i.out" 2>"$logs/$name-$launches-$i.err"
     rc=$?
@@ -137,7 +141,7 @@ profile_runs() { # NAME PROBLEM RUNS LAUNCHES
       summary="$work/phases.md" phases "$dir" "$logs/$name-$launches-$i.err" >/dev/null
     fi
   done
-  report=$(find "$work/runs/$name-$launches-1" -name report.json 2>/dev/null | head -1)
+  report=$(find "$work/runs/$name-$launches-1" -name report.json 2>/dev/null | sort | head -1)
   local facts="- | - | -"
   if [ -n "$report" ]; then
     facts=$(python3 - "$report" <<'PY'
@@ -170,7 +174,7 @@ note ""
 # ---- 3. what the reports say ----------------------------------------------------------------------
 part 3 && note "## 3. the reports (prompt format, first lines) and progress"
 part 3 && for name in 35_LSTM 11_VGG16 34_VanillaRNNHidden; do
-  report=$(find "$work/runs/$name-auto-1" -name report.json 2>/dev/null | head -1)
+  report=$(find "$work/runs/$name-auto-1" -name report.json 2>/dev/null | sort | head -1)
   [ -n "$report" ] || { note "- $name: no report ($(tail -2 "$logs/$name-auto-1.err" 2>/dev/null | tr '\n' ' '))"; continue; }
   note ""
   note "### $name"

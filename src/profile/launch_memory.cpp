@@ -1,0 +1,72 @@
+// The launch memory (src/profile/launch_memory.hpp). A file per problem under the directory,
+// named by a hash of the problem's path: {"version": 1, "problem": PATH, "problem_hash": H,
+// "many": BOOL}, H the hash of the problem's text when it was written.
+#include "profile/launch_memory.hpp"
+
+#include <optional>
+
+#include "kprof/files.hpp"
+#include "kprof/json_file.hpp"
+
+namespace kprof {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int k_memory_version = 1;
+constexpr std::size_t k_max_memory_bytes = std::size_t{64} << 10U;
+
+/// The hash of the problem's text, nullopt when it cannot be read.
+std::optional<std::string> text_hash(const fs::path& problem) {
+  auto text = read_file(problem);
+  if (!text) {
+    return std::nullopt;
+  }
+  return file_name_hash(*text);
+}
+
+} // namespace
+
+fs::path LaunchMemory::file_of(const std::string& problem) const {
+  return m_dir / (file_name_hash(problem) + ".json");
+}
+
+bool LaunchMemory::many(const fs::path& problem) const {
+  const std::string key = problem.string();
+  const std::lock_guard<std::mutex> hold(m_mutex);
+  if (auto known = m_known.find(key); known != m_known.end()) {
+    return known->second;
+  }
+  bool found = false;
+  if (!m_dir.empty()) {
+    if (auto text = read_own_file(file_of(key), k_max_memory_bytes)) {
+      const Json stored = Json::parse(*text, nullptr, false);
+      const auto hash = text_hash(problem);
+      found = stored.is_object() && stored.value("version", 0) == k_memory_version &&
+              stored.value("problem", std::string()) == key && hash &&
+              stored.value("problem_hash", std::string()) == *hash && stored.value("many", false);
+    }
+  }
+  m_known.emplace(key, found);
+  return found;
+}
+
+void LaunchMemory::remember(const fs::path& problem, bool many) const {
+  const std::string key = problem.string();
+  {
+    const std::lock_guard<std::mutex> hold(m_mutex);
+    if (auto known = m_known.find(key); known != m_known.end() && known->second == many) {
+      return; // nothing new: the file (if any) already says so
+    }
+    m_known[key] = many;
+  }
+  const auto hash = text_hash(problem);
+  if (m_dir.empty() || !hash || !private_directory(m_dir, true)) {
+    return;
+  }
+  const Json stored{
+      {"version", k_memory_version}, {"problem", key}, {"problem_hash", *hash}, {"many", many}};
+  (void)write_json_atomic(file_of(key), stored);
+}
+
+} // namespace kprof

@@ -1,0 +1,37 @@
+// Which problems' calls make many launches (issue 42; docs/harness.md, "Many launches").
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace kprof {
+
+/// What the last round of one candidate found about its problem's call: more launches than one
+/// session should replay, or not. Under `--launches auto` a problem known to make many is timed
+/// outside ncu first (its round never pays the capped session that stops at the cap, nor a
+/// standby that replays every launch). Kept while the profiler lives, and with a directory (the
+/// out dir's .cache/launches) in one file per problem, so that the next kprof process of the
+/// same out dir knows it too: an agent that runs `kprof profile` once per round pays the capped
+/// session once, not every round. A file is read only when this user owns it and no other user
+/// can write it (read_own_file) and only while the problem's text is the one it was written
+/// for; anything else reads as unknown, which costs the capped session, never a wrong answer.
+class LaunchMemory {
+public:
+  explicit LaunchMemory(std::filesystem::path dir = {}) : m_dir(std::move(dir)) {}
+
+  /// Whether the last round of `problem` made many launches (unknown: false).
+  [[nodiscard]] bool many(const std::filesystem::path& problem) const;
+  /// Records what a round of `problem` found; written through to the directory (best effort).
+  void remember(const std::filesystem::path& problem, bool many) const;
+
+private:
+  [[nodiscard]] std::filesystem::path file_of(const std::string& problem) const;
+
+  std::filesystem::path m_dir; ///< empty: in memory only
+  mutable std::mutex m_mutex;
+  mutable std::map<std::string, bool> m_known; ///< by the problem's path, read or remembered
+};
+
+} // namespace kprof
