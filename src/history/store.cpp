@@ -126,6 +126,12 @@ ALTER TABLE runs ADD COLUMN speedup REAL;
 ALTER TABLE runs ADD COLUMN sol_share REAL;
 ALTER TABLE runs ADD COLUMN check_verdict TEXT;
 )sql",
+    // 4 -> 5: no index on metrics (metric). Nothing in kprof looks metrics up by name, and a round
+    // of 20,000 launches inserts 540,000 rows: keeping that index cost 0.9 s of 5.4 s of
+    // `kprof report BIG.csv --round 1` (docs/performance.md).
+    R"sql(
+DROP INDEX IF EXISTS metrics_metric;
+)sql",
 };
 
 constexpr int k_busy_timeout_ms = 10'000;
