@@ -17,6 +17,7 @@
 
 #include "e2e/e2e_support.hpp"
 #include "kprof/round.hpp"
+#include "kprof/round_layout.hpp"
 #include "kprof/workload.hpp"
 
 namespace kprof::e2e {
@@ -1475,9 +1476,7 @@ TEST_F(KprofProfile, UnderLaunchesAutoTheNextKprofOfTheSameOutDirTimesAManyLaunc
     KprofRun run =
         profile({many_launches_kernel(), problem.string(), "--round", std::to_string(number)}, env);
     EXPECT_EQ(run.exit_code, 0) << run.err;
-    char name[16];
-    std::snprintf(name, sizeof name, "round%03d", number);
-    const json report = read_json(out() / name / "report.json");
+    const json report = read_json(out() / RoundLayout::round_name(number) / "report.json");
     EXPECT_EQ(report["workload"]["launches"], 6002) << report.dump().substr(0, 400);
     return run.err.find("went on past 34 replayed launches") != std::string::npos;
   };
