@@ -53,6 +53,9 @@ struct TruthPlan {
   /// templates/kprof_harness/correctness.py).
   std::optional<double> atol;
   std::optional<double> rtol;
+  /// Where the reference's FLOP counts are kept for the next process (templates/kprof_harness/
+  /// flop_cache.py: the out dir's .cache/flops, private); empty: counted in every process.
+  std::filesystem::path flop_cache;
   bool operator==(const TruthPlan&) const = default;
 };
 

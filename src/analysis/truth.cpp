@@ -105,7 +105,7 @@ Json speed_of_light_json(const Json& counts, const std::optional<GpuSpec>& spec,
   }
   Json out = pick(counts, {"flops", "tensor_core_flops", "other_flops", "per_op", "uncounted_ops",
                            "bytes", "inputs_bytes", "outputs_bytes", "parameters_bytes", "dtype",
-                           "allow_tf32", "error"});
+                           "allow_tf32", "counts_from", "error"});
   const auto tensor = number_of(counts, "tensor_core_flops");
   const auto other = number_of(counts, "other_flops");
   const auto bytes = number_of(counts, "bytes");

@@ -125,7 +125,9 @@ OrderedJson truth_plan_json(const TruthPlan& truth) {
           {"reference", truth.reference},
           {"timing_settings",
            {{"budget_seconds", truth.budget_seconds}, {"max_repetitions", truth.max_repetitions}}},
-          {"tolerances", std::move(tolerances)}};
+          {"tolerances", std::move(tolerances)},
+          {"flop_cache", truth.flop_cache.empty() ? OrderedJson(nullptr)
+                                                  : OrderedJson(truth.flop_cache.string())}};
 }
 
 OrderedJson plan_json(const HarnessPlan& plan) {

@@ -792,6 +792,14 @@ SessionRequest KernelProfiler::session_request(const fs::path& problem, int gpu,
     truth.max_repetitions = m_options.timing_repetitions;
     truth.atol = m_options.atol;
     truth.rtol = m_options.rtol;
+    // The reference's FLOP counts kept in --out's .cache, only in a directory no other user can
+    // write: the next kprof of the problem skips FlopCounterMode's first use (about 5 s of CPU).
+    if (truth.reference) {
+      const fs::path flops = RoundLayout(m_options.out_dir).cache_dir() / "flops";
+      if (private_directory(flops, true)) {
+        truth.flop_cache = flops;
+      }
+    }
     request.plan.truth = truth;
   }
   request.gpu = gpu;

@@ -24,6 +24,7 @@ The modules, each tested on its own (tests/python/test_harness_<module>.py), fro
     timing          a candidate's wall time outside ncu (L2 flushed, CUDA events, NVML clocks)
     correctness     a candidate's outputs against the reference's, under per-dtype tolerances
     speed_of_light  the reference's FLOPs (tensor-core and other), minimum bytes and dtype
+    flop_cache      the reference's FLOP counts kept for the next process (plan truth.flop_cache)
     truth           the reference per cast word, each candidate's check and timing (plan "truth")
     truth_process   the truth's own process outside ncu (`--truth GATE SECONDS`), gated by kprof
     calls           the call style (choose_call) and each candidate's warm-up and profiled call

@@ -175,10 +175,14 @@ def compute_dtype(torch, inputs, outputs):
     return None
 
 
-def measure(torch, fn, inputs, outputs, model=None):
-    """The speed-of-light evidence of the reference: count_flops(fn), minimum_bytes and the
+def measure(torch, fn, inputs, outputs, model=None, counts=None):
+    """The speed-of-light evidence of the reference: count_flops(fn) (or `counts`, what an
+    earlier process counted: flop_cache.py, "counts_from": "cache"), minimum_bytes and the
     compute dtype, in one object (the status's reference.speed_of_light)."""
-    result = count_flops(torch, fn)
+    if counts is not None:
+        result = dict(counts, counts_from="cache")
+    else:
+        result = dict(count_flops(torch, fn), counts_from="counted")
     result.update(minimum_bytes(torch, inputs, outputs, model))
     result["dtype"] = compute_dtype(torch, inputs, outputs)
     matmul = getattr(getattr(torch, "backends", None), "cuda", None)

@@ -19,7 +19,11 @@ still profiled and timed, and their check says there was no reference.
 Nothing here decides a candidate's status: kprof does (a failed check is its own status).
 """
 
-from . import correctness, speed_of_light, timing
+from . import correctness, flop_cache, speed_of_light, timing
+
+# What flop_cache keeps of the reference's speed of light: FlopCounterMode's counts, not the
+# bytes and dtype, which are counted again at no cost.
+COUNT_KEYS = ("flops", "tensor_core_flops", "other_flops", "per_op", "uncounted_ops", "error")
 
 
 def plan_truth(plan):
@@ -37,6 +41,10 @@ def plan_truth(plan):
     for key, value in settings.items():
         if not isinstance(value, bool):
             raise ValueError("truth.%s must be true or false" % key)
+    settings["flop_cache"] = truth.get("flop_cache")
+    if settings["flop_cache"] is not None and (not isinstance(settings["flop_cache"], str)
+                                               or not settings["flop_cache"]):
+        raise ValueError("truth.flop_cache must be null or a non-empty path")
     settings["timing_settings"] = timing.settings_of(truth.get("timing_settings"))
     settings["tolerances"] = correctness.tolerances_of(truth.get("tolerances"))
     return settings
@@ -92,12 +100,24 @@ class Truth:
                 return model(*inputs)
 
         try:
-            summary["speed_of_light"] = speed_of_light.measure(torch, call, inputs, made["outputs"], model)
+            counts = self.stored_counts().get(cast)
+            summary["speed_of_light"] = speed_of_light.measure(torch, call, inputs, made["outputs"], model, counts)
+            if counts is None:
+                flop_cache.store(self.settings["flop_cache"], self.problem.plan["problem"], self.torch_version(),
+                                 cast, {key: summary["speed_of_light"].get(key) for key in COUNT_KEYS})
         except Exception as exc:  # the counts are evidence, never a reason to stop
             summary["speed_of_light"] = {"error": words(exc)}
         if self.settings["timing"]:
             summary["timing"] = self.time(call)
         return made
+
+    def torch_version(self):
+        return getattr(self.torch, "__version__", "unknown")
+
+    def stored_counts(self):
+        """The reference's FLOP counts an earlier process kept, {cast word: counts}
+        (flop_cache.py; {} without the plan's truth.flop_cache)."""
+        return flop_cache.stored(self.settings["flop_cache"], self.problem.plan["problem"], self.torch_version())
 
     def time(self, fn):
         try:

@@ -78,10 +78,11 @@ def wait_for_gate(path, max_wait_seconds, last=0):
 
 def prepare(problem, plan):
     """What needs no GPU work, done before the gate: FlopCounterMode's first use when the
-    reference is counted, and the CUDA context (an allocation; its creation took 2.8 s with the
-    inputs on the H100 host). Never raises: the measuring after the gate says what fails."""
+    reference is counted and no earlier process kept its counts (flop_cache.py), and the CUDA
+    context (an allocation; its creation took 2.8 s with the inputs on the H100 host). Never
+    raises: the measuring after the gate says what fails."""
     torch = problem.torch
-    if problem.truth.settings["reference"]:
+    if problem.truth.settings["reference"] and not problem.truth.stored_counts():
         speed_of_light.prepare(torch)
     try:
         torch.empty(1, device="cuda")

@@ -1,6 +1,8 @@
 """The harness's truth (templates/kprof_harness/truth.py) end to end under the fake torch: each
 candidate's check against the reference and its timing, in the status kprof reads."""
 
+import json
+
 import pytest
 
 from test_harness import CASES, run_harness
@@ -113,3 +115,35 @@ def test_the_reference_sees_the_inputs_before_any_call_of_the_candidate(tmp_path
                       env={"KPROF_FAKE_EVENT_MS": "1"})
     check = run.candidate(0)["check"]
     assert check["verdict"] == "fail" and check["max_abs_error"] == 2.0, check
+
+
+def test_the_references_flop_counts_are_kept_for_the_next_process_of_the_same_problem(tmp_path):
+    """truth.flop_cache (flop_cache.py): the first process counts and keeps the counts, the next
+    one of the same problem reads them instead of paying FlopCounterMode; a file that other users
+    may write, or one kept for another text of the problem, is not read."""
+    cache = tmp_path / "flops"
+    cache.mkdir(mode=0o700)
+    truth = dict(PLAN_TRUTH, flop_cache=str(cache))
+
+    def light(name, problem=TRUTH / "problem.py"):
+        (tmp_path / name).mkdir()
+        run = run_harness(tmp_path / name, problem, [TRUTH / "right.py"], truth=truth,
+                          env={"KPROF_FAKE_EVENT_MS": "1"})
+        assert run.code == 0, run.stderr
+        return run.candidate(0)["reference"]["speed_of_light"]
+
+    first = light("first")
+    assert (first["counts_from"], first["flops"], first["bytes"]) == ("counted", 2 * 8 * 8 * 8, 24)
+    [kept] = list(cache.iterdir())
+    assert kept.stat().st_mode & 0o077 == 0
+    stored = json.loads(kept.read_text())
+    assert stored["counts"]["none"]["flops"] == 2 * 8 * 8 * 8 and "bytes" not in stored["counts"]["none"]
+    stored["counts"]["none"]["flops"] = 12345  # what only a read of the file can give
+    kept.write_text(json.dumps(stored))
+    second = light("second")
+    assert (second["counts_from"], second["flops"], second["bytes"]) == ("cache", 12345, 24)
+    kept.chmod(0o666)
+    assert light("open")["counts_from"] == "counted"
+    edited = tmp_path / "problem.py"
+    edited.write_text((TRUTH / "problem.py").read_text() + "\n# edited\n")
+    assert light("edited", edited)["counts_from"] == "counted"

@@ -216,14 +216,16 @@ TEST(HarnessPlanJson, WritesTheTruthOnlyWhenAskedWithTolerancesForEveryDtype) {
   const auto json = nlohmann::ordered_json::parse(plan_to_json(plan));
   EXPECT_EQ(json.back(), nlohmann::ordered_json::parse(R"({"check": true, "timing": true,
       "reference": true, "timing_settings": {"budget_seconds": 0.25, "max_repetitions": 7},
-      "tolerances": {}})"));
+      "tolerances": {}, "flop_cache": null})"));
   plan.truth->check = false;
   plan.truth->atol = 1e-3;
   plan.truth->rtol = 0.5;
+  plan.truth->flop_cache = "/out/.cache/flops";
   const auto changed = nlohmann::ordered_json::parse(plan_to_json(plan));
   EXPECT_EQ(changed["truth"]["check"], false);
   EXPECT_EQ(changed["truth"]["tolerances"],
             nlohmann::ordered_json::parse(R"({"all": {"atol": 0.001, "rtol": 0.5}})"));
+  EXPECT_EQ(changed["truth"]["flop_cache"], "/out/.cache/flops");
 }
 
 TEST(CompileAheadMaxWait, IsAQuarterOfACandidatesTimeoutAndAtMostThirtySeconds) {
