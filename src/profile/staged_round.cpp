@@ -152,7 +152,7 @@ Result<void> StagedRound::write_report(int index, const ReportSource& report) co
   const fs::path dir = staged_candidate_dir(index);
   // The CSV is written by a thread of its own while the JSON is (the report is only read, and
   // its sources hold no caches): on a round of 20,000 launches the CSV's time hides behind the
-  // JSON's (bench/report_scale).
+  // JSON's (docs/performance.md).
   std::future<Result<void>> csv_written = std::async(std::launch::async, [&]() -> Result<void> {
     auto csv = AtomicFile::create(dir / RoundLayout::k_metrics_csv);
     if (!csv) {
