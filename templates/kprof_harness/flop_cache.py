@@ -4,8 +4,9 @@ about 5 s of CPU in a fresh process (5.15 s on the H100 host of 2026-12-06), whi
 
 kprof names a directory in the plan (truth.flop_cache: the out dir's .cache/flops, made private,
 0700, by kprof; null: no cache). One file per problem there, named by a hash of the problem's
-text and torch's version, `{"version": 1, "problem": PATH, "torch": VERSION, "counts": {CAST:
-count_flops's result}}`: the counts of each cast word the reference was counted in. A file is
+text and torch's version, `{"version": 1, "problem": PATH, "torch": VERSION, "digest": the
+SHA-256 of both, "counts": {CAST: count_flops's result}}`: the counts of each cast word the
+reference was counted in. A file is
 read only when it is a regular file of this user that no other user can write (opened without
 following a symbolic link), and only for the problem text and torch it names; anything else reads
 as absent, which costs the count, never a wrong one. A problem whose shapes depend on more than
@@ -72,11 +73,6 @@ def stored(directory, problem_path, torch_version):
             or not isinstance(value.get("counts"), dict)):
         return {}
     return {cast: counts for cast, counts in value["counts"].items() if isinstance(counts, dict)}
-
-
-def counts_of(directory, problem_path, torch_version, cast):
-    """The stored counts of cast word `cast`, or None."""
-    return stored(directory, problem_path, torch_version).get(cast)
 
 
 def store(directory, problem_path, torch_version, cast, counts):
