@@ -322,6 +322,16 @@ public:
     m_cache.clear();
   }
 
+  /// `kprof model --extract` after a model's round (kprof/model.hpp), with this profiler's
+  /// python, GPU, lock and timeout: extracted.json's document, as JSON text.
+  [[nodiscard]] std::string extract_model_kernels(const std::string& round_dir,
+                                                  const std::string& out_dir,
+                                                  const std::string& problem, bool compile,
+                                                  std::size_t top) const {
+    const ExtractRequest request{round_dir, out_dir, problem, compile, top, m_options};
+    return json_text(unwrap(kprof::extract_model_kernels(request)), -1);
+  }
+
   /// Every option's value as this profiler runs with it (option_values), as JSON text.
   [[nodiscard]] std::string option_values() const {
     return json_text(kprof::option_values(m_options), -1);
@@ -648,6 +658,8 @@ PYBIND11_MODULE(_kprof, m) {
       .def("profile_batch", &Profiler::profile_batch)
       .def("ncu", &Profiler::ncu)
       .def("option_values", &Profiler::option_values)
+      .def("extract_model_kernels", &Profiler::extract_model_kernels, py::arg("round_dir"),
+           py::arg("out_dir"), py::arg("problem"), py::arg("compile"), py::arg("top"))
       .def("close", &Profiler::close);
 
   define_kernelagent(m);

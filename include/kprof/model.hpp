@@ -3,11 +3,14 @@
 // call's time (the report's `workload`) without writing a kernel.py first.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
 
 #include "kprof/error.hpp"
+#include "kprof/json_file.hpp"
+#include "kprof/profiler.hpp"
 
 namespace kprof {
 
@@ -27,5 +30,37 @@ std::string model_candidate_text(const std::filesystem::path& problem, bool comp
 Result<std::filesystem::path> write_model_candidate(const std::filesystem::path& problem,
                                                     const std::filesystem::path& out_dir,
                                                     bool compile);
+
+/// How many Triton kernels `kprof model --extract` writes as cases by default.
+inline constexpr std::size_t k_default_extract_top = 3;
+/// The most kernels of a model `--extract` looks through, costliest first, for its Triton ones.
+inline constexpr std::size_t k_extract_looked_at = 200;
+
+/// `kprof model --extract DIR` (issue 42 item 3, docs/harness.md "Extracting a kernel"): the
+/// model round's `top` costliest Triton kernels written as standalone cases; the library kernels
+/// that cost more are named, with the op that launched them.
+struct ExtractRequest {
+  std::filesystem::path round_dir; ///< the model's round: its report.json, plan and harness
+  std::filesystem::path out_dir;   ///< the cases go to out_dir/<kernel>/
+  std::filesystem::path problem;   ///< the model's problem.py, named in the cases
+  bool compile = false;            ///< the model ran through torch.compile
+  std::size_t top = k_default_extract_top;
+  ProfileOptions options; ///< python, GPU, lock and timeout as the round's
+};
+
+/// The `top` costliest kernels of a model's report (report.json's document), by function name,
+/// costliest first: `[{"name", "share", "launches", "total_us", "ops"}]`, from its `workload`
+/// (every launch of the call, timed) when it has one, else from `summary.kernels` (the replayed
+/// launches).
+Json costliest_kernels(const Json& report, std::size_t top);
+
+/// Runs the round's harness in its extract mode (`harness.py PLAN --extract SPEC`, outside ncu,
+/// holding the GPU's lock) on costliest_kernels() of the round's report and returns the
+/// document it wrote, out_dir/extracted.json: per kernel looked at (costliest first, down to the
+/// `top`-th case written), `extracted` and its `directory`, or `why` not. usage error when the round has no report; io when out_dir is unsafe (another user
+/// could swap what is written there); gpu_busy as GpuLock::acquire; kernel_raised when the
+/// model could not be called (the document's `error`); timeout, or program_crashed when the
+/// harness ended without writing its document.
+Result<Json> extract_model_kernels(const ExtractRequest& request);
 
 } // namespace kprof

@@ -424,6 +424,8 @@ class ProfilerResults:
         #: Who answered the round: {"who": "python"} for this process's own profiler, or
         #: {"who": "kprof serve", "socket": PATH} for a running `kprof serve` (docs/standby.md).
         self.served_by = served_by
+        #: profile_model(extract_dir=...): extracted.json's document; None otherwise.
+        self.extracted: Optional[Dict[str, Any]] = None
         agent = json.loads(_kprof.kernelagent_json(_dumps(report)))
         self._metrics = KernelMetrics(agent["metrics"], report)
         self._metadata = ProfilerMetadata(**agent["metadata"])
@@ -800,6 +802,8 @@ def profile_model(
     out_dir: PathLike = "kprof-out",
     compile: bool = False,  # noqa: A002  (torch.compile's word, as `kprof model --compile`)
     max_retries: Optional[int] = None,
+    extract_dir: Optional[PathLike] = None,
+    extract_top: int = 3,
     **options: Any,
 ) -> ProfilerResults:
     """``kprof model PROBLEM.py`` (docs/harness.md, "A model"): problem_file's ``Model`` profiled
@@ -809,16 +813,30 @@ def profile_model(
     the command's, not KernelAgent's: ``launches="many"`` (a model's call is known to be long),
     ``check=False`` (the candidate is the reference; its timing and the problem's speed of light
     stay), ``select="all"``, ``cast="none"``; any KernelProfiler option overrides them. Returns
-    the results, or raises the KprofError of the failure, as KernelProfiler.profile does."""
+    the results, or raises the KprofError of the failure, as KernelProfiler.profile does.
+
+    ``extract_dir`` (``kprof model --extract``, docs/harness.md "Extracting a kernel"): after the
+    round, the call's ``extract_top`` costliest Triton kernels are each written as a standalone
+    case, ``extract_dir/<kernel>/kernel.py`` and ``problem.py``; the results'
+    ``extracted`` holds extracted.json's document (per kernel, its ``directory`` or ``why``
+    not), else None."""
     out_dir = _path(out_dir, "out_dir")
     problem = _path(problem_file, "problem_file")
     for key, value in (("launches", "many"), ("check", False), ("select", "all"), ("cast", "none")):
         options.setdefault(key, value)
     if not isinstance(compile, bool):
         raise TypeError(f"compile must be True or False, not {type(compile).__name__}")
+    extract = None if extract_dir is None else os.path.abspath(_path(extract_dir, "extract_dir"))
+    top = _int(extract_top, "extract_top")
+    if top < 1:
+        raise ValueError(f"extract_top must be at least 1, not {top}")
     kernel = _kprof.write_model_candidate(problem, out_dir, compile)
     with KernelProfiler(out_dir, **options) as profiler:
-        return profiler.profile(kernel, problem, round_num, max_retries)
+        results = profiler.profile(kernel, problem, round_num, max_retries)
+        if extract is not None and results.status == "ok" and results.dir:
+            results.extracted = json.loads(
+                profiler._native.extract_model_kernels(results.dir, extract, problem, compile, top))
+        return results
 
 
 def diff(a: Any, b: Any, top_metrics: int = 8) -> Diff:

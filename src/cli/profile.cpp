@@ -53,7 +53,7 @@ Result<RoundResult> run_round(const RunRequest& request, const fs::path& problem
 /// One candidate's round (profile, model): the inputs checked before ncu is looked for, the
 /// round run, its report in `format`, its error and exit code, where it was written.
 Result<Outcome> profile_candidate(const RunRequest& request, Format format, const fs::path& problem,
-                                  const fs::path& kernel) {
+                                  const fs::path& kernel, fs::path* round_dir = nullptr) {
   if (auto inputs = check_round_inputs(problem, {kernel}); !inputs) {
     return std::move(inputs).error();
   }
@@ -64,6 +64,9 @@ Result<Outcome> profile_candidate(const RunRequest& request, Format format, cons
     return outcome;
   }
   const CandidateResult& candidate = round->candidates.front();
+  if (round_dir != nullptr) {
+    *round_dir = round->dir;
+  }
   if (candidate.report) {
     outcome.text = render(format, *candidate.report, render_options());
   }
@@ -129,6 +132,13 @@ public:
     m_words.add(app, k_scope_profile);
     app->add_option("--format", m_format, "Output: table|json|csv|prompt (table on a terminal)");
     app->add_flag("--compile", m_compile, "Run the Model through torch.compile");
+    app->add_option("--extract", m_extract,
+                    "Write the call's costliest Triton kernels as standalone cases (kernel.py, "
+                    "problem.py) to DIR/<kernel>/");
+    app->add_option("--extract-top", m_extract_top,
+                    fmt::format("--extract: how many Triton kernels to write ({})",
+                                k_default_extract_top))
+        ->check(CLI::PositiveNumber);
   }
 
   Result<Outcome> run() override {
@@ -144,17 +154,61 @@ public:
       request->options.launches = LaunchTiers::many;
     }
     request->options.check = false;
+    if (!m_extract.empty() && request->options.gpus.size() > 1) {
+      return make_error(ErrorCategory::usage, "--extract runs the model on one GPU: name one");
+    }
     auto kernel =
         write_model_candidate(m_problem, fs::absolute(request->options.out_dir), m_compile);
     if (!kernel) {
       return std::move(kernel).error();
     }
-    return profile_candidate(*request, *format, m_problem, *kernel);
+    fs::path round_dir;
+    auto outcome = profile_candidate(*request, *format, m_problem, *kernel, &round_dir);
+    if (!outcome || outcome->error || m_extract.empty()) {
+      return outcome;
+    }
+    ExtractRequest extract{round_dir, m_extract, m_problem, m_compile, m_extract_top,
+                           request->options};
+    auto extracted = extract_model_kernels(extract);
+    if (!extracted) {
+      outcome->error = std::move(extracted).error();
+      return outcome;
+    }
+    for (const std::string& line : extraction_lines(*extracted)) {
+      outcome->notes.push_back(line);
+    }
+    return outcome;
   }
 
 private:
+  /// What --extract did, a line per kernel: where its case is and the command that profiles
+  /// it, or why it has none.
+  static std::vector<std::string> extraction_lines(const Json& extracted) {
+    std::vector<std::string> lines;
+    for (const Json& kernel : extracted.value("kernels", Json::array())) {
+      const std::string name = kernel.value("name", std::string());
+      const double share = kernel.value("share", 0.0) * 100.0;
+      if (kernel.value("extracted", false)) {
+        const fs::path dir = kernel.value("directory", std::string());
+        lines.push_back(fmt::format("extracted {} ({:.0f}% of the call's kernel time): kprof "
+                                    "profile {} {}",
+                                    name, share, (dir / "kernel.py").string(),
+                                    (dir / "problem.py").string()));
+      } else {
+        lines.push_back(fmt::format("not extracted: {} ({:.0f}%): {}", name, share,
+                                    kernel.value("why", std::string())));
+      }
+    }
+    if (lines.empty()) {
+      lines.emplace_back("--extract: the round named no kernel to extract");
+    }
+    return lines;
+  }
+
   std::string m_problem;
   std::string m_format;
+  std::string m_extract;
+  std::size_t m_extract_top = k_default_extract_top;
   bool m_compile = false;
   TableOptions m_words;
 };

@@ -106,6 +106,15 @@ Json round_input_schema(RoundTool tool) {
         property("string", "problem.py exposing Model, get_inputs and get_init_inputs "
                            "(KernelBench's): its Model is the candidate");
     properties["compile"] = property("boolean", "run the Model through torch.compile");
+    properties["extract_dir"] =
+        property("string", "after the round, write the call's costliest Triton kernels as "
+                           "standalone cases (kernel.py, problem.py) to extract_dir/<kernel>/ "
+                           "(kprof model --extract)");
+    properties["extract_top"] = Json{
+        {"type", "integer"},
+        {"minimum", 1},
+        {"description",
+         fmt::format("extract_dir: how many Triton kernels to write ({})", k_default_extract_top)}};
   } else if (batch) {
     properties["problem_file"] =
         property("string", "problem.py exposing get_inputs (and Model, get_init_inputs)");
@@ -139,6 +148,10 @@ Json round_output_schema() {
   Json schema = round_json_schema();
   schema.erase("required"); // a failed call's result holds only its error
   schema["properties"]["error"] = error_json_schema();
+  schema["properties"]["extracted"] =
+      Json{{"type", "object"},
+           {"description", "the model tool's extract_dir: extracted.json's document, per "
+                           "kernel its case's directory or why it has none"}};
   return schema;
 }
 
@@ -167,6 +180,7 @@ ToolResult run_round_tool(const Json& arguments, ToolContext& context, RoundTool
   }
   request->options.standby = context.settings().standby;
   const fs::path problem = text_argument(arguments, "problem_file");
+  ExtractRequest extract; // the model tool's extract_dir, when given
   std::vector<fs::path> kernels;
   if (batch) {
     for (const std::string& kernel : names_argument(arguments, "kernel_files")) {
@@ -180,6 +194,21 @@ ToolResult run_round_tool(const Json& arguments, ToolContext& context, RoundTool
     const Json* compile = arguments.contains("compile") ? &arguments.at("compile") : nullptr;
     if (compile != nullptr && !compile->is_boolean()) {
       return error_result(make_error(ErrorCategory::usage, "compile must be true or false"));
+    }
+    extract.compile = compile != nullptr && compile->get<bool>();
+    if (arguments.contains("extract_dir")) {
+      if (!arguments.at("extract_dir").is_string()) {
+        return error_result(make_error(ErrorCategory::usage, "extract_dir must be a path"));
+      }
+      extract.out_dir = arguments.at("extract_dir").get<std::string>();
+    }
+    if (arguments.contains("extract_top")) {
+      const Json& top = arguments.at("extract_top");
+      if (!top.is_number_unsigned() || top.get<std::size_t>() < 1) {
+        return error_result(
+            make_error(ErrorCategory::usage, "extract_top must be an integer of at least 1"));
+      }
+      extract.top = top.get<std::size_t>();
     }
     auto kernel = write_model_candidate(problem, fs::absolute(request->options.out_dir),
                                         compile != nullptr && compile->get<bool>());
@@ -214,7 +243,28 @@ ToolResult run_round_tool(const Json& arguments, ToolContext& context, RoundTool
   if (!*round) {
     return error_result(round->error());
   }
-  return round_result(round->value(), *budget);
+  ToolResult result = round_result(round->value(), *budget);
+  if (!extract.out_dir.empty() && !result.is_error) {
+    extract.round_dir = round->value().dir;
+    extract.problem = problem;
+    extract.options = request->options;
+    context.progress(fmt::format("extracting the costliest Triton kernels to {}",
+                                 extract.out_dir.string()));
+    auto extracted = extract_model_kernels(extract);
+    if (!extracted) {
+      return error_result(extracted.error());
+    }
+    result.text += "\n\n## Extracted\n";
+    for (const Json& kernel : extracted->value("kernels", Json::array())) {
+      result.text += kernel.value("extracted", false)
+                         ? fmt::format("- {}: {}/kernel.py and problem.py\n",
+                                       kernel.value("name", ""), kernel.value("directory", ""))
+                         : fmt::format("- {}: not extracted: {}\n", kernel.value("name", ""),
+                                       kernel.value("why", ""));
+    }
+    result.structured["extracted"] = std::move(extracted).value();
+  }
+  return result;
 }
 
 } // namespace kprof::mcp

@@ -1,10 +1,18 @@
 // The candidate of `kprof model` (kprof/model.hpp).
 #include "kprof/model.hpp"
 
+#include <algorithm>
+#include <map>
+#include <set>
+
 #include <fmt/format.h>
 
 #include "kprof/files.hpp"
+#include "kprof/gpu_lock.hpp"
+#include "kprof/harness.hpp"
 #include "kprof/json_file.hpp"
+#include "kprof/process.hpp"
+#include "kprof/round_layout.hpp"
 #include "profile/round_writer.hpp"
 
 namespace kprof {
@@ -68,6 +76,151 @@ Result<fs::path> write_model_candidate(const fs::path& problem, const fs::path& 
     return written.error();
   }
   return kernel;
+}
+
+Json costliest_kernels(const Json& report, std::size_t top) {
+  struct Cost {
+    double total_us = 0;
+    double share = 0;
+    std::size_t launches = 0;
+    std::set<std::string> ops;
+    std::size_t first = 0; // first seen: ties keep the report's order
+  };
+  std::map<std::string, Cost> by_name;
+  auto add = [&](const std::string& name, double total_us, double share, std::size_t launches,
+                 const Json* ops) {
+    auto [at, fresh] = by_name.try_emplace(name);
+    if (fresh) {
+      at->second.first = by_name.size();
+    }
+    at->second.total_us += total_us;
+    at->second.share += share;
+    at->second.launches += launches;
+    if (ops != nullptr && ops->is_array()) {
+      for (const Json& op : *ops) {
+        if (op.is_string()) {
+          at->second.ops.insert(op.get<std::string>());
+        }
+      }
+    }
+  };
+  const Json* workload = report.contains("workload") ? &report["workload"] : nullptr;
+  if (workload != nullptr && workload->is_object() && workload->contains("kernels")) {
+    for (const Json& shape : (*workload)["kernels"]) {
+      add(shape.value("function", shape.value("name", std::string())),
+          shape.value("total_us", 0.0), shape.value("share", 0.0),
+          shape.value("launches", std::size_t{0}), shape.contains("ops") ? &shape["ops"] : nullptr);
+    }
+  } else if (report.contains("summary") && report["summary"].contains("kernels")) {
+    for (const Json& kernel : report["summary"]["kernels"]) {
+      add(kernel.value("name", std::string()), kernel.value("duration_ns", 0.0) / 1000.0,
+          kernel.value("share", 0.0), kernel.value("launches", std::size_t{0}), nullptr);
+    }
+  }
+  std::vector<std::pair<std::string, Cost>> ranked(by_name.begin(), by_name.end());
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.second.total_us != b.second.total_us ? a.second.total_us > b.second.total_us
+                                                  : a.second.first < b.second.first;
+  });
+  Json kernels = Json::array();
+  for (std::size_t i = 0; i < ranked.size() && i < top; ++i) {
+    const auto& [name, cost] = ranked[i];
+    if (name.empty()) {
+      continue;
+    }
+    kernels.push_back({{"name", name},
+                       {"share", cost.share},
+                       {"launches", cost.launches},
+                       {"total_us", cost.total_us},
+                       {"ops", Json(std::vector<std::string>(cost.ops.begin(), cost.ops.end()))}});
+  }
+  return kernels;
+}
+
+Result<Json> extract_model_kernels(const ExtractRequest& request) {
+  auto report_text = read_file(request.round_dir / RoundLayout::k_report);
+  if (!report_text) {
+    return make_error(ErrorCategory::usage,
+                      fmt::format("--extract needs the model's report, and the round wrote none "
+                                  "({})",
+                                  report_text.error().message));
+  }
+  Json report = Json::parse(*report_text, nullptr, false);
+  if (report.is_discarded()) {
+    return make_error(ErrorCategory::malformed_input,
+                      fmt::format("{} is not JSON", (request.round_dir / RoundLayout::k_report).string()));
+  }
+  const fs::path out_dir = fs::absolute(request.out_dir);
+  if (auto created = kprof::create_directories(out_dir); !created) {
+    return created.error();
+  }
+  if (auto safe = safe_directory_chain(out_dir); !safe) {
+    return safe.error().with_context("--extract's directory");
+  }
+  const Json spec = {{"out_dir", out_dir.string()},
+                     {"model", fs::absolute(request.problem).string()},
+                     {"compile", request.compile},
+                     {"top", request.top},
+                     {"kernels", costliest_kernels(report, k_extract_looked_at)}};
+  const fs::path spec_path = request.round_dir / "extract-spec.json";
+  if (auto written = write_json_atomic(spec_path, spec); !written) {
+    return written.error();
+  }
+  const fs::path document = out_dir / "extracted.json";
+  std::error_code ignored;
+  fs::remove(document, ignored);
+
+  const int gpu = request.options.gpus.empty() ? 0 : request.options.gpus.front();
+  auto lock = GpuLock::acquire(
+      request.options.lock_dir.empty() ? GpuLock::default_dir() : request.options.lock_dir, gpu,
+      request.options.lock_wait);
+  if (!lock) {
+    return lock.error();
+  }
+  const std::string python_word =
+      request.options.python ? request.options.python->string()
+                             : env_var("KPROF_PYTHON").value_or(std::string("python3"));
+  ProcessSpec spec_process;
+  spec_process.argv = {python_word, (request.round_dir / RoundLayout::k_harness_script).string(),
+                       (request.round_dir / RoundLayout::k_plan).string(), "--extract",
+                       spec_path.string()};
+  spec_process.cwd = request.round_dir;
+  spec_process.timeout = request.options.timeout;
+  spec_process.max_captured_bytes = 64U << 10U;
+  spec_process.env_set = {{"PYTHONUNBUFFERED", "1"}, {"PYTHONDONTWRITEBYTECODE", "1"}};
+  if (!env_var("TRITON_CACHE_DIR")) {
+    if (auto cache = kprof_triton_cache_dir(true)) { // the round's compiles, found again
+      spec_process.env_set.emplace_back("TRITON_CACHE_DIR", cache->string());
+    }
+  }
+  if (!request.options.gpus.empty()) {
+    spec_process.env_set.emplace_back("CUDA_VISIBLE_DEVICES", visible_device(gpu));
+  }
+  auto ran = run_process(spec_process);
+  if (!ran) {
+    return ran.error();
+  }
+  auto text = read_file(document);
+  if (!text) {
+    const ErrorCategory category =
+        ran->timed_out ? ErrorCategory::timeout : ErrorCategory::program_crashed;
+    return make_error(category,
+                      fmt::format("the extraction ended ({}) without writing {}", ran->describe(),
+                                  document.string()),
+                      ran->err);
+  }
+  Json extracted = Json::parse(*text, nullptr, false);
+  if (extracted.is_discarded() || !extracted.is_object()) {
+    return make_error(ErrorCategory::internal,
+                      fmt::format("{} is not the extraction's document", document.string()));
+  }
+  if (extracted.contains("error")) {
+    return make_error(ErrorCategory::kernel_raised,
+                      fmt::format("the model could not be called to extract its kernels: {}",
+                                  extracted["error"].get<std::string>()),
+                      ran->err);
+  }
+  return extracted;
 }
 
 } // namespace kprof

@@ -27,6 +27,8 @@ The modules, each tested on its own (tests/python/test_harness_<module>.py), fro
     flop_cache      the reference's FLOP counts kept for the next process (plan truth.flop_cache)
     truth           the reference per cast word, each candidate's check and timing (plan "truth")
     truth_process   the truth's own process outside ncu (`--truth GATE SECONDS`), gated by kprof
+    timeline        the timeline of a call of many launches (`--timeline OUT.json`), outside ncu
+    extract         a model's Triton kernels as standalone cases (`--extract SPEC.json`)
     calls           the call style (choose_call) and each candidate's warm-up and profiled call
     primer          the early primer (CUDA context, ncu's first kernel), a standby's primers
     compile_ahead   the harness's side of compiling ahead, and the files it shares

@@ -1646,6 +1646,51 @@ TEST_F(KprofProfile, AModelThroughTorchCompileAndAProblemWithoutModelSayWhatThey
             3);
 }
 
+TEST_F(KprofProfile, AModelsCostliestTritonKernelsAreExtractedAsCasesThatKprofProfileTakes) {
+  const std::string problem = standin("../python/cases/model/problem.py");
+  const fs::path cases = dir() / "cases";
+  KprofRun run = run_with_env(model_argv(out(), problem,
+                                         {"--format", "json", "--extract", cases.string(),
+                                          "--extract-top", "2"}),
+                              model_env());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // The two costliest of the call's timeline (gemv 59%, cell 40%), each a case and a command.
+  const fs::path gemv = cases / "gemv_kernel";
+  EXPECT_NE(run.err.find("extracted gemv_kernel (59% of the call's kernel time): kprof profile " +
+                         (gemv / "kernel.py").string() + " " + (gemv / "problem.py").string()),
+            std::string::npos)
+      << run.err;
+  const json extracted = read_json(cases / "extracted.json");
+  ASSERT_EQ(extracted["kernels"].size(), 2U) << extracted.dump();
+  EXPECT_EQ(extracted["kernels"][1]["name"], "cell_kernel");
+  EXPECT_EQ(extracted["kernels"][1]["extracted"], true);
+  EXPECT_FALSE(fs::exists(cases / "gemm_kernel")); // the third: not among the top two
+  // The case as it is, profiled by kprof profile: its reference is the kernel as extracted.
+  KprofRun profiled = run_with_env({"profile", (gemv / "kernel.py").string(),
+                                    (gemv / "problem.py").string(), "--ncu", standin("ncu"),
+                                    "--python", "/usr/bin/python3", "--out",
+                                    (dir() / "case-out").string(), "--retries", "0", "--format",
+                                    "json"},
+                                   model_env());
+  ASSERT_EQ(profiled.exit_code, 0) << profiled.err;
+  const json report = read_json(dir() / "case-out" / "round000" / "report.json");
+  EXPECT_EQ(report["truth"]["check"]["verdict"], "pass") << report["truth"].dump();
+}
+
+TEST_F(KprofProfile, ExtractingIntoADirectoryOthersCanWriteIsRefusedWithTheModelsRoundKept) {
+  // Another user could swap the cases' files there for code of theirs, which kprof profile runs.
+  const fs::path open_dir = dir() / "open";
+  fs::create_directories(open_dir);
+  fs::permissions(open_dir, fs::perms::all);
+  KprofRun run = run_with_env(model_argv(out(), standin("../python/cases/model/problem.py"),
+                                         {"--format", "json", "--extract", open_dir.string()}),
+                              model_env());
+  EXPECT_EQ(run.exit_code, 14) << run.err; // io
+  EXPECT_NE(run.err.find(open_dir.string()), std::string::npos) << run.err;
+  EXPECT_TRUE(fs::exists(out() / "round000" / "report.json")); // the model's round stands
+  EXPECT_FALSE(fs::exists(open_dir / "gemv_kernel"));
+}
+
 TEST_F(KprofProfile, LaunchesRefusesAnUnknownWordNamingTheValidOnes) {
   KprofRun run =
       profile({example("vadd/kernel.py"), example("vadd/problem.py"), "--launches", "some"});

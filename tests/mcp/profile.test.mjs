@@ -190,4 +190,13 @@ test('the model tool ranks a model\'s kernels by their share of its call', async
   const missing = await client.callTool({ name: 'model', arguments: { problem_file: path.join(dir, 'absent.py'), out_dir: out } });
   assert.equal(missing.isError, true);
   assert.match(textOf(missing), /absent\.py not found/);
+  // extract_dir (kprof model --extract): the costliest Triton kernels as cases, said in the text.
+  const cases = path.join(dir, 'cases');
+  const extracted = await client.callTool({
+    name: 'model', arguments: { problem_file: problem, out_dir: out, round: 3, extract_dir: cases, extract_top: 1 },
+  });
+  assert.equal(extracted.isError, false, textOf(extracted));
+  assert.match(textOf(extracted), /## Extracted\n- gemv_kernel: .*gemv_kernel\/kernel\.py and problem\.py/);
+  assert.equal(extracted.structuredContent.extracted.kernels[0].extracted, true);
+  assert.ok(fs.existsSync(path.join(cases, 'gemv_kernel', 'problem.py')));
 });

@@ -566,6 +566,23 @@ def test_profile_model_ranks_a_models_kernels_by_their_share_as_kprof_model_does
         kprof.profile_model(CASES / "model" / "problem.py", 3, out_dir=out, compile="yes", ncu_bin_path=FAKE_NCU)
 
 
+def test_profile_model_extracts_the_costliest_triton_kernels_as_kprof_model_extract_does(fake_gpu, monkeypatch):
+    """profile_model(extract_dir=...) (issue 42 items 3-4): after the round, the call's costliest
+    Triton kernels written as cases; the results' `extracted` says where."""
+    monkeypatch.setenv("KPROF_FAKE_STEPS", "100")
+    out, cases = fake_gpu / "model-out", fake_gpu / "cases"
+    results = kprof.profile_model(CASES / "model" / "problem.py", 1, out_dir=out, ncu_bin_path=FAKE_NCU,
+                                  retries=0, extract_dir=cases, extract_top=1)
+    assert results.status == "ok"
+    assert [k["name"] for k in results.extracted["kernels"]] == ["gemv_kernel"]
+    assert results.extracted["kernels"][0]["directory"] == str(cases / "gemv_kernel")
+    assert (cases / "gemv_kernel" / "kernel.py").is_file() and (cases / "gemv_kernel" / "problem.py").is_file()
+    assert kprof.profile_model(CASES / "model" / "problem.py", 2, out_dir=out, ncu_bin_path=FAKE_NCU,
+                               retries=0).extracted is None
+    with pytest.raises(ValueError, match="extract_top"):
+        kprof.profile_model(CASES / "model" / "problem.py", 3, out_dir=out, extract_dir=cases, extract_top=0)
+
+
 def test_relative_output_directories_are_kept_where_they_were_named(fake_gpu, monkeypatch):
     monkeypatch.chdir(fake_gpu)
     profiler = kprof.KernelProfiler("artifacts", "logs", ncu_bin_path=FAKE_NCU)

@@ -32,7 +32,8 @@ def test_a_wrong_command_line_is_a_usage_error(capsys):
     assert main.main(["harness.py"]) == main.EXIT_PROBLEM_INVALID
     assert main.main(["harness.py", "plan.json", "--other"]) == main.EXIT_PROBLEM_INVALID
 
-    assert "kprof-harness: usage: harness.py PLAN.json [--compile-worker | --timeline OUT.json | --truth GATE SECONDS]" in capsys.readouterr().err
+    assert ("kprof-harness: usage: harness.py PLAN.json [--compile-worker | --timeline OUT.json | --truth GATE SECONDS"
+            " | --extract SPEC.json]") in capsys.readouterr().err
 
 
 def test_a_compile_worker_needs_compile_ahead_in_its_plan(tmp_path, capsys):

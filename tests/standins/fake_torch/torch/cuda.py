@@ -86,6 +86,8 @@ class Event:
 
 
 class Stream:
+    cuda_stream = 0  # the raw handle, as Inductor's launches take it
+
     def wait_stream(self, other):
         pass
 

@@ -66,6 +66,7 @@ class JITFunction(KernelInterface):
     def __init__(self, fn):
         self.fn = fn
         self.__name__ = fn.__name__
+        self.arg_names = list(inspect.signature(fn).parameters)
         self.raw_src, self.starting_line_number = inspect.getsourcelines(fn)
         src = textwrap.dedent("".join(self.raw_src))
         self.src = src[re.search(r"^def\s+\w+\s*\(", src, re.MULTILINE).start():]
