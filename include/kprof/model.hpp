@@ -57,10 +57,10 @@ Json costliest_kernels(const Json& report, std::size_t top);
 /// Runs the round's harness in its extract mode (`harness.py PLAN --extract SPEC`, outside ncu,
 /// holding the GPU's lock) on costliest_kernels() of the round's report and returns the
 /// document it wrote, out_dir/extracted.json: per kernel looked at (costliest first, down to the
-/// `top`-th case written), `extracted` and its `directory`, or `why` not. usage error when the round has no report; io when out_dir is unsafe (another user
-/// could swap what is written there); gpu_busy as GpuLock::acquire; kernel_raised when the
-/// model could not be called (the document's `error`); timeout, or program_crashed when the
-/// harness ended without writing its document.
+/// `top`-th case written), `extracted` and its `directory`, or `why` not. usage error when the
+/// round has no report; io when out_dir is unsafe (another user could swap what is written there);
+/// gpu_busy as GpuLock::acquire; kernel_raised when the model could not be called (the document's
+/// `error`); timeout, or program_crashed when the harness ended without writing its document.
 Result<Json> extract_model_kernels(const ExtractRequest& request);
 
 } // namespace kprof

@@ -135,9 +135,9 @@ public:
     app->add_option("--extract", m_extract,
                     "Write the call's costliest Triton kernels as standalone cases (kernel.py, "
                     "problem.py) to DIR/<kernel>/");
-    app->add_option("--extract-top", m_extract_top,
-                    fmt::format("--extract: how many Triton kernels to write ({})",
-                                k_default_extract_top))
+    app->add_option(
+           "--extract-top", m_extract_top,
+           fmt::format("--extract: how many Triton kernels to write ({})", k_default_extract_top))
         ->check(CLI::PositiveNumber);
   }
 
@@ -167,8 +167,8 @@ public:
     if (!outcome || outcome->error || m_extract.empty()) {
       return outcome;
     }
-    ExtractRequest extract{round_dir, m_extract, m_problem, m_compile, m_extract_top,
-                           request->options};
+    ExtractRequest extract{round_dir, m_extract,     m_problem,
+                           m_compile, m_extract_top, request->options};
     auto extracted = extract_model_kernels(extract);
     if (!extracted) {
       outcome->error = std::move(extracted).error();

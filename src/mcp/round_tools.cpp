@@ -110,11 +110,11 @@ Json round_input_schema(RoundTool tool) {
         property("string", "after the round, write the call's costliest Triton kernels as "
                            "standalone cases (kernel.py, problem.py) to extract_dir/<kernel>/ "
                            "(kprof model --extract)");
-    properties["extract_top"] = Json{
-        {"type", "integer"},
-        {"minimum", 1},
-        {"description",
-         fmt::format("extract_dir: how many Triton kernels to write ({})", k_default_extract_top)}};
+    properties["extract_top"] =
+        Json{{"type", "integer"},
+             {"minimum", 1},
+             {"description", fmt::format("extract_dir: how many Triton kernels to write ({})",
+                                         k_default_extract_top)}};
   } else if (batch) {
     properties["problem_file"] =
         property("string", "problem.py exposing get_inputs (and Model, get_init_inputs)");
@@ -248,8 +248,8 @@ ToolResult run_round_tool(const Json& arguments, ToolContext& context, RoundTool
     extract.round_dir = round->value().dir;
     extract.problem = problem;
     extract.options = request->options;
-    context.progress(fmt::format("extracting the costliest Triton kernels to {}",
-                                 extract.out_dir.string()));
+    context.progress(
+        fmt::format("extracting the costliest Triton kernels to {}", extract.out_dir.string()));
     auto extracted = extract_model_kernels(extract);
     if (!extracted) {
       return error_result(extracted.error());

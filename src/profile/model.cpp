@@ -107,9 +107,9 @@ Json costliest_kernels(const Json& report, std::size_t top) {
   const Json* workload = report.contains("workload") ? &report["workload"] : nullptr;
   if (workload != nullptr && workload->is_object() && workload->contains("kernels")) {
     for (const Json& shape : (*workload)["kernels"]) {
-      add(shape.value("function", shape.value("name", std::string())),
-          shape.value("total_us", 0.0), shape.value("share", 0.0),
-          shape.value("launches", std::size_t{0}), shape.contains("ops") ? &shape["ops"] : nullptr);
+      add(shape.value("function", shape.value("name", std::string())), shape.value("total_us", 0.0),
+          shape.value("share", 0.0), shape.value("launches", std::size_t{0}),
+          shape.contains("ops") ? &shape["ops"] : nullptr);
     }
   } else if (report.contains("summary") && report["summary"].contains("kernels")) {
     for (const Json& kernel : report["summary"]["kernels"]) {
@@ -147,8 +147,9 @@ Result<Json> extract_model_kernels(const ExtractRequest& request) {
   }
   Json report = Json::parse(*report_text, nullptr, false);
   if (report.is_discarded()) {
-    return make_error(ErrorCategory::malformed_input,
-                      fmt::format("{} is not JSON", (request.round_dir / RoundLayout::k_report).string()));
+    return make_error(
+        ErrorCategory::malformed_input,
+        fmt::format("{} is not JSON", (request.round_dir / RoundLayout::k_report).string()));
   }
   const fs::path out_dir = fs::absolute(request.out_dir);
   if (auto created = kprof::create_directories(out_dir); !created) {
@@ -171,15 +172,15 @@ Result<Json> extract_model_kernels(const ExtractRequest& request) {
   fs::remove(document, ignored);
 
   const int gpu = request.options.gpus.empty() ? 0 : request.options.gpus.front();
-  auto lock = GpuLock::acquire(
-      request.options.lock_dir.empty() ? GpuLock::default_dir() : request.options.lock_dir, gpu,
-      request.options.lock_wait);
+  auto lock = GpuLock::acquire(request.options.lock_dir.empty() ? GpuLock::default_dir()
+                                                                : request.options.lock_dir,
+                               gpu, request.options.lock_wait);
   if (!lock) {
     return lock.error();
   }
-  const std::string python_word =
-      request.options.python ? request.options.python->string()
-                             : env_var("KPROF_PYTHON").value_or(std::string("python3"));
+  const std::string python_word = request.options.python
+                                      ? request.options.python->string()
+                                      : env_var("KPROF_PYTHON").value_or(std::string("python3"));
   ProcessSpec spec_process;
   spec_process.argv = {python_word, (request.round_dir / RoundLayout::k_harness_script).string(),
                        (request.round_dir / RoundLayout::k_plan).string(), "--extract",

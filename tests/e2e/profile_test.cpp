@@ -1649,10 +1649,10 @@ TEST_F(KprofProfile, AModelThroughTorchCompileAndAProblemWithoutModelSayWhatThey
 TEST_F(KprofProfile, AModelsCostliestTritonKernelsAreExtractedAsCasesThatKprofProfileTakes) {
   const std::string problem = standin("../python/cases/model/problem.py");
   const fs::path cases = dir() / "cases";
-  KprofRun run = run_with_env(model_argv(out(), problem,
-                                         {"--format", "json", "--extract", cases.string(),
-                                          "--extract-top", "2"}),
-                              model_env());
+  KprofRun run = run_with_env(
+      model_argv(out(), problem,
+                 {"--format", "json", "--extract", cases.string(), "--extract-top", "2"}),
+      model_env());
   ASSERT_EQ(run.exit_code, 0) << run.err;
   // The two costliest of the call's timeline (gemv 59%, cell 40%), each a case and a command.
   const fs::path gemv = cases / "gemv_kernel";
@@ -1666,12 +1666,11 @@ TEST_F(KprofProfile, AModelsCostliestTritonKernelsAreExtractedAsCasesThatKprofPr
   EXPECT_EQ(extracted["kernels"][1]["extracted"], true);
   EXPECT_FALSE(fs::exists(cases / "gemm_kernel")); // the third: not among the top two
   // The case as it is, profiled by kprof profile: its reference is the kernel as extracted.
-  KprofRun profiled = run_with_env({"profile", (gemv / "kernel.py").string(),
-                                    (gemv / "problem.py").string(), "--ncu", standin("ncu"),
-                                    "--python", "/usr/bin/python3", "--out",
-                                    (dir() / "case-out").string(), "--retries", "0", "--format",
-                                    "json"},
-                                   model_env());
+  KprofRun profiled =
+      run_with_env({"profile", (gemv / "kernel.py").string(), (gemv / "problem.py").string(),
+                    "--ncu", standin("ncu"), "--python", "/usr/bin/python3", "--out",
+                    (dir() / "case-out").string(), "--retries", "0", "--format", "json"},
+                   model_env());
   ASSERT_EQ(profiled.exit_code, 0) << profiled.err;
   const json report = read_json(dir() / "case-out" / "round000" / "report.json");
   EXPECT_EQ(report["truth"]["check"]["verdict"], "pass") << report["truth"].dump();
