@@ -143,6 +143,11 @@ match_replayed(const Timeline& timeline, const Capture& capture, std::string_vie
 std::string shape_sentence(const KernelShape& shape, const ReplayPlan& plan,
                            const std::vector<std::size_t>& replayed);
 
+/// The report's `workload.timeline` (docs/json-schema.md): the call's span in this many bins, and
+/// a lane for each of this many kernels of most time (the rest share one).
+inline constexpr std::size_t k_timeline_bins = 240;
+inline constexpr std::size_t k_timeline_lanes = 8;
+
 /// The report's `workload` member (docs/json-schema.md): the timeline's totals, every distinct
 /// kernel with its launches, time, share, ops and the launches ncu replayed (with their ncu
 /// IDs), the filter, the budget and what it left out.

@@ -9,6 +9,7 @@
 #include "kprof/workload.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
@@ -360,6 +361,54 @@ std::string shape_sentence(const KernelShape& shape, const ReplayPlan& plan,
                      fmt::join(numbers, ", "), grouped(plan.launches), time);
 }
 
+namespace {
+
+/// The report's `workload.timeline`: the call's span cut into k_timeline_bins equal bins, and per
+/// lane (the k_timeline_lanes kernels of most time, in the plan's order, then every other kernel
+/// together) the GPU time of its launches in each bin, microseconds to 0.1. A page draws it at
+/// its resolution from a few hundred numbers, whatever the launch count (6,244 for an LSTM).
+Json timeline_lanes(const Timeline& timeline, const ReplayPlan& plan) {
+  double span = 0;
+  for (const TimelineLaunch& launch : timeline.launches) {
+    span = std::max(span, launch.start_us + launch.duration_us);
+  }
+  const std::size_t named = std::min(plan.shapes.size(), k_timeline_lanes);
+  std::vector<std::vector<double>> busy(named + (plan.shapes.size() > named ? 1 : 0),
+                                        std::vector<double>(k_timeline_bins, 0.0));
+  const double width = span > 0 ? span / static_cast<double>(k_timeline_bins) : 1.0;
+  for (std::size_t shape = 0; shape < plan.shapes.size(); ++shape) {
+    std::vector<double>& lane = busy[std::min(shape, named)];
+    for (const std::size_t index : plan.shapes[shape].launches) {
+      // A launch that crosses bins counts in each for the part of it there; the last bin takes
+      // what lies past its start.
+      const double from = timeline.launches[index].start_us;
+      const double to = from + timeline.launches[index].duration_us;
+      const auto first = std::min(static_cast<std::size_t>(from / width), k_timeline_bins - 1);
+      const auto last = std::min(static_cast<std::size_t>(to / width), k_timeline_bins - 1);
+      for (std::size_t bin = first; bin <= last; ++bin) {
+        const double bin_start = static_cast<double>(bin) * width;
+        const double bin_end = bin + 1 == k_timeline_bins ? to : bin_start + width;
+        lane[bin] += std::max(0.0, std::min(to, bin_end) - std::max(from, bin_start));
+      }
+    }
+  }
+  Json lanes = Json::array();
+  for (std::size_t i = 0; i < busy.size(); ++i) {
+    Json values = Json::array();
+    for (const double us : busy[i]) {
+      values.push_back(std::round(us * 10.0) / 10.0);
+    }
+    lanes.push_back(
+        {{"kernel", i < named ? Json(i) : Json()},
+         {"function", i < named ? plan.shapes[i].function
+                                : fmt::format("{} other kernels", plan.shapes.size() - named)},
+         {"busy_us", std::move(values)}});
+  }
+  return {{"span_us", span}, {"bins", k_timeline_bins}, {"lanes", std::move(lanes)}};
+}
+
+} // namespace
+
 nlohmann::ordered_json workload_json(const Timeline& timeline, const ReplayPlan& plan,
                                      const Capture& capture, std::string_view nvtx_range) {
   const auto matched = match_replayed(timeline, capture, nvtx_range);
@@ -435,6 +484,7 @@ nlohmann::ordered_json workload_json(const Timeline& timeline, const ReplayPlan&
                                  percent(plan.kernel_us > 0 ? left_out_us / plan.kernel_us : 0.0),
                                  plan.max_replayed)}};
   doc["kernels"] = std::move(kernels);
+  doc["timeline"] = timeline_lanes(timeline, plan);
   return doc;
 }
 

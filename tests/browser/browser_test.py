@@ -267,6 +267,10 @@ DOM_FACTS = r"""
     workload_rows: Array.from(document.querySelectorAll('table.workload tbody tr')).map(r => ({
       kernel: r.cells[0].textContent,
       bar: r.querySelector('.share-bar') ? r.querySelector('.share-bar').getBoundingClientRect().width : 0})),
+    timeline_lanes: Array.from(document.querySelectorAll('svg.timeline g.lane')).map(g => ({
+      label: g.querySelector('text').textContent,
+      busy: g.querySelectorAll('rect.busy').length,
+      width: g.getBoundingClientRect().width})),
     truth: Array.from(document.querySelectorAll('ul.truth li')).map(li => li.textContent),
     body_color: getComputedStyle(document.body).backgroundColor,
   };
@@ -510,6 +514,13 @@ def check_page(browser, name, path, expect, screenshot_dir):
         bars = [row["bar"] for row in facts["workload_rows"]]
         check(bars[0] > 0 and bars == sorted(bars, reverse=True),
               f"{name}: the share bars are not drawn longest first: {bars}")
+        # The call's launches over time: a lane per kernel, in the table's order, each with
+        # busy bins drawn (the fake call's kernels run throughout it).
+        lanes = facts["timeline_lanes"]
+        check([lane["label"] for lane in lanes] == expect["workload"],
+              f"{name}: timeline lanes {[lane['label'] for lane in lanes]} != {expect['workload']}")
+        check(all(lane["busy"] > 0 and lane["width"] > 0 for lane in lanes),
+              f"{name}: a timeline lane without busy bins: {lanes}")
     if expect.get("truth"):
         check(any(line.startswith("Correct:") for line in facts["truth"]) and
               any(line.startswith("Measured:") for line in facts["truth"]),

@@ -184,5 +184,37 @@ TEST(WorkloadJson, AKernelTheBudgetLeftOutSaysSo) {
               HasSubstr("left out by the budget of 1 replays"));
 }
 
+TEST(WorkloadJson, TheTimelineKeepsEachLanesBusyTimePerBinWhateverTheLaunchCount) {
+  // Ten kernels, one after the other, each 10 us: the eight of most time get lanes, the last
+  // two share one; every microsecond of the call lands in one bin of one lane.
+  Timeline timeline;
+  for (int k = 0; k < 10; ++k) {
+    TimelineLaunch l = launch("kernel_" + std::to_string(k), k + 1, 10.0 + k);
+    l.start_us = k * 24.0;
+    timeline.launches.push_back(l);
+  }
+  const ReplayPlan plan = plan_replays(timeline, {});
+  const auto doc = workload_json(timeline, plan, Capture{}, "kprof:cand0");
+  const auto& lanes = doc["timeline"]["lanes"];
+  ASSERT_EQ(lanes.size(), k_timeline_lanes + 1);
+  EXPECT_EQ(doc["timeline"]["bins"], k_timeline_bins);
+  EXPECT_DOUBLE_EQ(doc["timeline"]["span_us"].get<double>(), 9 * 24.0 + 19.0);
+  EXPECT_EQ(lanes[0]["function"], "kernel_9"); // most time first, as the kernels
+  EXPECT_EQ(lanes[k_timeline_lanes]["function"], "2 other kernels");
+  EXPECT_TRUE(lanes[k_timeline_lanes]["kernel"].is_null());
+  double total = 0;
+  for (const auto& lane : lanes) {
+    ASSERT_EQ(lane["busy_us"].size(), k_timeline_bins);
+    for (const auto& us : lane["busy_us"]) {
+      total += us.get<double>();
+    }
+  }
+  EXPECT_NEAR(total, 145.0, 0.05 * k_timeline_bins); // 10 + 11 + ... + 19, each bin to 0.1 us
+  // kernel_9 starts at 216 us of a 235 us span: its time sits in the last bins only.
+  const auto& last = lanes[0]["busy_us"];
+  EXPECT_EQ(last[0].get<double>(), 0.0);
+  EXPECT_GT(last[k_timeline_bins - 1].get<double>(), 0.0);
+}
+
 } // namespace
 } // namespace kprof
