@@ -665,21 +665,21 @@ std::string timeline_chart(const Json& workload, std::string_view heading) {
   if (lanes == nullptr || !lanes->is_array() || lanes->empty() || span <= 0 || bins <= 0) {
     return {};
   }
-  constexpr double label_width = 230;
-  constexpr double plot_width = 720;
-  constexpr double lane_height = 16;
+  constexpr double k_label_width = 230;
+  constexpr double k_plot_width = 720;
+  constexpr double k_lane_height = 16;
   const double bin_us = span / bins;
-  const double bin_width = plot_width / bins;
-  const double height = lane_height * static_cast<double>(lanes->size()) + 22;
+  const double bin_width = k_plot_width / bins;
+  const double height = k_lane_height * static_cast<double>(lanes->size()) + 22;
   std::string svg = fmt::format(
       "<{0}>The call's launches over time</{0}><svg class=\"timeline\" viewBox=\"0 0 {1} {2}\" "
       "role=\"img\" aria-label=\"the call's launches over {3}, a lane per kernel\">",
-      heading, label_width + plot_width + 10, height, esc(duration_text(span * 1000.0)));
+      heading, k_label_width + k_plot_width + 10, height, esc(duration_text(span * 1000.0)));
   double y = 0;
   for (const Json& lane : *lanes) {
     const std::string function = text_at(lane, "function", "?");
-    svg += fmt::format("<g class=\"lane\"><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-                       label_width - 6, y + lane_height - 4,
+    svg += fmt::format(R"(<g class="lane"><text x="{}" y="{}" text-anchor="end">{}</text>)",
+                       k_label_width - 6, y + k_lane_height - 4,
                        esc(function.size() > 34 ? function.substr(0, 33) + "…" : function));
     if (const Json* busy = member(lane, "busy_us"); busy != nullptr && busy->is_array()) {
       for (std::size_t bin = 0; bin < busy->size(); ++bin) {
@@ -690,18 +690,18 @@ std::string timeline_chart(const Json& workload, std::string_view heading) {
         svg += fmt::format(
             "<rect class=\"busy\" x=\"{:.1f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" "
             "fill-opacity=\"{:.2f}\"><title>{}: {} busy in the {} from {}</title></rect>",
-            label_width + static_cast<double>(bin) * bin_width, y + 2, bin_width, lane_height - 4,
-            std::clamp(0.25 + 0.75 * us / bin_us, 0.25, 1.0), esc(function),
+            k_label_width + static_cast<double>(bin) * bin_width, y + 2, bin_width,
+            k_lane_height - 4, std::clamp(0.25 + 0.75 * us / bin_us, 0.25, 1.0), esc(function),
             esc(duration_text(us * 1000.0)), esc(duration_text(bin_us * 1000.0)),
             esc(duration_text(static_cast<double>(bin) * bin_us * 1000.0)));
       }
     }
     svg += "</g>";
-    y += lane_height;
+    y += k_lane_height;
   }
   svg += fmt::format("<text class=\"axis\" x=\"{}\" y=\"{}\">0</text><text class=\"axis\" "
                      "x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text></svg>",
-                     label_width, y + 16, label_width + plot_width, y + 16,
+                     k_label_width, y + 16, k_label_width + k_plot_width, y + 16,
                      esc(duration_text(span * 1000.0)));
   return svg;
 }
