@@ -186,11 +186,14 @@ class LaunchRecorder:
         """A kernel of torch.compile's: what it writes is what Inductor says (out_ptr*,
         in_out_ptr*, its mutated_arg_names)."""
         try:
-            names = list(getattr(kernel.fn, "arg_names", []))
+            # Once compiled, Inductor may drop the Python function (kernel.fn.fn is None): the
+            # module's file is the autotuner's `filename`, the names its signature's.
+            signature = ((getattr(kernel, "triton_meta", None) or {}).get("signature") or {})
+            names = list(getattr(kernel.fn, "arg_names", None) or signature)
             mutated = set((getattr(kernel, "inductor_meta", None) or {}).get("mutated_arg_names") or [])
             written = [i for i, arg in enumerate(names[:len(args)])
                        if arg.startswith(("out_ptr", "in_out_ptr")) or arg in mutated]
-            path = kernel.fn.fn.__code__.co_filename
+            path = getattr(kernel, "filename", None) or kernel.fn.fn.__code__.co_filename
             with open(path, "r", encoding="utf-8") as f:
                 source = f.read()
             self.launches[name] = {

@@ -87,9 +87,16 @@ if in_case and timeline:
 print(words)
 PY
   done
+  # The cases, under short names ($OUT keeps paths of limited depth and length).
   mkdir -p "$out/cases/$name"
-  cp -r "$cases"/. "$out/cases/$name/" 2>/dev/null
+  cp "$cases/extracted.json" "$out/cases/$name/" 2>/dev/null
+  i=0
+  for case in "$cases"/*/; do
+    i=$((i + 1)); mkdir -p "$out/cases/$name/case$i"
+    cp "$case"/*.py "$out/cases/$name/case$i/" 2>/dev/null
+    basename "$case" >"$out/cases/$name/case$i/NAME"
+  done
 done
 
-tar -C "$work" -czf "$out/extract-logs.tar.gz" . 2>/dev/null
+tar -C "$work" --exclude="*.ncu-rep" --exclude=".cache" -czf "$out/extract-logs.tar.gz" . 2>/dev/null
 cat "$summary"
