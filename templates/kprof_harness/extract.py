@@ -354,13 +354,14 @@ def write_case(torch, spec, kernel, launch, count):
 
 def case_facts(spec, kernel, launch, count, written, guessed, recorded):
     """The docstring's paragraph: where the kernel came from and what its inputs are."""
-    origin = ("a Triton kernel that torch.compile (Inductor) generated" if launch["kind"] == "inductor"
-              else "a Triton kernel")
+    origin = ("a Triton kernel that torch.compile (Inductor) generated for" if launch["kind"] == "inductor"
+              else "a Triton kernel in")
     share = kernel.get("share")
     time_words = ""
     if kernel.get("total_us") is not None and kernel.get("launches"):
-        time_words = " In the model it ran %d times, %.1f us in all (%.1f us a launch%s)." % (
-            kernel["launches"], kernel["total_us"], kernel["total_us"] / kernel["launches"],
+        time_words = " In the model it ran %s, %.1f us in all (%.1f us a launch%s)." % (
+            "once" if kernel["launches"] == 1 else "%d times" % kernel["launches"],
+            kernel["total_us"], kernel["total_us"] / kernel["launches"],
             ", %.0f%% of the call's kernel time" % (100 * share) if share is not None else "")
     which = ("it wrote nothing kprof could see, so every tensor argument counts as written"
              if guessed else "it writes argument%s %s (%s)" % (
@@ -371,10 +372,11 @@ def case_facts(spec, kernel, launch, count, written, guessed, recorded):
     if recorded:
         inputs += "; arguments %s as recorded (inputs.pt: integers and booleans may index memory)" % (
             ", ".join(r[1:] for r in recorded))
-    return ("%s, %s in %s's Model%s, extracted by `kprof model --extract` from launch %d of %d of "
+    return ("%s, %s %s's Model%s, extracted by `kprof model --extract` from launch %d of %d of "
             "one forward call.%s Arguments with the recorded shapes, strides and dtypes: %s; %s; "
             "%s." % (kernel["name"], origin, spec.get("model", "the problem"),
-                     " through torch.compile" if spec.get("compile") else "", launch["index"], count,
+                     " through torch.compile" if spec.get("compile") and launch["kind"] != "inductor" else "",
+                     launch["index"], count,
                      time_words, inputs, which, CLONE_NOTE))
 
 

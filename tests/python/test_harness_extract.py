@@ -2,7 +2,7 @@
 model's Triton kernels written as standalone cases that kprof's harness takes as they are. With the
 fake torch and Triton (tests/standins/fake_torch): the model of tests/python/cases/model launches
 @triton.jit kernels; the Inductor fixture (tests/python/cases/inductor_model) launches a kernel
-module written as torch.compile writes one, through the fake CachingAutotuner."""
+module that torch.compile wrote on an H200, through the fake CachingAutotuner."""
 
 import ast
 import json
@@ -97,22 +97,23 @@ def test_a_models_triton_kernels_become_cases_that_the_harness_takes_as_they_are
 
 def test_a_kernel_generated_by_torch_compile_is_copied_with_its_module_and_its_written_arguments(tmp_path):
     done, extracted, out = run_extract_mode(tmp_path, CASES / "inductor_model" / "problem.py", [
-        {"name": "triton_poi_fused_add_relu_0", "share": 0.8, "launches": 1, "total_us": 4.0, "ops": []},
+        {"name": "triton_poi_fused_add_addmm_view_8", "share": 0.8, "launches": 1, "total_us": 4.0, "ops": []},
     ])
     assert done.returncode == 0, done.stderr
     kernel = extracted["kernels"][0]
     assert kernel["extracted"] is True, kernel
-    assert kernel["kind"] == "inductor" and kernel["written"] == [2] and kernel["written_from"] == "inductor"
-    case = out / "triton_poi_fused_add_relu_0"
+    assert kernel["kind"] == "inductor" and kernel["written"] == [0] and kernel["written_from"] == "inductor"
+    case = out / "triton_poi_fused_add_addmm_view_8"
     kernel_text = (case / "kernel.py").read_text(encoding="utf-8")
     ast.parse(kernel_text)
     assert "@triton_heuristics.pointwise(" in kernel_text  # the module as Inductor wrote it
-    assert "triton_poi_fused_add_relu_0.run(*args, stream=" in kernel_text
+    assert "triton_poi_fused_add_addmm_view_8.run(*args, stream=" in kernel_text
+    assert "'size': [65536, 768]" in (case / "problem.py").read_text(encoding="utf-8")
     (tmp_path / "profile").mkdir()
     run = run_harness(tmp_path / "profile", case / "problem.py", [case / "kernel.py"])
     assert run.code == 0, run.stderr
     assert run.candidate(0)["ok"] is True
-    assert "launch triton_poi_fused_add_relu_0" in run.events
+    assert "launch triton_poi_fused_add_addmm_view_8" in run.events
 
 
 def test_a_model_that_raises_writes_why_and_still_exits_zero(tmp_path):
