@@ -47,6 +47,8 @@ public:
   static constexpr std::string_view k_truth_plan = "truth-plan.json";
   static constexpr std::string_view k_truth_status = "truth-status.json";
   static constexpr std::string_view k_truth_gate = "truth-gate";
+  /// `kprof model --extract`: what the harness's extract mode is asked for (ExtractRequest).
+  static constexpr std::string_view k_extract_spec = "extract-spec.json";
   static constexpr std::string_view k_ncu_report_base = "report"; ///< ncu -o adds ".ncu-rep"
   /// The source page of the session's report (`--source`): per-line counters.
   static constexpr std::string_view k_source_page = "source.csv";

@@ -163,7 +163,7 @@ Result<Json> extract_model_kernels(const ExtractRequest& request) {
                      {"compile", request.compile},
                      {"top", request.top},
                      {"kernels", costliest_kernels(report, k_extract_looked_at)}};
-  const fs::path spec_path = request.round_dir / "extract-spec.json";
+  const fs::path spec_path = request.round_dir / RoundLayout::k_extract_spec;
   if (auto written = write_json_atomic(spec_path, spec); !written) {
     return written.error();
   }

@@ -5,10 +5,10 @@ failure contained to its candidate unless it poisoned the CUDA context."""
 import inspect
 import time
 
-from .inputs import choose_cast
+from .inputs import choose_cast, make_inputs
 from .locks import let_go, take_call_lock, wait_for_timeline_gate
 from .modules import candidate_imports, load_module
-from .problem import ProblemError
+from .problem import ProblemError, load_problem
 from .report import EXIT_CANDIDATE_FAILED, EXIT_CUDA_POISONED, EXIT_OK, describe_exception, log
 
 # Model attributes that hold the layer of a Conv/Linear-style problem, in the order tried.
@@ -22,6 +22,24 @@ STICKY_ERROR_MARKERS = (
     "unspecified launch failure",
     "misaligned address",
 )
+
+
+def first_candidate_call(plan, module_name):
+    """The plan's first candidate called as the session's harness calls it, for a mode that runs
+    it outside ncu (the timeline, the extraction): (problem, kernel_function, args, kwargs), the
+    problem loaded and its inputs made with the plan's seed, kernel.py imported as `module_name`,
+    the cast and call style chosen as run_candidate chooses them."""
+    status = {}
+    problem = load_problem(plan, status)
+    make_inputs(problem, status)
+    candidate = plan["candidates"][plan["first_candidate"]]
+    module = load_module(module_name, candidate["kernel"])
+    kernel_function = getattr(module, "kernel_function", None)
+    if not callable(kernel_function):
+        raise AttributeError("kernel.py defines no kernel_function")
+    cast, _ = choose_cast(kernel_function, plan["cast"])
+    _, _, args, kwargs = choose_call(kernel_function, problem, cast)
+    return problem, kernel_function, args, kwargs
 
 
 def choose_call(kernel_function, problem, cast):

@@ -30,16 +30,12 @@ launched it; a source kprof cannot copy: what it refers to).
 import json
 import os
 import re
-import tempfile
 import time
 import types
 
-from .calls import choose_call
-from .inputs import choose_cast, make_inputs
-from .modules import load_module
-from .problem import load_problem
+from .calls import first_candidate_call
 from .report import EXIT_OK, describe_exception, exception_words, log
-from .status import write_json_atomic
+from .status import write_json_atomic, write_text_atomic
 
 EXTRACT_VERSION = 1
 NAME_LENGTH = 100  # a case directory's name: the kernel's, cut
@@ -74,17 +70,8 @@ def extract_kernels(plan, spec):
     """The model called as the session's harness called it, warmed up, then called once with
     its Triton launches recorded; a case written per kernel of spec["kernels"] that Triton
     launched."""
-    status = {}
-    problem = load_problem(plan, status)
-    make_inputs(problem, status)
+    problem, kernel_function, args, kwargs = first_candidate_call(plan, "_kprof_extract_model")
     torch = problem.torch
-    candidate = plan["candidates"][plan["first_candidate"]]
-    module = load_module("_kprof_extract_model", candidate["kernel"])
-    kernel_function = getattr(module, "kernel_function", None)
-    if not callable(kernel_function):
-        raise AttributeError("kernel.py defines no kernel_function")
-    cast, _ = choose_cast(kernel_function, plan["cast"])
-    _, _, args, kwargs = choose_call(kernel_function, problem, cast)
     kernel_function(*args, **kwargs)  # compiles, autotunes: the recorded call launches only
     torch.cuda.synchronize()
     wanted = [kernel["name"] for kernel in spec["kernels"]]
@@ -339,9 +326,10 @@ def write_case(torch, spec, kernel, launch, count):
         written = [i for i, a in enumerate(arguments) if a["kind"] == "tensor"]
     facts = case_facts(spec, kernel, launch, count, written, guessed, sorted(recorded))
     text = kernel_text(name, launch, written, facts)
-    write_text(os.path.join(directory, "kernel.py"), text)
-    write_text(os.path.join(directory, "reference.py"), text)
-    write_text(os.path.join(directory, "problem.py"), problem_text(name, arguments, recorded, facts))
+    write_text_atomic(os.path.join(directory, "kernel.py"), text, readable=True)
+    write_text_atomic(os.path.join(directory, "reference.py"), text, readable=True)
+    write_text_atomic(os.path.join(directory, "problem.py"), problem_text(name, arguments, recorded, facts),
+                      readable=True)
     files = ["kernel.py", "reference.py", "problem.py"]
     if recorded:
         torch.save(recorded, os.path.join(directory, "inputs.pt"))
@@ -494,22 +482,3 @@ def wrap(text, width=99):
         else:
             line = word if not line else line + " " + word
     return "\n".join(lines + [line]).replace('"""', "'''")
-
-
-def write_text(path, text):
-    """`text` to `path` through a temp file beside it and a rename: a reader sees the old file or
-    the new one, never a part."""
-    fd, temp = tempfile.mkstemp(prefix=".kprof-", suffix=".tmp", dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(temp, 0o666 & ~mask)  # as open() would have made it
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise

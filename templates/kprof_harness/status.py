@@ -60,14 +60,19 @@ def new_candidate_status(index, candidate):
     }
 
 
-def write_json_atomic(path, value):
-    """Writes `value` as JSON to `path` through a temp file beside it and a rename: a reader
-    sees the old file or the new one, never a part."""
+def write_text_atomic(path, text, readable=False):
+    """Writes `text` to `path` through a temp file beside it and a rename: a reader sees the old
+    file or the new one, never a part. The file is this user's alone (mkstemp's 0600) unless
+    `readable`: then it gets the mode open() would give it (0666 less the umask, read by setting
+    it, so not for a process whose threads make files meanwhile: the extract mode has none)."""
     fd, temp = tempfile.mkstemp(prefix=".kprof-", suffix=".tmp", dir=os.path.dirname(path))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(value, f, indent=1)
-            f.write("\n")
+            f.write(text)
+        if readable:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(temp, 0o666 & ~mask)
         os.replace(temp, path)
     except BaseException:
         try:
@@ -75,6 +80,11 @@ def write_json_atomic(path, value):
         except OSError:
             pass
         raise
+
+
+def write_json_atomic(path, value):
+    """Writes `value` as JSON to `path` as write_text_atomic does."""
+    write_text_atomic(path, json.dumps(value, indent=1) + "\n")
 
 
 class StatusFile:

@@ -16,10 +16,7 @@ import os
 import tempfile
 import time
 
-from .calls import choose_call
-from .inputs import choose_cast, make_inputs
-from .modules import load_module
-from .problem import load_problem
+from .calls import first_candidate_call
 from .report import EXIT_OK, exception_words
 from .status import write_json_atomic
 
@@ -44,17 +41,8 @@ def run_timeline(plan, out_path, started_process):
 def timeline_of_call(plan, scratch_dir):
     """Problem, inputs and the first candidate's call as the session's harness makes them (same
     seed, cast and call style), warmed up once, then one call under PyTorch's profiler."""
-    status = {}
-    problem = load_problem(plan, status)
-    make_inputs(problem, status)
+    problem, kernel_function, args, kwargs = first_candidate_call(plan, "_kprof_timeline_kernel")
     torch = problem.torch
-    candidate = plan["candidates"][plan["first_candidate"]]
-    module = load_module("_kprof_timeline_kernel", candidate["kernel"])
-    kernel_function = getattr(module, "kernel_function", None)
-    if not callable(kernel_function):
-        raise AttributeError("kernel.py defines no kernel_function")
-    cast, _ = choose_cast(kernel_function, plan["cast"])
-    _, _, args, kwargs = choose_call(kernel_function, problem, cast)
     # One warm-up (Triton's compile and autotuning, cuDNN's and cuBLAS's choices): the session's
     # harness waits for this process at its profiled call, so it must not take longer than needed.
     kernel_function(*args, **kwargs)

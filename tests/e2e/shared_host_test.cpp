@@ -244,6 +244,26 @@ TEST_F(HostileLockDirectory, RootsModelRefusesAnOutDirectoryAnotherUserMadeAndWr
   EXPECT_TRUE(fs::is_empty(target));
 }
 
+TEST_F(HostileLockDirectory, RootsModelExtractRefusesACasesDirectoryAnotherUserMade) {
+  // The cases are code kprof profile runs later: uid 65534 makes --extract's directory first
+  // (0755, theirs), where they could swap a case's kernel.py for their own.
+  const fs::path cases = dir() / "cases";
+  std::string why;
+  ASSERT_EQ(run_as_nobody({"mkdir", "-m", "0755", cases.string()}, why), 0) << why;
+  KprofRun run = run_kprof(
+      {"model", std::string(KPROF_STANDINS_DIR) + "/../python/cases/model/problem.py", "--ncu",
+       standin("ncu"), "--python", "/usr/bin/python3", "--out", (dir() / "out").string(),
+       "--format", "json", "--retries", "0", "--extract", cases.string()},
+      {{"PYTHONPATH", standin("fake_torch")},
+       {"KPROF_LOCK_DIR", (dir() / "locks").string()},
+       {"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+       {"KPROF_FAKE_STEPS", "100"}});
+  EXPECT_EQ(run.exit_code, 14) << run.err; // io
+  EXPECT_NE(run.err.find("belongs to uid 65534"), std::string::npos) << run.err;
+  EXPECT_TRUE(fs::is_empty(cases));
+  EXPECT_TRUE(fs::exists(dir() / "out" / "round000" / "report.json")); // the round stands
+}
+
 TEST_F(HostileLockDirectory, RootsProfileRefusesALinkPlantedInAStickyDirectoryWithoutFollowingIt) {
   const fs::path locks = dir() / "kprof-locks";
   fs::create_directory(locks);
