@@ -9,6 +9,8 @@
 #      under ncu in the model's round (the launches ncu replayed there; both with ncu's cache
 #      flush and --clock-control none) and in the model's timeline (every launch, PyTorch's
 #      profiler, caches warm).
+# With PAGE_MODEL=NAME (e.g. 35_LSTM), also `kprof model NAME` and its HTML page ($OUT/NAME.html),
+# with the lanes of its report's workload.timeline.
 # Writes $OUT/extract.md, the cases ($OUT/cases/<problem>/, with kernel.py as extracted: a real
 # Inductor module) and $OUT/extract-logs.tar.gz.
 #   bench/device/run extract      (SKIP_BUILD=1 reuses build-device/; EXTRACT_TOP=N, default 3)
@@ -97,6 +99,30 @@ PY
     basename "$case" >"$out/cases/$name/case$i/NAME"
   done
 done
+
+if [ -n "${PAGE_MODEL:-}" ] && [ "$(left)" -gt 60 ]; then
+  dir="$work/page-$PAGE_MODEL"
+  t0=$(now)
+  timeout "$(( $(left) - 10 ))" "$kprof" model "$kb/$PAGE_MODEL.py" --out "$dir" --clock-control none \
+    --format json >"$work/page-$PAGE_MODEL.json" 2>"$work/page-$PAGE_MODEL.err"
+  rc=$?
+  report=$(find "$dir" -maxdepth 2 -name report.json | head -1)
+  note ""
+  note "## kprof model $PAGE_MODEL: rc=$rc in $(elapsed "$t0" "$(now)") s; its page and timeline"
+  [ -n "$report" ] && "$kprof" report "$report" --format html --out "$out/$PAGE_MODEL.html" \
+    && python3 - "$report" "$out/$PAGE_MODEL.html" >>"$summary" <<'PY'
+import json, os, sys
+doc = json.load(open(sys.argv[1]))
+timeline = doc["workload"]["timeline"]
+print("- %d launches; timeline span %.1f us in %d bins; page %d bytes" % (
+    doc["workload"]["launches"], timeline["span_us"], timeline["bins"], os.path.getsize(sys.argv[2])))
+for lane in timeline["lanes"]:
+    busy = lane["busy_us"]
+    print("  - %s: %.1f us busy in %d bins" % (lane["function"][:60], sum(busy), sum(1 for b in busy if b > 0)))
+print("- kernel time %.1f us; the lanes hold %.1f us" % (
+    doc["workload"]["kernel_time_us"], sum(sum(l["busy_us"]) for l in timeline["lanes"])))
+PY
+fi
 
 tar -C "$work" --exclude="*.ncu-rep" --exclude=".cache" -czf "$out/extract-logs.tar.gz" . 2>/dev/null
 cat "$summary"
