@@ -298,6 +298,19 @@ public:
     return run(problem, {kernel}, false, call, spelled);
   }
 
+  /// profile() of a model's candidate (profile_model), followed, when `extract_dir` is given, by
+  /// `kprof model --extract` (RoundRequest::extract): the round's `extracted` or `extract_error`.
+  std::string profile_model(const std::string& kernel, const std::string& problem,
+                            const py::dict& call, const std::map<std::string, std::string>& spelled,
+                            const std::optional<std::string>& extract_dir, std::size_t extract_top,
+                            bool compile) {
+    std::optional<ExtractRequest> extract;
+    if (extract_dir) {
+      extract = ExtractRequest{*extract_dir, extract_top, compile};
+    }
+    return run(problem, {kernel}, false, call, spelled, std::move(extract));
+  }
+
   std::string profile_batch(const std::string& problem, const std::vector<std::string>& kernels,
                             const py::dict& call,
                             const std::map<std::string, std::string>& spelled) {
@@ -322,16 +335,6 @@ public:
     m_cache.clear();
   }
 
-  /// `kprof model --extract` after a model's round (kprof/model.hpp), with this profiler's
-  /// python, GPU, lock and timeout: extracted.json's document, as JSON text.
-  [[nodiscard]] std::string extract_model_kernels(const std::string& round_dir,
-                                                  const std::string& out_dir,
-                                                  const std::string& problem, bool compile,
-                                                  std::size_t top) const {
-    const ExtractRequest request{round_dir, out_dir, problem, compile, top, m_options};
-    return json_text(unwrap(kprof::extract_model_kernels(request)), -1);
-  }
-
   /// Every option's value as this profiler runs with it (option_values), as JSON text.
   [[nodiscard]] std::string option_values() const {
     return json_text(kprof::option_values(m_options), -1);
@@ -339,12 +342,17 @@ public:
 
 private:
   std::string run(const std::string& problem, std::vector<fs::path> kernels, bool batch,
-                  const py::dict& call, const std::map<std::string, std::string>& spelled) {
+                  const py::dict& call, const std::map<std::string, std::string>& spelled,
+                  std::optional<ExtractRequest> extract = std::nullopt) {
     // The call gives the round and, when it names them, the attempts; all else is this
     // profiler's.
     const RunRequest per_call = call_options(call, spelled);
-    RoundRequest request{RunRequest{m_options, per_call.round}, problem, std::move(kernels), batch,
-                         "python"};
+    RoundRequest request{RunRequest{m_options, per_call.round},
+                         problem,
+                         std::move(kernels),
+                         batch,
+                         "python",
+                         std::move(extract)};
     if (call.contains("attempts")) {
       request.run.options.retries = per_call.options.retries;
     }
@@ -658,8 +666,9 @@ PYBIND11_MODULE(_kprof, m) {
       .def("profile_batch", &Profiler::profile_batch)
       .def("ncu", &Profiler::ncu)
       .def("option_values", &Profiler::option_values)
-      .def("extract_model_kernels", &Profiler::extract_model_kernels, py::arg("round_dir"),
-           py::arg("out_dir"), py::arg("problem"), py::arg("compile"), py::arg("top"))
+      .def("profile_model", &Profiler::profile_model, py::arg("kernel"), py::arg("problem"),
+           py::arg("call"), py::arg("spelled"), py::arg("extract_dir"), py::arg("extract_top"),
+           py::arg("compile"))
       .def("close", &Profiler::close);
 
   define_kernelagent(m);

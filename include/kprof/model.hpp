@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kprof/error.hpp"
 #include "kprof/json_file.hpp"
 #include "kprof/profiler.hpp"
+#include "kprof/round.hpp"
 
 namespace kprof {
 
@@ -36,16 +38,14 @@ inline constexpr std::size_t k_default_extract_top = 3;
 /// The most kernels of a model `--extract` looks through, costliest first, for its Triton ones.
 inline constexpr std::size_t k_extract_looked_at = 200;
 
-/// `kprof model --extract DIR` (issue 42 item 3, docs/harness.md "Extracting a kernel"): the
-/// model round's `top` costliest Triton kernels written as standalone cases; the library kernels
-/// that cost more are named, with the op that launched them.
+/// `kprof model --extract DIR` (issue 42 item 3, docs/harness.md "Extracting a kernel"), asked
+/// with a model's round (RoundRequest::extract): the round's `top` costliest Triton kernels
+/// written as standalone cases; the library kernels that cost more are named, with the op that
+/// launched them.
 struct ExtractRequest {
-  std::filesystem::path round_dir; ///< the model's round: its report.json, plan and harness
-  std::filesystem::path out_dir;   ///< the cases go to out_dir/<kernel>/
-  std::filesystem::path problem;   ///< the model's problem.py, named in the cases
-  bool compile = false;            ///< the model ran through torch.compile
+  std::filesystem::path out_dir; ///< the cases go to out_dir/<kernel>/
   std::size_t top = k_default_extract_top;
-  ProfileOptions options; ///< python, GPU, lock and timeout as the round's
+  bool compile = false; ///< the model ran through torch.compile
 };
 
 /// The `top` costliest kernels of a model's report (report.json's document), by function name,
@@ -54,13 +54,23 @@ struct ExtractRequest {
 /// launches).
 Json costliest_kernels(const Json& report, std::size_t top);
 
-/// Runs the round's harness in its extract mode (`harness.py PLAN --extract SPEC`, outside ncu,
-/// holding the GPU's lock) on costliest_kernels() of the round's report and returns the
-/// document it wrote, out_dir/extracted.json: per kernel looked at (costliest first, down to the
-/// `top`-th case written), `extracted` and its `directory`, or `why` not. usage error when the
-/// round has no report; io when out_dir is unsafe (another user could swap what is written there);
-/// gpu_busy as GpuLock::acquire; kernel_raised when the model could not be called (the document's
-/// `error`); timeout, or program_crashed when the harness ended without writing its document.
-Result<Json> extract_model_kernels(const ExtractRequest& request);
+/// Runs the harness of `round` (a model's single-candidate round, as run_round returns it) in its
+/// extract mode (`harness.py PLAN --extract SPEC`, with `python`, outside ncu, holding the GPU's
+/// lock of `options`) on costliest_kernels() of the candidate's report and returns the document
+/// it wrote, out_dir/extracted.json: per kernel looked at (costliest first, down to the
+/// `top`-th case written), `extracted` and its `directory`, or `why` not. `problem` is the
+/// model's problem.py, named in the cases. usage error when the round has no report; io when
+/// out_dir is unsafe (another user could swap what is written there); gpu_busy as
+/// GpuLock::acquire; kernel_raised when the model could not be called (the document's `error`);
+/// timeout, or program_crashed when the harness ended without writing its document.
+Result<Json> extract_model_kernels(const ExtractRequest& request, const RoundResult& round,
+                                   const std::filesystem::path& problem,
+                                   const ProfileOptions& options,
+                                   const std::filesystem::path& python);
+
+/// What an extraction did, a line per kernel looked at: "extracted NAME (S% of the call's kernel
+/// time): kprof profile DIR/kernel.py DIR/problem.py" or "not extracted: NAME (S%): WHY"; one line
+/// saying so when it looked at none.
+std::vector<std::string> extraction_lines(const Json& extracted);
 
 } // namespace kprof

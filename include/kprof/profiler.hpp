@@ -121,6 +121,11 @@ struct ProfileEnvironment {
 /// or submits to Slurm, so a bad value is refused wherever the round would run.
 Result<ProfileEnvironment> read_profile_environment();
 
+/// The python that runs the harness: `explicit_python` (--python), else $KPROF_PYTHON, else
+/// python3 on PATH, as an executable path. input_not_found naming where the word came from.
+Result<std::filesystem::path>
+find_python(const std::optional<std::filesystem::path>& explicit_python);
+
 class KernelProfiler {
 public:
   /// Checks the options as the option table does (check_run_options) and the environment

@@ -62,6 +62,10 @@ struct RoundResult {
   /// no KernelAgent file, no history row), `dir` is empty and the candidates say how far they
   /// came. round_document() leaves it out (kprof serve sends only recorded rounds).
   bool recorded = true;
+  /// `kprof model --extract` asked with the round (RoundRequest::extract) and the round's
+  /// candidate ok: extracted.json's document, or why there is none (the round stands either
+  /// way). nullopt when no extraction was asked or the round failed.
+  std::optional<Result<Json>> extracted;
 };
 
 /// How much of its report a candidate's JSON carries.
@@ -88,7 +92,8 @@ Json candidate_json(const CandidateResult& candidate, std::optional<int> rank, R
 
 /// The one shape of a round: {schema_version, kind: "round", round, dir, in_place, batch,
 /// wall_seconds, served_by: {who, socket} | null, metadata, candidates: [candidate_json, in the
-/// candidates' order, each with its rank]}.
+/// candidates' order, each with its rank]}, and with an extraction (RoundResult::extracted)
+/// either `extracted` (extracted.json's document) or `extract_error` (error_json).
 Json round_document(const RoundResult& round, ReportDetail detail);
 
 /// The JSON Schemas of report_summary(), candidate_json() and round_document() (the MCP tools'

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kprof/error.hpp"
+#include "kprof/model.hpp"
 #include "kprof/options.hpp"
 #include "kprof/profiler.hpp"
 #include "kprof/round.hpp"
@@ -55,12 +56,17 @@ struct RoundRequest {
   std::vector<std::filesystem::path> kernels;
   bool batch = false;
   std::string shell = "kprof";
+  /// `kprof model --extract` (kprof/model.hpp): after a single candidate's round that is ok, the
+  /// model's costliest Triton kernels are written as cases (RoundResult::extracted).
+  std::optional<ExtractRequest> extract;
 };
 
 /// Runs `request` the one way: a `kprof serve` of its output directory that serves this uid,
 /// this problem and these options answers it (served_by "kprof serve" and its socket); else the
 /// profiler of `cache` (nullptr: a profiler made for this round alone) runs it (served_by the
 /// request's shell). Why a server's answer was not used goes into `notes`, for the shell to show.
+/// With `extract`, an ok round is followed by extract_model_kernels() with the python the
+/// profiler found, its progress said through the options' on_progress.
 /// The round is returned whatever became of its candidates (round_error() is the verdict); an error
 /// means no round ran: a server that failed the round, or the errors of KernelProfiler::create(),
 /// profile() and profile_batch().

@@ -832,11 +832,25 @@ def profile_model(
         raise ValueError(f"extract_top must be at least 1, not {top}")
     kernel = _kprof.write_model_candidate(problem, out_dir, compile)
     with KernelProfiler(out_dir, **options) as profiler:
-        results = profiler.profile(kernel, problem, round_num, max_retries)
-        if extract is not None and results.status == "ok" and results.dir:
-            results.extracted = json.loads(
-                profiler._native.extract_model_kernels(results.dir, extract, problem, compile, top))
-        return results
+        with profiler._profiling_turn(round_num):
+            text = profiler._native.profile_model(
+                _native_path(kernel, "kernel"),
+                _native_path(problem, "problem_file"),
+                *_call_options(round_num, max_retries),
+                extract,
+                top,
+                compile,
+            )
+        round_doc = json.loads(text)
+        outcome = profiler._outcome(round_num, round_doc, 0, batch=False)
+        if isinstance(outcome, KprofError):
+            raise outcome
+        if "extract_error" in round_doc:  # the round stands: its results go with the error
+            error = error_from_dict(round_doc["extract_error"])
+            error.results = outcome
+            raise error
+        outcome.extracted = round_doc.get("extracted")
+        return outcome
 
 
 def diff(a: Any, b: Any, top_metrics: int = 8) -> Diff:

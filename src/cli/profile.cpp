@@ -39,11 +39,8 @@ Result<RunRequest> run_request(const TableOptions& words) {
 
 /// The round through the library's one entry (run_round): a matching `kprof serve` of the same
 /// output directory, else a profiler of this process. Says which in `notes`.
-Result<RoundResult> run_round(const RunRequest& request, const fs::path& problem,
-                              const std::vector<fs::path>& kernels, bool batch,
-                              std::vector<std::string>& notes) {
-  auto round =
-      kprof::run_round(RoundRequest{request, problem, kernels, batch, "kprof"}, nullptr, notes);
+Result<RoundResult> run_round(const RoundRequest& request, std::vector<std::string>& notes) {
+  auto round = kprof::run_round(request, nullptr, notes);
   if (round && round->served_by.who == "kprof serve") {
     notes.push_back(fmt::format("answered by kprof serve ({})", round->served_by.socket.string()));
   }
@@ -51,22 +48,22 @@ Result<RoundResult> run_round(const RunRequest& request, const fs::path& problem
 }
 
 /// One candidate's round (profile, model): the inputs checked before ncu is looked for, the
-/// round run, its report in `format`, its error and exit code, where it was written.
+/// round run, its report in `format`, its error and exit code, where it was written; with
+/// `extract` (kprof model --extract), a line per kernel the extraction looked at, or its error.
 Result<Outcome> profile_candidate(const RunRequest& request, Format format, const fs::path& problem,
-                                  const fs::path& kernel, fs::path* round_dir = nullptr) {
+                                  const fs::path& kernel,
+                                  std::optional<ExtractRequest> extract = std::nullopt) {
   if (auto inputs = check_round_inputs(problem, {kernel}); !inputs) {
     return std::move(inputs).error();
   }
   Outcome outcome;
-  auto round = run_round(request, problem, {kernel}, false, outcome.notes);
+  auto round = run_round(
+      RoundRequest{request, problem, {kernel}, false, "kprof", std::move(extract)}, outcome.notes);
   if (!round) {
     outcome.error = std::move(round).error(); // after the notes on the server
     return outcome;
   }
   const CandidateResult& candidate = round->candidates.front();
-  if (round_dir != nullptr) {
-    *round_dir = round->dir;
-  }
   if (candidate.report) {
     outcome.text = render(format, *candidate.report, render_options());
   }
@@ -78,6 +75,13 @@ Result<Outcome> profile_candidate(const RunRequest& request, Format format, cons
   } else if (stderr_is_terminal()) {
     outcome.notes.push_back(
         fmt::format("round written to {} ({:.1f} s)", round->dir.string(), round->wall_seconds));
+  }
+  if (round->extracted && *round->extracted) {
+    for (std::string& line : extraction_lines(**round->extracted)) {
+      outcome.notes.push_back(std::move(line));
+    }
+  } else if (round->extracted) {
+    outcome.error = round->extracted->error();
   }
   return outcome;
 }
@@ -162,49 +166,14 @@ public:
     if (!kernel) {
       return std::move(kernel).error();
     }
-    fs::path round_dir;
-    auto outcome = profile_candidate(*request, *format, m_problem, *kernel, &round_dir);
-    if (!outcome || outcome->error || m_extract.empty()) {
-      return outcome;
+    std::optional<ExtractRequest> extract;
+    if (!m_extract.empty()) {
+      extract = ExtractRequest{m_extract, m_extract_top, m_compile};
     }
-    ExtractRequest extract{round_dir, m_extract,     m_problem,
-                           m_compile, m_extract_top, request->options};
-    auto extracted = extract_model_kernels(extract);
-    if (!extracted) {
-      outcome->error = std::move(extracted).error();
-      return outcome;
-    }
-    for (const std::string& line : extraction_lines(*extracted)) {
-      outcome->notes.push_back(line);
-    }
-    return outcome;
+    return profile_candidate(*request, *format, m_problem, *kernel, std::move(extract));
   }
 
 private:
-  /// What --extract did, a line per kernel: where its case is and the command that profiles
-  /// it, or why it has none.
-  static std::vector<std::string> extraction_lines(const Json& extracted) {
-    std::vector<std::string> lines;
-    for (const Json& kernel : extracted.value("kernels", Json::array())) {
-      const std::string name = kernel.value("name", std::string());
-      const double share = kernel.value("share", 0.0) * 100.0;
-      if (kernel.value("extracted", false)) {
-        const fs::path dir = kernel.value("directory", std::string());
-        lines.push_back(fmt::format("extracted {} ({:.0f}% of the call's kernel time): kprof "
-                                    "profile {} {}",
-                                    name, share, (dir / "kernel.py").string(),
-                                    (dir / "problem.py").string()));
-      } else {
-        lines.push_back(fmt::format("not extracted: {} ({:.0f}%): {}", name, share,
-                                    kernel.value("why", std::string())));
-      }
-    }
-    if (lines.empty()) {
-      lines.emplace_back("--extract: the round named no kernel to extract");
-    }
-    return lines;
-  }
-
   std::string m_problem;
   std::string m_format;
   std::string m_extract;
@@ -265,7 +234,8 @@ public:
       return std::move(inputs).error(); // before looking for ncu
     }
     Outcome outcome;
-    auto round = run_round(*request, m_problem, paths, true, outcome.notes);
+    auto round = run_round(RoundRequest{*request, m_problem, paths, true, "kprof", std::nullopt},
+                           outcome.notes);
     if (!round) {
       outcome.error = std::move(round).error(); // after the notes on the server
       return outcome;

@@ -180,7 +180,7 @@ ToolResult run_round_tool(const Json& arguments, ToolContext& context, RoundTool
   }
   request->options.standby = context.settings().standby;
   const fs::path problem = text_argument(arguments, "problem_file");
-  ExtractRequest extract; // the model tool's extract_dir, when given
+  std::optional<ExtractRequest> extract; // the model tool's extract_dir, when given
   std::vector<fs::path> kernels;
   if (batch) {
     for (const std::string& kernel : names_argument(arguments, "kernel_files")) {
@@ -195,12 +195,13 @@ ToolResult run_round_tool(const Json& arguments, ToolContext& context, RoundTool
     if (compile != nullptr && !compile->is_boolean()) {
       return error_result(make_error(ErrorCategory::usage, "compile must be true or false"));
     }
-    extract.compile = compile != nullptr && compile->get<bool>();
+    const bool compiled = compile != nullptr && compile->get<bool>();
     if (arguments.contains("extract_dir")) {
       if (!arguments.at("extract_dir").is_string()) {
         return error_result(make_error(ErrorCategory::usage, "extract_dir must be a path"));
       }
-      extract.out_dir = arguments.at("extract_dir").get<std::string>();
+      extract = ExtractRequest{arguments.at("extract_dir").get<std::string>(),
+                               k_default_extract_top, compiled};
     }
     if (arguments.contains("extract_top")) {
       const Json& top = arguments.at("extract_top");
@@ -208,10 +209,11 @@ ToolResult run_round_tool(const Json& arguments, ToolContext& context, RoundTool
         return error_result(
             make_error(ErrorCategory::usage, "extract_top must be an integer of at least 1"));
       }
-      extract.top = top.get<std::size_t>();
+      if (extract) {
+        extract->top = top.get<std::size_t>();
+      }
     }
-    auto kernel = write_model_candidate(problem, fs::absolute(request->options.out_dir),
-                                        compile != nullptr && compile->get<bool>());
+    auto kernel = write_model_candidate(problem, fs::absolute(request->options.out_dir), compiled);
     if (!kernel) {
       return error_result(kernel.error());
     }
@@ -231,7 +233,7 @@ ToolResult run_round_tool(const Json& arguments, ToolContext& context, RoundTool
                                  request->round));
     request->options.on_progress = [&context](const std::string& line) { context.progress(line); };
     std::vector<std::string> notes;
-    round = run_round(RoundRequest{*request, problem, kernels, batch, "kprof mcp"},
+    round = run_round(RoundRequest{*request, problem, kernels, batch, "kprof mcp", extract},
                       &context.profilers(), notes);
     for (const std::string& note : notes) {
       context.progress(note);
@@ -244,25 +246,15 @@ ToolResult run_round_tool(const Json& arguments, ToolContext& context, RoundTool
     return error_result(round->error());
   }
   ToolResult result = round_result(round->value(), *budget);
-  if (!extract.out_dir.empty() && !result.is_error) {
-    extract.round_dir = round->value().dir;
-    extract.problem = problem;
-    extract.options = request->options;
-    context.progress(
-        fmt::format("extracting the costliest Triton kernels to {}", extract.out_dir.string()));
-    auto extracted = extract_model_kernels(extract);
-    if (!extracted) {
-      return error_result(extracted.error());
+  if (const auto& extracted = round->value().extracted) {
+    if (!*extracted) {
+      return error_result(extracted->error());
     }
     result.text += "\n\n## Extracted\n";
-    for (const Json& kernel : extracted->value("kernels", Json::array())) {
-      result.text += kernel.value("extracted", false)
-                         ? fmt::format("- {}: {}/kernel.py and problem.py\n",
-                                       kernel.value("name", ""), kernel.value("directory", ""))
-                         : fmt::format("- {}: not extracted: {}\n", kernel.value("name", ""),
-                                       kernel.value("why", ""));
+    for (const std::string& line : extraction_lines(**extracted)) {
+      result.text += fmt::format("- {}\n", line);
     }
-    result.structured["extracted"] = std::move(extracted).value();
+    result.structured["extracted"] = **extracted;
   }
   return result;
 }

@@ -39,23 +39,9 @@ torch.cuda.nvtx.range_pop()
 /// Python; the executable when it does.
 std::optional<fs::path> check_python(const std::optional<fs::path>& python_path,
                                      std::vector<DoctorCheck>& checks) {
-  std::optional<fs::path> python;
-  if (python_path) {
-    python = find_executable(python_path->string());
-  } else if (auto env = env_var("KPROF_PYTHON")) {
-    python = find_executable(*env);
-  } else {
-    python = find_executable("python3");
-  }
+  auto python = find_python(python_path);
   if (!python) {
-    const std::string named =
-        python_path
-            ? fmt::format("python executable not found: {} (from --python)", python_path->string())
-        : env_var("KPROF_PYTHON")
-            ? fmt::format("python executable not found: {} (from KPROF_PYTHON)",
-                          *env_var("KPROF_PYTHON"))
-            : std::string("python3 not found on PATH (pass --python or set KPROF_PYTHON)");
-    checks.push_back(failed("python", make_error(ErrorCategory::input_not_found, named)));
+    checks.push_back(failed("python", std::move(python).error()));
     return std::nullopt;
   }
   ProcessSpec spec;
@@ -72,7 +58,7 @@ std::optional<fs::path> check_python(const std::optional<fs::path>& python_path,
   }
   checks.push_back(
       {"python", true, fmt::format("{} {}", python->string(), first_line(ran->out)), std::nullopt});
-  return python;
+  return *python;
 }
 
 /// The gpu check: nvidia-smi -L lists the GPUs without needing Python.

@@ -137,19 +137,14 @@ Json costliest_kernels(const Json& report, std::size_t top) {
   return kernels;
 }
 
-Result<Json> extract_model_kernels(const ExtractRequest& request) {
-  auto report_text = read_file(request.round_dir / RoundLayout::k_report);
-  if (!report_text) {
+Result<Json> extract_model_kernels(const ExtractRequest& request, const RoundResult& round,
+                                   const fs::path& problem, const ProfileOptions& options,
+                                   const fs::path& python) {
+  const Json* report =
+      round.candidates.empty() ? nullptr : round.candidates.front().report_document();
+  if (report == nullptr) {
     return make_error(ErrorCategory::usage,
-                      fmt::format("--extract needs the model's report, and the round wrote none "
-                                  "({})",
-                                  report_text.error().message));
-  }
-  Json report = Json::parse(*report_text, nullptr, false);
-  if (report.is_discarded()) {
-    return make_error(
-        ErrorCategory::malformed_input,
-        fmt::format("{} is not JSON", (request.round_dir / RoundLayout::k_report).string()));
+                      "--extract needs the model's report, and the round has none");
   }
   const fs::path out_dir = fs::absolute(request.out_dir);
   if (auto created = kprof::create_directories(out_dir); !created) {
@@ -159,11 +154,11 @@ Result<Json> extract_model_kernels(const ExtractRequest& request) {
     return safe.error().with_context("--extract's directory");
   }
   const Json spec = {{"out_dir", out_dir.string()},
-                     {"model", fs::absolute(request.problem).string()},
+                     {"model", fs::absolute(problem).string()},
                      {"compile", request.compile},
                      {"top", request.top},
-                     {"kernels", costliest_kernels(report, k_extract_looked_at)}};
-  const fs::path spec_path = request.round_dir / RoundLayout::k_extract_spec;
+                     {"kernels", costliest_kernels(*report, k_extract_looked_at)}};
+  const fs::path spec_path = round.dir / RoundLayout::k_extract_spec;
   if (auto written = write_json_atomic(spec_path, spec); !written) {
     return written.error();
   }
@@ -171,22 +166,17 @@ Result<Json> extract_model_kernels(const ExtractRequest& request) {
   std::error_code ignored;
   fs::remove(document, ignored);
 
-  const int gpu = request.options.gpus.empty() ? 0 : request.options.gpus.front();
-  auto lock = GpuLock::acquire(request.options.lock_dir.empty() ? GpuLock::default_dir()
-                                                                : request.options.lock_dir,
-                               gpu, request.options.lock_wait);
+  const int gpu = options.gpus.empty() ? 0 : options.gpus.front();
+  auto lock = GpuLock::acquire(options.lock_dir.empty() ? GpuLock::default_dir() : options.lock_dir,
+                               gpu, options.lock_wait);
   if (!lock) {
     return lock.error();
   }
-  const std::string python_word = request.options.python
-                                      ? request.options.python->string()
-                                      : env_var("KPROF_PYTHON").value_or(std::string("python3"));
   ProcessSpec spec_process;
-  spec_process.argv = {python_word, (request.round_dir / RoundLayout::k_harness_script).string(),
-                       (request.round_dir / RoundLayout::k_plan).string(), "--extract",
-                       spec_path.string()};
-  spec_process.cwd = request.round_dir;
-  spec_process.timeout = request.options.timeout;
+  spec_process.argv = {python.string(), (round.dir / RoundLayout::k_harness_script).string(),
+                       (round.dir / RoundLayout::k_plan).string(), "--extract", spec_path.string()};
+  spec_process.cwd = round.dir;
+  spec_process.timeout = options.timeout;
   spec_process.max_captured_bytes = 64U << 10U;
   spec_process.env_set = {{"PYTHONUNBUFFERED", "1"}, {"PYTHONDONTWRITEBYTECODE", "1"}};
   if (!env_var("TRITON_CACHE_DIR")) {
@@ -194,7 +184,7 @@ Result<Json> extract_model_kernels(const ExtractRequest& request) {
       spec_process.env_set.emplace_back("TRITON_CACHE_DIR", cache->string());
     }
   }
-  if (!request.options.gpus.empty()) {
+  if (!options.gpus.empty()) {
     spec_process.env_set.emplace_back("CUDA_VISIBLE_DEVICES", visible_device(gpu));
   }
   auto ran = run_process(spec_process);
@@ -222,6 +212,28 @@ Result<Json> extract_model_kernels(const ExtractRequest& request) {
                       ran->err);
   }
   return extracted;
+}
+
+std::vector<std::string> extraction_lines(const Json& extracted) {
+  std::vector<std::string> lines;
+  for (const Json& kernel : extracted.value("kernels", Json::array())) {
+    const std::string name = kernel.value("name", std::string());
+    const double share = kernel.value("share", 0.0) * 100.0;
+    if (kernel.value("extracted", false)) {
+      const fs::path dir = kernel.value("directory", std::string());
+      lines.push_back(fmt::format("extracted {} ({:.0f}% of the call's kernel time): kprof "
+                                  "profile {} {}",
+                                  name, share, (dir / "kernel.py").string(),
+                                  (dir / "problem.py").string()));
+    } else {
+      lines.push_back(fmt::format("not extracted: {} ({:.0f}%): {}", name, share,
+                                  kernel.value("why", std::string())));
+    }
+  }
+  if (lines.empty()) {
+    lines.emplace_back("--extract: the round named no kernel to extract");
+  }
+  return lines;
 }
 
 } // namespace kprof

@@ -64,31 +64,6 @@ void normalize_options(ProfileOptions& options, const ProfileEnvironment& enviro
   options.use_sudo = options.use_sudo || environment.use_sudo;
 }
 
-Result<fs::path> find_python(const std::optional<fs::path>& explicit_python) {
-  if (explicit_python) {
-    auto found = find_executable(explicit_python->string());
-    if (!found) {
-      return make_error(ErrorCategory::input_not_found,
-                        fmt::format("python executable not found: {}", explicit_python->string()));
-    }
-    return *found;
-  }
-  if (auto env = env_var("KPROF_PYTHON")) {
-    auto found = find_executable(*env);
-    if (!found) {
-      return make_error(ErrorCategory::input_not_found,
-                        fmt::format("KPROF_PYTHON names no executable: {}", *env));
-    }
-    return *found;
-  }
-  auto found = find_executable("python3");
-  if (!found) {
-    return make_error(ErrorCategory::input_not_found,
-                      "python3 not found on PATH (pass --python or set KPROF_PYTHON)");
-  }
-  return *found;
-}
-
 /// The session's facts for the metadata of candidate `position` of `plan`.
 /// What a session's timeline holds and what its replays did, for the candidate's metadata (its
 /// report or error.json): a round cut short by Ctrl-C or a timeout says here that it holds the
@@ -559,6 +534,32 @@ RunMetadata run_metadata(const KernelProfiler& profiler, const std::string& metr
 }
 
 } // namespace
+
+Result<fs::path> find_python(const std::optional<fs::path>& explicit_python) {
+  if (explicit_python) {
+    auto found = find_executable(explicit_python->string());
+    if (!found) {
+      return make_error(ErrorCategory::input_not_found,
+                        fmt::format("python executable not found: {} (from --python)",
+                                    explicit_python->string()));
+    }
+    return *found;
+  }
+  if (auto env = env_var("KPROF_PYTHON")) {
+    auto found = find_executable(*env);
+    if (!found) {
+      return make_error(ErrorCategory::input_not_found,
+                        fmt::format("python executable not found: {} (from KPROF_PYTHON)", *env));
+    }
+    return *found;
+  }
+  auto found = find_executable("python3");
+  if (!found) {
+    return make_error(ErrorCategory::input_not_found,
+                      "python3 not found on PATH (pass --python or set KPROF_PYTHON)");
+  }
+  return *found;
+}
 
 namespace {
 

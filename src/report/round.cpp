@@ -232,6 +232,13 @@ Json round_document(const RoundResult& round, ReportDetail detail) {
     candidates.push_back(candidate_json(round.candidates[i], ranks[i], detail));
   }
   doc["candidates"] = std::move(candidates);
+  if (round.extracted) {
+    if (*round.extracted) {
+      doc["extracted"] = **round.extracted;
+    } else {
+      doc["extract_error"] = to_json(round.extracted->error());
+    }
+  }
   return doc;
 }
 
@@ -308,7 +315,12 @@ Json round_json_schema() {
             {"wall_seconds", Json{{"type", Json::array({"number", "null"})}}},
             {"served_by", served_by},
             {"metadata", Json{{"type", "object"}}},
-            {"candidates", Json{{"type", "array"}, {"items", candidate_json_schema()}}}}},
+            {"candidates", Json{{"type", "array"}, {"items", candidate_json_schema()}}},
+            {"extracted",
+             Json{{"type", "object"},
+                  {"description", "kprof model --extract: extracted.json's document, per kernel "
+                                  "its case's directory or why it has none"}}},
+            {"extract_error", error_json_schema()}}},
       {"required", Json::array({"schema_version", "kind", "round", "dir", "in_place", "batch",
                                 "wall_seconds", "served_by", "metadata", "candidates"})}};
 }
@@ -336,6 +348,13 @@ Result<RoundResult> round_result_from_json(const Json& json) {
       return std::move(candidate).error();
     }
     round.candidates.push_back(std::move(candidate).value());
+  }
+  if (const Json* extracted = json_read::member(json, "extracted")) {
+    round.extracted = Result<Json>(*extracted);
+  } else if (const Json* failed = json_read::member(json, "extract_error")) {
+    if (auto error = error_from_json(*failed)) {
+      round.extracted = Result<Json>(std::move(*error));
+    }
   }
   return round;
 }

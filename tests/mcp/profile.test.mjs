@@ -196,7 +196,7 @@ test('the model tool ranks a model\'s kernels by their share of its call', async
     name: 'model', arguments: { problem_file: problem, out_dir: out, round: 3, extract_dir: cases, extract_top: 1 },
   });
   assert.equal(extracted.isError, false, textOf(extracted));
-  assert.match(textOf(extracted), /## Extracted\n- gemv_kernel: .*gemv_kernel\/kernel\.py and problem\.py/);
+  assert.match(textOf(extracted), /## Extracted\n- extracted gemv_kernel \(\d+% of the call.s kernel time\): kprof profile .*gemv_kernel\/kernel\.py .*gemv_kernel\/problem\.py/);
   assert.equal(extracted.structuredContent.extracted.kernels[0].extracted, true);
   assert.ok(fs.existsSync(path.join(cases, 'gemv_kernel', 'problem.py')));
 });

@@ -581,6 +581,17 @@ def test_profile_model_extracts_the_costliest_triton_kernels_as_kprof_model_extr
                                retries=0).extracted is None
     with pytest.raises(ValueError, match="extract_top"):
         kprof.profile_model(CASES / "model" / "problem.py", 3, out_dir=out, extract_dir=cases, extract_top=0)
+    # A cases directory others can write is refused after the round, which stands: its results
+    # go with the error.
+    open_cases = fake_gpu / "open-cases"
+    open_cases.mkdir()
+    open_cases.chmod(0o777)
+    with pytest.raises(kprof.KprofError, match="--extract's directory") as refused:
+        kprof.profile_model(CASES / "model" / "problem.py", 4, out_dir=out, ncu_bin_path=FAKE_NCU,
+                            retries=0, extract_dir=open_cases)
+    assert refused.value.results is not None and refused.value.results.status == "ok"
+    assert (out / "round004" / "report.json").is_file()
+    assert not any(open_cases.iterdir())
 
 
 def test_relative_output_directories_are_kept_where_they_were_named(fake_gpu, monkeypatch):

@@ -202,6 +202,29 @@ TEST(RoundDocument, ReadsBackAsTheRoundItWasWrittenFrom) {
   EXPECT_EQ(round_document(*read, ReportDetail::full), round_document(round, ReportDetail::full));
 }
 
+TEST(RoundDocument, SaysWhatAnExtractionWroteOrWhyItFailedAndReadsItBack) {
+  RoundResult round = sample_round();
+  EXPECT_FALSE(round_document(round, ReportDetail::full).contains("extracted"));
+  const Json written = {{"kernels", Json::array({{{"name", "gemv_kernel"}, {"extracted", true}}})}};
+  round.extracted = Result<Json>(written);
+  Json doc = round_document(round, ReportDetail::full);
+  EXPECT_EQ(doc["extracted"], written);
+  EXPECT_FALSE(doc.contains("extract_error"));
+  auto read = round_result_from_json(doc);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  ASSERT_TRUE(read->extracted.has_value() && read->extracted->ok());
+  EXPECT_EQ(**read->extracted, written);
+
+  round.extracted = Result<Json>(make_error(ErrorCategory::io, "--extract's directory: open"));
+  doc = round_document(round, ReportDetail::full);
+  EXPECT_FALSE(doc.contains("extracted"));
+  EXPECT_EQ(doc["extract_error"]["category"], "io");
+  read = round_result_from_json(doc);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  ASSERT_TRUE(read->extracted.has_value() && !read->extracted->ok());
+  EXPECT_EQ(read->extracted->error().message, "--extract's directory: open");
+}
+
 TEST(RoundDocument, AnEntryWithoutItsCandidateIndexIsNotARound) {
   Json doc = round_document(sample_round(), ReportDetail::full);
   doc["candidates"][1].erase("candidate");
