@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Issue 42 item 3: `kprof model --compile --extract` on KernelBench level-3 problems, each case profiled.
 # Builds kprof (bench/device/common.sh, headers from .device/include), then for each problem of
-# EXTRACT_MODELS (default "44_MiniGPTBlock 43_MinGPTCausalAttention", files in .device/kernelbench):
+# EXTRACT_MODELS (default "44_MiniGPTBlock 43_MinGPTCausalAttention", files in .device/kernelbench;
+# an entry with a slash is a problem file's path, e.g. bench/device/models/triton_block.py, whose
+# kernels are the user's own; an entry ending in ":eager" runs without --compile):
 #   1. `kprof model PROBLEM --compile --extract CASES` (--clock-control none): wall time, exit
 #      code, what it says about each of the costliest kernels;
 #   2. `kprof profile CASE/kernel.py CASE/problem.py` of every extracted case: exit code, the
@@ -31,16 +33,22 @@ note_environment
 note ""
 build_unless_skipped
 
-for name in ${EXTRACT_MODELS:-44_MiniGPTBlock 43_MinGPTCausalAttention}; do
-  [ "$(left)" -gt 60 ] || { note "- $name: out of time"; break; }
+for entry in ${EXTRACT_MODELS:-44_MiniGPTBlock 43_MinGPTCausalAttention}; do
+  [ "$(left)" -gt 60 ] || { note "- $entry: out of time"; break; }
+  spec=${entry%:eager}; compile=(--compile)
+  [ "$spec" = "$entry" ] || compile=()
+  case $spec in
+  */*) problem="$root/$spec"; name=$(basename "$spec" .py) ;;
+  *) problem="$kb/$spec.py"; name=$spec ;;
+  esac
   dir="$work/$name"; cases="$work/cases/$name"
   t0=$(now)
-  timeout "$(( $(left) - 20 ))" "$kprof" model "$kb/$name.py" --compile --out "$dir" \
+  timeout "$(( $(left) - 20 ))" "$kprof" model "$problem" "${compile[@]}" --out "$dir" \
     --clock-control none --extract "$cases" --extract-top "${EXTRACT_TOP:-3}" --format prompt \
     >"$work/$name.out" 2>"$work/$name.err"
   rc=$?
   note ""
-  note "## kprof model $name --compile --extract: rc=$rc in $(elapsed "$t0" "$(now)") s"
+  note "## kprof model $name ${compile[*]} --extract: rc=$rc in $(elapsed "$t0" "$(now)") s"
   note '```'
   grep -E "extracted|not extracted|--extract" "$work/$name.err" >>"$summary"
   [ "$rc" = 0 ] || tail -8 "$work/$name.err" >>"$summary"
