@@ -130,6 +130,16 @@ public:
     (void)request;
     return std::chrono::duration<double>(0);
   }
+
+  /// Whether a call of `problem`'s candidates is timed outside ncu before its launches are
+  /// replayed (`--launches many`, or `auto` for a problem whose last call made many launches:
+  /// docs/harness.md, "Many launches"). A batch then gives each candidate a session of its own,
+  /// timed first and replayed in representatives, instead of one session that replays every
+  /// launch of every candidate. A runner without that tier says false.
+  [[nodiscard]] virtual bool times_calls_first(const std::filesystem::path& problem) const {
+    (void)problem;
+    return false;
+  }
 };
 
 /// The most standbys the runner keeps per GPU: one, and a second in flight once candidates came

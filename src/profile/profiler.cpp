@@ -248,33 +248,45 @@ private:
     // after one that poisoned the CUDA context, and those whose rows ncu took with it when it
     // was stopped on a later candidate (judge_candidate).
     std::vector<std::size_t> pending = mine;
+    // A call known to make many launches is timed first and replayed in representatives, one
+    // candidate per session (a session of several would replay every launch of each).
+    const bool one_by_one = mine.size() > 1 && m_runner.times_calls_first(request.plan.problem);
+    if (one_by_one) {
+      progress(fmt::format("{}'s call makes many launches: its {} candidates on GPU {} are "
+                           "profiled one per session, each timed first",
+                           request.plan.problem.filename().string(), mine.size(), gpu));
+    }
     for (int part = 0; !pending.empty() && !cancellation_requested(); ++part) {
       request.work_dir = m_staged.session_dir(gpu, part);
       if (auto created = kprof::create_directories(request.work_dir); !created) {
         fail(created.error());
         return;
       }
+      const std::vector<std::size_t> now =
+          one_by_one ? std::vector<std::size_t>{pending.front()} : pending;
       request.plan.candidates.clear();
-      for (std::size_t index : pending) {
+      for (std::size_t index : now) {
         request.plan.candidates.push_back(
             {m_kernels[index], candidate_range(static_cast<int>(index))});
       }
-      const std::vector<bool> decided = run_part(request, pending, lock_wait);
+      const std::vector<bool> decided = run_part(request, now, lock_wait);
       std::vector<std::size_t> left;
-      for (std::size_t p = 0; p < pending.size(); ++p) {
+      for (std::size_t p = 0; p < now.size(); ++p) {
         if (!decided[p]) {
-          left.push_back(pending[p]);
+          left.push_back(now[p]);
         }
       }
-      if (left.size() == pending.size()) {
+      if (left.size() == now.size()) {
         // Nothing decided: judge_candidate always decides the candidate a session that ended
         // is charged with, but never loop forever.
-        for (std::size_t index : pending) {
+        for (std::size_t index : now) {
           m_work[index].result.error =
               make_error(ErrorCategory::internal, "candidate was never reached");
         }
-        return;
+        left.clear();
       }
+      left.insert(left.end(), pending.begin() + static_cast<std::ptrdiff_t>(now.size()),
+                  pending.end());
       pending = std::move(left);
     }
   }

@@ -777,13 +777,17 @@ private:
   /// under `--launches many`, and under `auto` for a problem whose last call made many launches
   /// (a model in an agent's loop: its first round pays the capped session, the next ones not).
   bool timeline_first(const SessionRequest& request) const {
+    return times_calls_first(request.plan.problem);
+  }
+
+  bool times_calls_first(const fs::path& problem) const override {
     if (m_settings.launches == LaunchTiers::many) {
       return true;
     }
     if (m_settings.launches != LaunchTiers::automatic) {
       return false;
     }
-    return m_launch_memory.many(request.plan.problem);
+    return m_launch_memory.many(problem);
   }
 
   /// Remembers whether the call of a round of one candidate made more than
