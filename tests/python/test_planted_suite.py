@@ -153,10 +153,11 @@ def test_each_expected_line_holds_the_expected_source_inside_its_kernel(kernels)
 
 
 def test_cuda_kernels_go_through_load_inline_with_lineinfo_and_their_own_line_numbers():
-    text = read(CUDA_MODULE)
-    assert "load_inline(" in text
-    assert '"-lineinfo"' in text
-    assert '#line 1 "%s"' in text
+    assert "inline_build.load(NAME, SOURCE, CPP_SOURCE, FUNCTIONS)" in read(CUDA_MODULE)
+    build = read(os.path.join(os.path.dirname(CUDA_MODULE), "inline_build.py"))
+    assert "load_inline(" in build
+    assert '"-lineinfo"' in build
+    assert '#line 1 "%s"' in build
 
 
 RECORDINGS = os.path.join(ROOT, "tests", "fixtures", "ncu", "2025.3.1", "planted")

@@ -14,6 +14,9 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import inline_build  # noqa: E402  (tests/planted/cuda/inline_build.py)
+
 SOURCE = os.path.join(HERE, "planted.cu")
 NAME = "kprof_planted_cuda"
 
@@ -177,31 +180,9 @@ def module():
     """The built extension (built on the first call of the machine, loaded after that)."""
     global _MODULE
     if _MODULE is None:
-        # Only the H200's architecture: a shorter build, and the same flags (so the same cached
-        # build) in every process whatever GPUs it sees.
-        os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "9.0")
-        from torch.utils.cpp_extension import load_inline
-
-        with open(SOURCE, encoding="utf-8") as f:
-            cuda_source = '#line 1 "%s"\n%s' % (SOURCE, f.read())
-        _MODULE = load_inline(
-            name=NAME,
-            cpp_sources=[CPP_SOURCE],
-            cuda_sources=[cuda_source],
-            functions=FUNCTIONS,
-            extra_cflags=["-O2"],
-            extra_cuda_cflags=["-lineinfo", "-O3"],
-            verbose=False,
-        )
+        _MODULE = inline_build.load(NAME, SOURCE, CPP_SOURCE, FUNCTIONS)
     return _MODULE
 
 
 if __name__ == "__main__":
-    import time
-
-    started = time.perf_counter()
-    m = module()
-    missing = [f for f in FUNCTIONS if not hasattr(m, f)]
-    print("%s: built/loaded in %.1f s%s" % (NAME, time.perf_counter() - started,
-                                             "; missing " + ", ".join(missing) if missing else ""))
-    sys.exit(1 if missing else 0)
+    inline_build.build_ahead(NAME, FUNCTIONS, module)
