@@ -403,7 +403,7 @@ def test_no_kernel_is_an_earlier_suites_kernel_under_another_name(suite):
 @WITH_CUDA
 def test_cuda_kernels_go_through_load_inline_with_lineinfo_and_their_own_line_numbers(suite):
     text = read(suite.cuda_module)
-    assert "inline_build.load(NAME, SOURCE, CPP_SOURCE, FUNCTIONS)" in text
+    assert "inline_build.cached_loader(NAME, SOURCE, CPP_SOURCE, FUNCTIONS)" in text
     build = read(os.path.join(PLANTED, "cuda", "inline_build.py"))
     assert "load_inline(" in build
     assert '"-lineinfo"' in build

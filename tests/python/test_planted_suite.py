@@ -153,7 +153,7 @@ def test_each_expected_line_holds_the_expected_source_inside_its_kernel(kernels)
 
 
 def test_cuda_kernels_go_through_load_inline_with_lineinfo_and_their_own_line_numbers():
-    assert "inline_build.load(NAME, SOURCE, CPP_SOURCE, FUNCTIONS)" in read(CUDA_MODULE)
+    assert "inline_build.cached_loader(NAME, SOURCE, CPP_SOURCE, FUNCTIONS)" in read(CUDA_MODULE)
     build = read(os.path.join(os.path.dirname(CUDA_MODULE), "inline_build.py"))
     assert "load_inline(" in build
     assert '"-lineinfo"' in build

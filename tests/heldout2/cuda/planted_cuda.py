@@ -139,16 +139,8 @@ FUNCTIONS = [
     "cdist_l1_tile16", "cdist_l1_reg8x8", "tiny_rmsnorm_bf16", "gelu_tanh_bf16x8",
 ]
 
-_MODULE = None
-
-
-def module():
-    """The built extension (built on the first call of the machine, loaded after that)."""
-    global _MODULE
-    if _MODULE is None:
-        _MODULE = inline_build.load(NAME, SOURCE, CPP_SOURCE, FUNCTIONS)
-    return _MODULE
-
+# The built extension (built on the first call of the machine, loaded after that).
+module = inline_build.cached_loader(NAME, SOURCE, CPP_SOURCE, FUNCTIONS)
 
 if __name__ == "__main__":
     inline_build.build_ahead(NAME, FUNCTIONS, module)

@@ -31,6 +31,19 @@ def load(name, source, cpp_source, functions):
     )
 
 
+def cached_loader(name, source, cpp_source, functions):
+    """A suite's `module()`: the built extension, built on the machine's first call (load) and
+    kept for the process after that."""
+    built = []
+
+    def module():
+        if not built:
+            built.append(load(name, source, cpp_source, functions))
+        return built[0]
+
+    return module
+
+
 def build_ahead(name, functions, module):
     """Run as a script: builds (or loads) the extension through `module()`, says how long it took
     and which functions it lacks; exits 1 when it lacks any."""

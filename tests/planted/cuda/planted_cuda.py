@@ -173,16 +173,8 @@ FUNCTIONS = [
     "register_reuse_wide", "vector_copy", "fused_silu_axpb",
 ]
 
-_MODULE = None
-
-
-def module():
-    """The built extension (built on the first call of the machine, loaded after that)."""
-    global _MODULE
-    if _MODULE is None:
-        _MODULE = inline_build.load(NAME, SOURCE, CPP_SOURCE, FUNCTIONS)
-    return _MODULE
-
+# The built extension (built on the first call of the machine, loaded after that).
+module = inline_build.cached_loader(NAME, SOURCE, CPP_SOURCE, FUNCTIONS)
 
 if __name__ == "__main__":
     inline_build.build_ahead(NAME, FUNCTIONS, module)
