@@ -30,7 +30,7 @@ namespace kprof {
 /// numbered the attempts of a round, 3 keeps each report document in a table of its own
 /// (`documents`, written in pieces; docs/history.md), 4 the truth beside the counters of each
 /// row (measured median, speed-up, share of the speed of light, the check's verdict).
-inline constexpr int k_history_schema_version = 5;
+inline constexpr int k_history_schema_version = 6;
 
 /// The time a history ranks its rows on (best_so_far, best, converged(); docs/history.md,
 /// "Which time"): `measured`, the candidates' measured medians, when any ok row of the history

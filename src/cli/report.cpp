@@ -121,11 +121,16 @@ private:
       outcome.out_file = m_out;
       return outcome;
     }
-    auto report = std::make_shared<const CaptureReport>(
+    std::shared_ptr<const ReportSource> report = std::make_shared<const CaptureReport>(
         parts->capture, parts->analysis, parts->metrics, parts->run, parts->kept_members);
     if (round) {
-      if (auto recorded = record_report_round(out_dir(), *round, report, m_file); !recorded) {
+      auto recorded = record_report_round(out_dir(), *round, report, m_file);
+      if (!recorded) {
         return std::move(recorded).error();
+      }
+      // The round's report, which reads its JSON back from the report.json it wrote.
+      if (!recorded->candidates.empty() && recorded->candidates.front().streamed_report) {
+        report = recorded->candidates.front().streamed_report;
       }
     }
     Outcome outcome;

@@ -132,6 +132,13 @@ ALTER TABLE runs ADD COLUMN check_verdict TEXT;
     R"sql(
 DROP INDEX IF EXISTS metrics_metric;
 )sql",
+    // 5 -> 6: the metric rows indexed by run only. The index serves deleting a run's rows (ON
+    // DELETE CASCADE); nothing in kprof looks them up by kernel, and with the kernel's name in
+    // it each of a round's 540,000 rows went into the middle of the index (docs/performance.md).
+    R"sql(
+DROP INDEX IF EXISTS metrics_run;
+CREATE INDEX metrics_run ON metrics (run_id);
+)sql",
 };
 
 constexpr int k_busy_timeout_ms = 10'000;

@@ -92,6 +92,15 @@ Result<void> RoundWriter::add(CandidateResult candidate, const Json& metadata) {
     if (auto w = m_staged.write_report(candidate.index, *candidate.streamed_report); !w) {
       return w;
     }
+    // What reads the report's text from now on (the history's document, a caller's stdout)
+    // reads the report.json just written instead of making each launch again.
+    auto written =
+        WrittenReport::open(std::move(candidate.streamed_report),
+                            m_staged.staged_candidate_dir(candidate.index) / RoundLayout::k_report);
+    if (!written) {
+      return written.error();
+    }
+    candidate.streamed_report = *std::move(written);
   } else if (auto w = m_staged.write_error(candidate.index,
                                            failure_document(metadata, *candidate.error));
              !w) {

@@ -9,14 +9,22 @@
 // build_report uses (report_parts.hpp), and the JSON text is write_report_json's. The tests in
 // tests/unit/report/fixtures_test.cpp compare every file made from both kinds on the recorded
 // fixtures.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "kprof/files.hpp"
 #include "kprof/report.hpp"
 #include "report/report_parts.hpp"
 #include "report/sinks.hpp"
+#include "util/unique_fd.hpp"
 
 namespace kprof {
 
@@ -133,18 +141,124 @@ void CaptureReport::write_json(const RenderOptions& options, const TextOut& out)
                     m_kept_members);
 }
 
-std::string CaptureReport::document_text(bool compact) const {
+namespace {
+
+/// report.write_json's text in one string, allocated once: written twice, once to count it.
+std::string counted_text(const ReportSource& report, bool compact) {
   RenderOptions options;
   options.compact = compact;
   std::size_t size = 0;
-  write_json(options, [&size](std::string_view piece) { size += piece.size(); });
+  report.write_json(options, [&size](std::string_view piece) { size += piece.size(); });
   std::string text;
   text.reserve(size);
-  write_json(options, [&text](std::string_view piece) { text += piece; });
+  report.write_json(options, [&text](std::string_view piece) { text += piece; });
   if (compact && !text.empty()) {
     text.pop_back(); // the JSON sink's line break, which json_text(doc, -1) has not
   }
   return text;
+}
+
+/// Appends `text` to `out` without its whitespace between tokens, the state of a string left
+/// open at the end of one piece carried in `in_string` and `escaped` to the next.
+void append_compact(std::string& out, std::string_view text, bool& in_string, bool& escaped) {
+  const char* at = text.data();
+  const char* const end = at + text.size();
+  while (at < end) {
+    if (in_string) {
+      const char* stop = at;
+      while (stop < end && (escaped || (*stop != '"' && *stop != '\\'))) {
+        escaped = false;
+        ++stop;
+      }
+      if (stop == end) {
+        out.append(at, stop);
+        break;
+      }
+      escaped = *stop == '\\';
+      in_string = *stop != '"';
+      out.append(at, stop + 1);
+      at = stop + 1;
+      continue;
+    }
+    const char* stop = at;
+    while (stop < end && *stop != '"' && *stop != ' ' && *stop != '\n' && *stop != '\t' &&
+           *stop != '\r') {
+      ++stop;
+    }
+    out.append(at, stop);
+    if (stop == end) {
+      break;
+    }
+    if (*stop == '"') {
+      out += '"';
+      in_string = true;
+    }
+    at = stop + 1;
+  }
+}
+
+} // namespace
+
+std::string CaptureReport::document_text(bool compact) const {
+  return counted_text(*this, compact);
+}
+
+Result<std::shared_ptr<const WrittenReport>>
+WrittenReport::open(std::shared_ptr<const ReportSource> made, const std::filesystem::path& path) {
+  KPROF_ASSERT(made != nullptr);
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat info {};
+  if (!fd || ::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    return make_error(ErrorCategory::io,
+                      fmt::format("cannot read back {}: {}", path.string(),
+                                  fd ? std::string("not a regular file") : errno_text(errno)));
+  }
+  return std::make_shared<const WrittenReport>(std::move(made), fd.release());
+}
+
+WrittenReport::WrittenReport(std::shared_ptr<const ReportSource> made, int fd)
+    : m_made(std::move(made)), m_fd(fd) {}
+
+WrittenReport::~WrittenReport() {
+  UniqueFd closed(m_fd);
+}
+
+void WrittenReport::write_json(const RenderOptions& options, const TextOut& out) const {
+  constexpr std::size_t k_piece = std::size_t{1} << 20U;
+  std::string buffer(k_piece, '\0');
+  std::string compact;
+  bool in_string = false;
+  bool escaped = false;
+  off_t offset = 0;
+  while (true) {
+    const ssize_t got = ::pread(m_fd, buffer.data(), k_piece, offset);
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got < 0 && offset == 0) {
+      m_made->write_json(options, out);
+      return;
+    }
+    if (got <= 0) {
+      break;
+    }
+    offset += got;
+    const std::string_view piece(buffer.data(), static_cast<std::size_t>(got));
+    if (!options.compact) {
+      out(piece);
+      continue;
+    }
+    compact.clear();
+    append_compact(compact, piece, in_string, escaped);
+    out(compact);
+  }
+  if (options.compact) {
+    out("\n");
+  }
+}
+
+std::string WrittenReport::document_text(bool compact) const {
+  return counted_text(*this, compact);
 }
 
 } // namespace kprof

@@ -816,6 +816,37 @@ TEST(HistoryStore, AVersion2DatabasesDocumentsAreStillReadOnceItIsMigrated) {
   ASSERT_TRUE(store.document(2, std::nullopt).ok());
 }
 
+TEST(HistoryStore, AVersion5DatabaseIndexesItsMetricRowsByRunOnceMigrated) {
+  const TempDir dir = make_temp_dir();
+  const auto path = dir.path() / "kprof.db";
+  {
+    HistoryStore store = open_store(path);
+    ASSERT_TRUE(store.record_round(ok_entry(3, std::nullopt, 2.0e6)).ok());
+  }
+  const long long metrics = query_int(path, "SELECT count(*) FROM metrics");
+  ASSERT_GT(metrics, 0);
+  {
+    // Back to version 5's index of the metric rows: by run and kernel.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "DROP INDEX metrics_run; CREATE INDEX metrics_run ON metrics (run_id, "
+                           "kernel); PRAGMA user_version = 5;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  ASSERT_EQ(query_int(path, "SELECT count(*) FROM pragma_index_info('metrics_run')"), 2);
+  HistoryStore store = open_store(path);
+  EXPECT_EQ(query_int(path, "PRAGMA user_version"), k_history_schema_version);
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM pragma_index_info('metrics_run')"), 1);
+  EXPECT_EQ(query_text(path, "SELECT name FROM pragma_index_info('metrics_run')"), "run_id");
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM metrics"), metrics);
+  // Re-recording the round still takes the replaced run's metric rows with it.
+  ASSERT_TRUE(store.record_round(ok_entry(3, std::nullopt, 1.0e6)).ok());
+  EXPECT_EQ(query_int(path, "SELECT count(*) FROM metrics"), metrics);
+}
+
 TEST(RoundRef, ParsesARoundAlone) {
   auto ref = parse_round_ref("3");
   ASSERT_TRUE(ref.ok());

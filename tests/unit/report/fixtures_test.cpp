@@ -2,8 +2,10 @@
 // analysed by the analysis module: document values checked against the files by hand, prompt
 // and table output against golden files (KPROF_UPDATE_GOLDEN=1 rewrites them).
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -488,6 +490,17 @@ void expect_capture_report_writes_the_tree(const Capture& capture, const Analysi
   {
     SCOPED_TRACE("held");
     expect_the_files_of(HeldReport(tree), tree);
+  }
+  {
+    SCOPED_TRACE("read back from its report.json");
+    const std::filesystem::path file =
+        std::filesystem::path(::testing::TempDir()) / "kprof-written-report.json";
+    ASSERT_TRUE(write_file_atomic(file, streamed.document_text(false)));
+    auto written = WrittenReport::open(
+        std::shared_ptr<const ReportSource>(&streamed, [](const ReportSource*) {}), file);
+    ASSERT_TRUE(written) << written.error().message;
+    std::filesystem::remove(file); // held open: the text stays readable
+    expect_the_files_of(**written, tree);
   }
   EXPECT_EQ(streamed.outline(),
             build_report_of_representatives(capture, analysis, set, k_fixed_time));
