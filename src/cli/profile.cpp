@@ -158,9 +158,6 @@ public:
       request->options.launches = LaunchTiers::many;
     }
     request->options.check = false;
-    if (!m_extract.empty() && request->options.gpus.size() > 1) {
-      return make_error(ErrorCategory::usage, "--extract runs the model on one GPU: name one");
-    }
     auto kernel =
         write_model_candidate(m_problem, fs::absolute(request->options.out_dir), m_compile);
     if (!kernel) {

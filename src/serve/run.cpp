@@ -78,6 +78,9 @@ Result<RoundResult> run_round(const RoundRequest& request, ProfilerCache* cache,
   if (request.extract && (request.batch || request.kernels.size() != 1)) {
     return make_error(ErrorCategory::usage, "--extract follows a model's round of one candidate");
   }
+  if (request.extract && options.gpus.size() > 1) {
+    return make_error(ErrorCategory::usage, "--extract runs the model on one GPU: name one");
+  }
   auto served =
       ask_server(options, request.problem, request.kernels, request.run.round, request.batch);
   if (!served) {

@@ -581,6 +581,12 @@ def test_profile_model_extracts_the_costliest_triton_kernels_as_kprof_model_extr
                                retries=0).extracted is None
     with pytest.raises(ValueError, match="extract_top"):
         kprof.profile_model(CASES / "model" / "problem.py", 3, out_dir=out, extract_dir=cases, extract_top=0)
+    # The extraction runs the model on one GPU: several (which `kprof model`'s --gpu cannot name)
+    # are refused by the library's round before it starts, for Python and MCP alike.
+    with pytest.raises(kprof.UsageError, match="one GPU"):
+        kprof.profile_model(CASES / "model" / "problem.py", 3, out_dir=out, ncu_bin_path=FAKE_NCU,
+                            retries=0, gpus=[0, 1], extract_dir=cases)
+    assert not (out / "round003").exists()
     # A cases directory others can write is refused after the round, which stands: its results
     # go with the error.
     open_cases = fake_gpu / "open-cases"
