@@ -31,20 +31,24 @@ fs::path LaunchMemory::file_of(const std::string& problem) const {
   return m_dir / (file_name_hash(problem) + ".json");
 }
 
-bool LaunchMemory::many(const fs::path& problem) const {
+std::optional<bool> LaunchMemory::recall(const fs::path& problem) const {
   const std::string key = problem.string();
   const std::lock_guard<std::mutex> hold(m_mutex);
   if (auto known = m_known.find(key); known != m_known.end()) {
     return known->second;
   }
-  bool found = false;
+  std::optional<bool> found;
   if (!m_dir.empty()) {
     if (auto text = read_own_file(file_of(key), k_max_memory_bytes)) {
       const Json stored = Json::parse(*text, nullptr, false);
       const auto hash = text_hash(problem);
-      found = stored.is_object() && stored.value("version", 0) == k_memory_version &&
-              stored.value("problem", std::string()) == key && hash &&
-              stored.value("problem_hash", std::string()) == *hash && stored.value("many", false);
+      if (stored.is_object() && stored.value("version", 0) == k_memory_version &&
+          stored.value("problem", std::string()) == key && hash &&
+          stored.value("problem_hash", std::string()) == *hash) {
+        if (const auto many = stored.find("many"); many != stored.end() && many->is_boolean()) {
+          found = many->get<bool>();
+        }
+      }
     }
   }
   m_known.emplace(key, found);

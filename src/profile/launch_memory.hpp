@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace kprof {
@@ -21,8 +22,13 @@ class LaunchMemory {
 public:
   explicit LaunchMemory(std::filesystem::path dir = {}) : m_dir(std::move(dir)) {}
 
-  /// Whether the last round of `problem` made many launches (unknown: false).
-  [[nodiscard]] bool many(const std::filesystem::path& problem) const;
+  /// Whether the last round of `problem` made many launches; nullopt when no round of it (of
+  /// its text as it is now) is known.
+  [[nodiscard]] std::optional<bool> recall(const std::filesystem::path& problem) const;
+  /// recall(problem), unknown taken as few.
+  [[nodiscard]] bool many(const std::filesystem::path& problem) const {
+    return recall(problem).value_or(false);
+  }
   /// Records what a round of `problem` found; written through to the directory (best effort).
   void remember(const std::filesystem::path& problem, bool many) const;
 
@@ -31,7 +37,8 @@ private:
 
   std::filesystem::path m_dir; ///< empty: in memory only
   mutable std::mutex m_mutex;
-  mutable std::map<std::string, bool> m_known; ///< by the problem's path, read or remembered
+  /// By the problem's path, read or remembered (nullopt: read, and nothing known).
+  mutable std::map<std::string, std::optional<bool>> m_known;
 };
 
 } // namespace kprof

@@ -1466,40 +1466,47 @@ TEST_F(KprofProfile, UnderLaunchesAutoACallPastTheCapIsTimedThenReplayedInTwoTie
 }
 
 TEST_F(KprofProfile, UnderLaunchesAutoTheNextKprofOfTheSameOutDirTimesAManyLaunchCallFirst) {
-  // An agent that runs `kprof profile` once per round: the first round finds the call long in
-  // its capped session; the next kprof of the same --out reads that from .cache/launches and
-  // times the call first (no capped session), until the problem's text changes or the file is
-  // not one kprof can trust (open to other users' writes).
+  // An agent that runs `kprof profile` once per round. A problem nothing in the --out has
+  // profiled yet is timed first (its call could be a model's); what the round finds is kept in
+  // .cache/launches, and a problem known to make few launches gets the capped session, which
+  // finds a call that has become long. The next kprof of the same --out reads that and times the
+  // call first, until the problem's text changes or the file is not one kprof can trust (open to
+  // other users' writes).
   const fs::path problem = dir() / "problem.py";
   fs::copy_file(example("vadd/problem.py"), problem);
   const std::vector<std::pair<std::string, std::string>> env = {
       {"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
       {"KPROF_FAKE_STEPS", "3000"}};
-  const auto round = [&](int number) {
-    KprofRun run =
-        profile({many_launches_kernel(), problem.string(), "--round", std::to_string(number)}, env);
+  // Whether the round ran the capped session first.
+  const auto round = [&](int number, const std::string& kernel) {
+    KprofRun run = profile({kernel, problem.string(), "--round", std::to_string(number)}, env);
     EXPECT_EQ(run.exit_code, 0) << run.err;
-    const json report = read_json(out() / RoundLayout::round_name(number) / "report.json");
-    EXPECT_EQ(report["workload"]["launches"], 6002) << report.dump().substr(0, 400);
+    if (kernel == many_launches_kernel()) {
+      const json report = read_json(out() / RoundLayout::round_name(number) / "report.json");
+      EXPECT_EQ(report["workload"]["launches"], 6002) << report.dump().substr(0, 400);
+    }
     return run.err.find("went on past 34 replayed launches") != std::string::npos;
   };
-  EXPECT_TRUE(round(1));
+  const std::string few = example("vadd/kernel.py");
+  EXPECT_FALSE(round(1, few)); // unknown: timed first, found few
   const fs::path memory = out() / ".cache" / "launches";
   ASSERT_TRUE(fs::is_directory(memory));
   EXPECT_EQ(fs::status(memory).permissions() & (fs::perms::group_all | fs::perms::others_all),
             fs::perms::none);
-  EXPECT_FALSE(round(2)); // timed first
+  EXPECT_TRUE(round(2, many_launches_kernel()));  // known few: capped, found long
+  EXPECT_FALSE(round(3, many_launches_kernel())); // known many: timed first
   {
     std::ofstream edit(problem, std::ios::app);
     edit << "\n# edited\n";
   }
-  EXPECT_TRUE(round(3)); // a changed problem is found long again, and remembered again
-  EXPECT_FALSE(round(4));
+  EXPECT_FALSE(round(4, few)); // a changed problem is unknown again: timed first, found few
   for (const auto& entry : fs::directory_iterator(memory)) {
     fs::permissions(entry.path(), fs::perms::group_write | fs::perms::others_write,
                     std::filesystem::perm_options::add);
   }
-  EXPECT_TRUE(round(5)); // a file others may write is not read
+  // A file others may write is not read: the problem is unknown, timed first (read, its "few"
+  // would have capped the session).
+  EXPECT_FALSE(round(5, many_launches_kernel()));
 }
 
 TEST_F(KprofProfile, ABatchOfAManyLaunchProblemProfilesEachCandidateInItsOwnTimedSession) {
@@ -1555,20 +1562,25 @@ TEST_F(KprofProfile, ABatchOfAManyLaunchProblemProfilesEachCandidateInItsOwnTime
 }
 
 TEST_F(KprofProfile, UnderLaunchesAutoACallOfFewLaunchesIsReplayedWholeInOneSessionNoTimeline) {
-  // The usual candidate: one session, every launch replayed, no timeline process (the cap was
-  // not reached), so it costs what --launches all costs.
-  KprofRun run = profile(
-      {many_launches_kernel(), example("vadd/problem.py")},
-      {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}, {"KPROF_FAKE_STEPS", "2"}});
+  // The usual candidate, once its problem is known to make few launches (the first round of a
+  // problem is timed first, and goes on in its session: the next test): one session, every
+  // launch replayed, no timeline process (the cap was not reached), so it costs what
+  // --launches all costs.
+  const std::vector<std::pair<std::string, std::string>> env = {
+      {"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}, {"KPROF_FAKE_STEPS", "2"}};
+  KprofRun first = profile({many_launches_kernel(), example("vadd/problem.py")}, env);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_TRUE(fs::exists(out() / "round000" / "timeline.json")); // unknown: timed first
+  KprofRun run = profile({many_launches_kernel(), example("vadd/problem.py"), "--round", "1"}, env);
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const json report = read_json(out() / "round000" / "report.json");
+  const json report = read_json(out() / "round001" / "report.json");
   EXPECT_FALSE(report.contains("workload"));
   const json& argv = report["metadata"]["ncu_argv"];
   EXPECT_FALSE(has_word(argv, "--filter-mode"));
   const auto count = std::find(argv.begin(), argv.end(), "--launch-count");
   ASSERT_NE(count, argv.end()) << argv;
   EXPECT_EQ(*std::next(count), std::to_string(k_auto_launch_cap));
-  EXPECT_FALSE(fs::exists(out() / "round000" / "timeline.json"));
+  EXPECT_FALSE(fs::exists(out() / "round001" / "timeline.json"));
   EXPECT_FALSE(report["metadata"].contains("timeline")) << report["metadata"];
 }
 
