@@ -767,7 +767,7 @@ private:
         // session replays its first 34 launches before the call is known to be long;
         // docs/device-runs/2026-12-07.md). A problem known to make few launches is capped.
         if (!m_launch_memory.recall(request.plan.problem)) {
-          return run_with_timeline(request);
+          return run_with_timeline(request, true);
         }
         return run_capped(request);
       }
@@ -906,8 +906,12 @@ private:
   /// its profiled call, while the harness's timeline mode times every launch of the call outside
   /// ncu. A call of k_two_tier_threshold launches or fewer lets the session go on (every launch
   /// replayed, as without the timeline, and no later); a longer one stops it and replays only
-  /// the plan's representatives in a second session.
-  SessionOutcome run_with_timeline(const SessionRequest& request) const {
+  /// the plan's representatives in a second session. With `capped_without_timeline` (a problem
+  /// nothing is known of), a timeline that could not be made stops the gated session, whose ncu
+  /// has no cap, and the call is capped instead (run_capped): a model's call is never replayed
+  /// whole because its timeline failed.
+  SessionOutcome run_with_timeline(const SessionRequest& request,
+                                   bool capped_without_timeline = false) const {
     const fs::path& dir = request.work_dir;
     const fs::path timeline_path = dir / RoundLayout::k_timeline;
     const fs::path gate = dir / RoundLayout::k_timeline_gate;
@@ -934,6 +938,11 @@ private:
         std::async(std::launch::async, [gated_spec] { return run_process(gated_spec); });
 
     Result<Timeline> timeline = read_timeline(timeline_path, timeline_done.get());
+    if (!timeline && capped_without_timeline && !cancellation_requested()) {
+      gated_spec.control->stop.store(true);
+      (void)gated_done.get();
+      return run_capped(request);
+    }
     if (!timeline || !needs_two_tiers(*timeline) || cancellation_requested()) {
       if (auto opened = write_file_atomic(gate, "go on\n"); !opened) {
         gated_spec.control->stop.store(true); // a harness never let go would wait its limit

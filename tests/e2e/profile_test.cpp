@@ -1584,6 +1584,25 @@ TEST_F(KprofProfile, UnderLaunchesAutoACallOfFewLaunchesIsReplayedWholeInOneSess
   EXPECT_FALSE(report["metadata"].contains("timeline")) << report["metadata"];
 }
 
+TEST_F(KprofProfile, AFirstRoundWhoseTimelineFailsIsCappedNotReplayedWhole) {
+  // A problem nothing is known of is timed first; when its timeline cannot be made, the gated
+  // session (no cap) is stopped and the call capped, as before the timeline came first: a
+  // model's first round never replays every launch of its call.
+  KprofRun run = profile({many_launches_kernel(), example("vadd/problem.py")},
+                         {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+                          {"KPROF_FAKE_STEPS", "3000"},
+                          {"KPROF_FAKE_PROFILER_FAILS", "1"}});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = read_json(out() / "round000" / "report.json");
+  const json& argv = report["metadata"]["ncu_argv"];
+  const auto count = std::find(argv.begin(), argv.end(), "--launch-count");
+  ASSERT_NE(count, argv.end()) << argv;
+  EXPECT_EQ(*std::next(count), std::to_string(k_auto_launch_cap));
+  const std::string note = report["metadata"]["timeline"].get<std::string>();
+  EXPECT_NE(note.find("the timeline could not be made"), std::string::npos) << note;
+  EXPECT_NE(note.find("CUPTI could not be initialized"), std::string::npos) << note;
+}
+
 TEST_F(KprofProfile, UnderLaunchesManyACallOfFewLaunchesGoesOnInTheSessionAlreadyStarted) {
   KprofRun run = profile(
       {many_launches_kernel(), example("vadd/problem.py"), "--launches", "many"},

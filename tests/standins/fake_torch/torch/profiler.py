@@ -2,6 +2,7 @@
 exports them as PyTorch's chrome trace does: per launch a `cpu_op` ("aten::fake_op"), the
 `cuda_runtime` call (cudaLaunchKernel) inside it and the `kernel` event, tied by `correlation`,
 the kernel's args carrying grid, block, registers per thread, shared memory and stream.
+With KPROF_FAKE_PROFILER_FAILS set, entering a profile raises, as a profiler that cannot start.
 
 A launch's duration is its FAKE_US keyword (default 1.0 us), its shared memory its FAKE_SHARED
 keyword (default 0), its block num_warps * 32 (default 4 warps); a grid that is a callable is
@@ -9,6 +10,7 @@ called with the launch's keywords, as Triton does.
 """
 
 import json as _json
+import os as _os
 
 _active = []
 
@@ -29,6 +31,8 @@ class profile:
         self._launches = []
 
     def __enter__(self):
+        if _os.environ.get("KPROF_FAKE_PROFILER_FAILS"):
+            raise RuntimeError("CUPTI could not be initialized (KPROF_FAKE_PROFILER_FAILS)")
         _active.append(self)
         return self
 
