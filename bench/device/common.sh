@@ -4,13 +4,13 @@
 # helper module), profile_case (one timed cold `kprof profile` of an example), default_metrics
 # (kprof's default set, comma-separated, for plain ncu runs; needs the built kprof), and
 # build_kprof (build_unless_skipped: the same, timed, unless SKIP_BUILD=1 finds a built kprof),
-# which builds kprof into $build (build-device/ unless the script sets `build` after sourcing
+# which builds kprof into $build (KPROF_DEVICE_BUILD, else build-device/, unless the script sets `build` after sourcing
 # this) with the header-only dependencies carried in .device/include: the CLI only, or with
 # `build_kprof python` the Python module too, for the device's python3.
 # shellcheck shell=bash
 out=${OUT:-$root/device-out}
 mkdir -p "$out"
-build="$root/build-device"
+build=${KPROF_DEVICE_BUILD:-$root/build-device}
 kprof="$build/kprof"
 summary="$out/summary.md"; : >"$summary"
 note() { echo "$*" | tee -a "$summary"; }

@@ -247,6 +247,11 @@ Json truth_json(const TruthEvidence& evidence, const std::optional<GpuSpec>& spe
         {"timing", timing_json(ref_timing)},
         {"speedup_mode", speedup.is_null() ? Json(nullptr) : Json(mode)},
         {"speedup", std::move(speedup)}};
+    // kprof model's candidate is the reference itself: timed once, as the candidate.
+    if (const auto same = evidence.reference.find("same_as_candidate");
+        same != evidence.reference.end() && same->is_boolean() && same->get<bool>()) {
+      reference["same_as_candidate"] = true;
+    }
     const auto counts = evidence.reference.find("speed_of_light");
     if (counts != evidence.reference.end()) {
       light = speed_of_light_json(*counts, spec, median_us, notes);

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kprof {
 
@@ -29,16 +30,29 @@ public:
   [[nodiscard]] bool many(const std::filesystem::path& problem) const {
     return recall(problem).value_or(false);
   }
-  /// Records what a round of `problem` found; written through to the directory (best effort).
-  void remember(const std::filesystem::path& problem, bool many) const;
+  /// The ncu launch filters (replay_filter_args) of the last round of `problem` that replayed
+  /// representatives, empty when none is known: the next round's session can start with them
+  /// beside its timeline and go on when the timeline's plan asks the same (docs/harness.md,
+  /// "Many launches").
+  [[nodiscard]] std::vector<std::string> filter(const std::filesystem::path& problem) const;
+  /// Records what a round of `problem` found, and with many launches the filters it replayed
+  /// with; written through to the directory (best effort).
+  void remember(const std::filesystem::path& problem, bool many,
+                std::vector<std::string> filter = {}) const;
 
 private:
+  struct Known {
+    std::optional<bool> many; ///< nullopt: read, and nothing known
+    std::vector<std::string> filter;
+    bool operator==(const Known&) const = default;
+  };
   [[nodiscard]] std::filesystem::path file_of(const std::string& problem) const;
+  [[nodiscard]] const Known& known(const std::filesystem::path& problem) const; ///< m_mutex held
 
   std::filesystem::path m_dir; ///< empty: in memory only
   mutable std::mutex m_mutex;
-  /// By the problem's path, read or remembered (nullopt: read, and nothing known).
-  mutable std::map<std::string, std::optional<bool>> m_known;
+  /// By the problem's path, read or remembered.
+  mutable std::map<std::string, Known> m_known;
 };
 
 } // namespace kprof

@@ -36,7 +36,7 @@ import importlib.util
 
 import torch
 
-PROBLEM = {1}
+PROBLEM = {1}{3}
 _spec = importlib.util.spec_from_file_location("_kprof_model_problem", PROBLEM)
 _problem = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_problem)
@@ -54,7 +54,10 @@ def kernel_function(*args):
         return _model(*inputs)
 )py",
       compile ? ", through torch.compile" : "", python_literal(fs::absolute(problem).string()),
-      compile ? "\n        _model = torch.compile(_model)" : "");
+      compile ? "\n        _model = torch.compile(_model)" : "",
+      // Uncompiled, the candidate is the reference itself: the truth's process times the
+      // reference once for both (templates/kprof_harness/truth_process.py, reference_itself).
+      compile ? "" : "\nKPROF_REFERENCE_ITSELF = PROBLEM");
 }
 
 Result<fs::path> write_model_candidate(const fs::path& problem, const fs::path& out_dir,

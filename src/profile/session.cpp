@@ -808,7 +808,9 @@ private:
       many = outcome.capture->kernels.size() > k_two_tier_threshold + 1;
     }
     if (single_candidate(request) && many) {
-      m_launch_memory.remember(request.plan.problem, *many);
+      m_launch_memory.remember(request.plan.problem, *many,
+                               outcome.replay_plan ? replay_filter_args(*outcome.replay_plan)
+                                                   : std::vector<std::string>{});
     }
   }
 
@@ -906,10 +908,13 @@ private:
   /// its profiled call, while the harness's timeline mode times every launch of the call outside
   /// ncu. A call of k_two_tier_threshold launches or fewer lets the session go on (every launch
   /// replayed, as without the timeline, and no later); a longer one stops it and replays only
-  /// the plan's representatives in a second session. With `capped_without_timeline` (a problem
-  /// nothing is known of), a timeline that could not be made stops the gated session, whose ncu
-  /// has no cap, and the call is capped instead (run_capped): a model's call is never replayed
-  /// whole because its timeline failed.
+  /// the plan's representatives in a second session. A problem whose last round replayed
+  /// representatives (LaunchMemory::filter) starts its gated session with that round's filters:
+  /// when the timeline's plan asks the same, that session goes on and no second one starts
+  /// (VGG16's session start and warm-up, about 5 s, beside the timeline instead of after it).
+  /// With `capped_without_timeline` (a problem nothing is known of), a timeline that could not be
+  /// made stops the gated session, whose ncu has no cap, and the call is capped instead
+  /// (run_capped): a model's call is never replayed whole because its timeline failed.
   SessionOutcome run_with_timeline(const SessionRequest& request,
                                    bool capped_without_timeline = false) const {
     const fs::path& dir = request.work_dir;
@@ -923,7 +928,8 @@ private:
     SessionRequest gated = request;
     gated.plan.timeline_gate = gate;
     gated.plan.timeline_gate_max_wait_seconds = static_cast<double>(request.timeout.count());
-    std::vector<std::string> argv = argv_for(dir, request.script);
+    const std::vector<std::string> expected = m_launch_memory.filter(request.plan.problem);
+    std::vector<std::string> argv = argv_for(dir, request.script, expected);
     CompileWorkers workers; // a session of one candidate has none
     if (auto plan = write_plan(gated, workers, PlanReaders::harness_and_workers); !plan) {
       return unstarted_session(std::move(argv), plan.error());
@@ -936,26 +942,53 @@ private:
     gated_spec.control = std::make_shared<ProcessControl>();
     auto gated_done =
         std::async(std::launch::async, [gated_spec] { return run_process(gated_spec); });
-
-    Result<Timeline> timeline = read_timeline(timeline_path, timeline_done.get());
-    if (!timeline && capped_without_timeline && !cancellation_requested()) {
+    const auto stop_gated = [&] {
       gated_spec.control->stop.store(true);
       (void)gated_done.get();
-      return run_capped(request);
-    }
-    if (!timeline || !needs_two_tiers(*timeline) || cancellation_requested()) {
+    };
+    // The gated session goes on: its outcome, with the timeline (and the plan it replays).
+    const auto go_on = [&](Result<Timeline> timeline, std::optional<ReplayPlan> replay) {
       if (auto opened = write_file_atomic(gate, "go on\n"); !opened) {
         gated_spec.control->stop.store(true); // a harness never let go would wait its limit
       }
-      auto process = gated_done.get();
+      auto process = [&] {
+        std::optional<ReplayProgress> watch;
+        if (replay) {
+          watch.emplace(replay->planned, started, m_settings.on_progress);
+        }
+        return gated_done.get();
+      }();
       SessionOutcome outcome = process ? finish(dir, request.plan.status_file, std::move(argv),
                                                 std::move(process).value())
                                        : unstarted_session(std::move(argv), process.error());
       keep_timeline(outcome, std::move(timeline));
+      outcome.replay_plan = std::move(replay);
+      return outcome;
+    };
+
+    Result<Timeline> timeline = read_timeline(timeline_path, timeline_done.get());
+    if (!timeline && capped_without_timeline && !cancellation_requested()) {
+      stop_gated();
+      return run_capped(request);
+    }
+    if (!timeline || !needs_two_tiers(*timeline) || cancellation_requested()) {
+      if (expected.empty() || cancellation_requested()) {
+        return go_on(std::move(timeline), std::nullopt);
+      }
+      // Started with the last round's filters, it would replay only some launches of a call
+      // that every launch of is wanted now (or whose timeline failed): a session without them.
+      stop_gated();
+      SessionOutcome outcome = run_session(request);
+      keep_timeline(outcome, std::move(timeline));
       return outcome;
     }
-    gated_spec.control->stop.store(true);
-    (void)gated_done.get();
+    ReplayPlan replay = plan_replays(*timeline, m_settings.budget);
+    if (!expected.empty() && replay_filter_args(replay) == expected) {
+      progress(plan_line(*timeline, replay, started) +
+               "; its session, started with the last round's filters, goes on");
+      return go_on(std::move(timeline), std::move(replay));
+    }
+    stop_gated();
     return replay_representatives(request, std::move(timeline).value(), started);
   }
 

@@ -68,6 +68,9 @@ std::string timing_line(const Json& timing, const Json* reference) {
       const auto speedup = number_at(*reference, "speedup");
       line += "; PyTorch reference " + reference_words(timing, *ref_timing, *reference) +
               (speedup ? fmt::format(": {}x", format_fixed(*speedup, 2)) : "");
+    } else if (const Json* same = member(*reference, "same_as_candidate");
+               same != nullptr && same->is_boolean() && same->get<bool>()) {
+      line += "; the PyTorch reference is this Model itself (timed once)";
     } else if (const Json* error = member(*reference, "error");
                error != nullptr && error->is_string()) {
       line += "; no reference time (" + error->get<std::string>() + ")";

@@ -196,6 +196,9 @@ def measure_candidate(problem, plan, entry, kernel_path, status_file):
     if not callable(kernel_function):
         raise AttributeError("kernel.py defines no kernel_function")
     entry["cast"], entry["cast_reason"] = choose_cast(kernel_function, plan["cast"])
+    if reference_itself(module, plan):
+        measure_as_reference(problem, entry)
+        return
     _, _, args, kwargs = choose_call(kernel_function, problem, entry["cast"])
     problem.truth.reference(entry["cast"])  # before any call of this cast, as in the session
     status_file.set_candidate_phase(entry, "warmup")
@@ -204,3 +207,26 @@ def measure_candidate(problem, plan, entry, kernel_path, status_file):
     torch.cuda.synchronize()
     entry["warmup_seconds"] = time.perf_counter() - started
     problem.truth.measure(entry, status_file, lambda: kernel_function(*args, **kwargs), result)
+
+
+def reference_itself(module, plan):
+    """Whether the candidate says it is the problem's Model called as the reference is: kprof
+    model's candidate without torch.compile sets KPROF_REFERENCE_ITSELF to the problem's path.
+    Timing the two would build and time the same Model twice (VGG16's 138 M parameters made on
+    the CPU twice, beside the session's; docs/harness.md "A model")."""
+    named = getattr(module, "KPROF_REFERENCE_ITSELF", None)
+    return isinstance(named, str) and os.path.realpath(named) == os.path.realpath(plan["problem"])
+
+
+def measure_as_reference(problem, entry):
+    """The candidate that is the reference itself: the reference made, counted and timed once,
+    its timing the candidate's; the reference's own timing null and "same_as_candidate" true (no
+    speed-up of a Model over itself). Never called: a check of a Model against itself is
+    unchecked."""
+    reference = problem.truth.reference(entry["cast"])
+    summary = reference["summary"]
+    entry["reference"] = dict(summary, timing=None, same_as_candidate=True)
+    if problem.truth.settings["check"]:
+        entry["check"] = {"verdict": "unchecked", "reason": "the candidate is the problem's Model itself"}
+    if problem.truth.settings["timing"]:
+        entry["timing"] = summary["timing"] or {"error": summary["error"] or "the reference was not timed"}

@@ -1509,6 +1509,48 @@ TEST_F(KprofProfile, UnderLaunchesAutoTheNextKprofOfTheSameOutDirTimesAManyLaunc
   EXPECT_FALSE(round(5, many_launches_kernel()));
 }
 
+TEST_F(KprofProfile,
+       ARoundOfAModelWhosePlanIsTheLastRoundsReplaysInTheSessionStartedBesideItsTimeline) {
+  // A model's later rounds: the session starts beside the timeline with the filters its last
+  // round replayed with (kept in .cache/launches) and goes on when the timeline's plan asks the
+  // same, so no second session starts after the timeline; a plan that differs (here a smaller
+  // budget) stops it and replays its own representatives, as a first round does.
+  const std::vector<std::pair<std::string, std::string>> env = {
+      {"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")},
+      {"KPROF_FAKE_STEPS", "3000"}};
+  const auto round = [&](int number, const std::string& budget) {
+    KprofRun run = profile({many_launches_kernel(), example("vadd/problem.py"), "--launches",
+                            "many", "--max-replayed", budget, "--round", std::to_string(number)},
+                           env);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    const json report = read_json(out() / RoundLayout::round_name(number) / "report.json");
+    EXPECT_EQ(report["workload"]["launches"], 6002) << report.dump().substr(0, 400);
+    EXPECT_EQ(report["workload"]["replayed"], std::stoi(budget));
+    EXPECT_EQ(report["kernels"].size(), static_cast<std::size_t>(std::stoi(budget)));
+    EXPECT_TRUE(has_word(report["metadata"]["ncu_argv"], "--kernel-name"));
+    return run.err;
+  };
+  const std::string goes_on = "its session, started with the last round's filters, goes on";
+  EXPECT_EQ(round(0, "2").find(goes_on), std::string::npos); // nothing remembered yet
+  std::string second = round(1, "2");
+  EXPECT_NE(second.find(goes_on), std::string::npos) << second;
+  EXPECT_EQ(round(2, "3").find(goes_on), std::string::npos); // another plan: a session of its own
+  second = round(3, "3");
+  EXPECT_NE(second.find(goes_on), std::string::npos) << second;
+  // The same replayed launches either way.
+  EXPECT_EQ(read_json(out() / "round003" / "report.json")["workload"]["kernels"].dump(),
+            read_json(out() / "round002" / "report.json")["workload"]["kernels"].dump());
+  // The problem's call of few launches now (another candidate): its session, started with the
+  // filters, would replay some of them; a session without filters replays every launch.
+  KprofRun few = profile(
+      {example("vadd/kernel.py"), example("vadd/problem.py"), "--launches", "many", "--round", "4"},
+      env);
+  ASSERT_EQ(few.exit_code, 0) << few.err;
+  const json argv = read_json(out() / "round004" / "report.json")["metadata"]["ncu_argv"];
+  EXPECT_FALSE(has_word(argv, "--kernel-name")) << argv.dump();
+  EXPECT_FALSE(has_word(argv, "per-launch-config")) << argv.dump();
+}
+
 TEST_F(KprofProfile, ABatchOfAManyLaunchProblemProfilesEachCandidateInItsOwnTimedSession) {
   // A batch of a model's candidates: one session would replay every launch of each (6,002
   // here). Once the problem is known to make many launches (a first round found it, or
@@ -1700,6 +1742,16 @@ TEST_F(KprofProfile, AModelIsProfiledWholeAndItsKernelsRankedByTheirShareOfTheCa
   // No check: the candidate is the reference; its time and the speed of light are kept.
   EXPECT_TRUE(report["truth"]["check"].is_null()) << report["truth"].dump();
   EXPECT_TRUE(report["truth"]["timing"].is_object()) << report["truth"].dump();
+  // The Model is built and timed once, as the reference, not a second time as the candidate.
+  EXPECT_EQ(report["truth"]["reference"]["same_as_candidate"], true) << report["truth"].dump();
+  EXPECT_TRUE(report["truth"]["reference"]["timing"].is_null());
+  EXPECT_TRUE(report["truth"]["reference"]["speedup"].is_null());
+  EXPECT_GT(report["truth"]["timing"]["median_us"].get<double>(), 0);
+  KprofRun table =
+      run_kprof({"report", (out() / "round000" / "report.json").string(), "--format", "table"});
+  EXPECT_NE(table.out.find("the PyTorch reference is this Model itself (timed once)"),
+            std::string::npos)
+      << table.out;
   KprofRun prompt =
       run_kprof({"report", (out() / "round000" / "report.json").string(), "--format", "prompt"});
   ASSERT_EQ(prompt.exit_code, 0) << prompt.err;
@@ -1718,6 +1770,8 @@ TEST_F(KprofProfile, AModelThroughTorchCompileAndAProblemWithoutModelSayWhatThey
   auto candidate = read_file(out() / "model" / "kernel.py");
   ASSERT_TRUE(candidate.ok());
   EXPECT_NE(candidate->find("torch.compile(_model)"), std::string::npos) << *candidate;
+  // Compiled, it is not the reference: both are timed, and the speed-up is compile's.
+  EXPECT_EQ(candidate->find("KPROF_REFERENCE_ITSELF"), std::string::npos) << *candidate;
   // --launches as given (all: every launch replayed, no timeline), not model's default (many).
   EXPECT_FALSE(fs::exists(out() / "round000" / "timeline.json"));
   EXPECT_FALSE(read_json(out() / "round000" / "report.json").contains("workload"));

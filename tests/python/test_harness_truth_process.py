@@ -174,3 +174,28 @@ def test_a_gate_that_does_not_ask_to_serve_ends_the_process_after_its_round(tmp_
     done, status, _, _, _ = run_truth_process(tmp_path, kernels, json.dumps(text))
     assert done.returncode == 0, done.stderr
     assert status["sequence"] == 1 and status["serving"] is False and status["rounds_served"] == 1
+
+
+def test_a_candidate_that_is_the_reference_itself_is_timed_once_as_the_reference(tmp_path):
+    # kprof model's candidate (uncompiled) says it is the problem's Model: the truth times the
+    # reference once for both and never calls the candidate (here it would raise); a candidate
+    # naming another problem is measured as any other.
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    itself = tmp_path / "itself.py"
+    itself.write_text("KPROF_REFERENCE_ITSELF = %r\n\ndef kernel_function(x):\n"
+                      "    raise RuntimeError('called')\n" % str(TRUTH / "problem.py"))
+    other = tmp_path / "other.py"
+    other.write_text("import torch\n\nKPROF_REFERENCE_ITSELF = %r\n\ndef kernel_function(x):\n"
+                     "    return torch.tensor([1.0, 2.0, 3.0])\n" % str(TRUTH / "no_model.py"))
+    gate = json.dumps({"candidates": [{"index": i, "kernel": str(path), "range": "kprof:cand%d" % i}
+                                      for i, path in enumerate([itself, other])]})
+    done, status, _, _, _ = run_truth_process(tmp_path / "run", [], gate)
+    assert done.returncode == 0, done.stderr
+    same, measured = status["candidates"]
+    assert same["timing"]["median_us"] > 0 and same["timing"]["timed_in"] == "plain_process"
+    assert same["reference"]["same_as_candidate"] is True and same["reference"]["timing"] is None
+    assert same["reference"]["speed_of_light"]["flops"] == 1024  # counted once, as a reference is
+    assert same["check"]["verdict"] == "unchecked" and "Model itself" in same["check"]["reason"]
+    assert same["warmup_seconds"] == 0  # never called
+    assert measured["check"]["verdict"] == "pass" and "same_as_candidate" not in measured["reference"]
+    assert measured["reference"]["timing"]["median_us"] > 0

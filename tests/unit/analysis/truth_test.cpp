@@ -109,6 +109,19 @@ TEST(TruthJson, TheSpeedupComparesLikeWithLikeWhenTheModesDiffer) {
   EXPECT_EQ(truth["reference"]["speedup_mode"], "graph");
 }
 
+TEST(TruthJson, AReferenceThatIsTheCandidateItselfSaysSoAndHasNoSpeedup) {
+  TruthEvidence evidence = softmax_evidence(41.2);
+  evidence.reference["timing"] = nullptr;
+  evidence.reference["same_as_candidate"] = true;
+  Json truth = truth_json(evidence, h100(), std::nullopt, 1);
+  EXPECT_EQ(truth["reference"]["same_as_candidate"], true);
+  EXPECT_TRUE(truth["reference"]["speedup"].is_null());
+  EXPECT_EQ(truth["speed_of_light"]["bound"], "memory"); // the counts stay
+  evidence.reference.erase("same_as_candidate");
+  truth = truth_json(evidence, h100(), std::nullopt, 1);
+  EXPECT_FALSE(truth["reference"].contains("same_as_candidate"));
+}
+
 TEST(TruthJson, SaysWhenNcusDurationAndTheMedianDifferByMoreThanTheThreshold) {
   const Json truth = truth_json(softmax_evidence(41.2), h100(), 20.0 * 1000, 3);
   const Json& versus = truth["ncu_vs_measured"];
