@@ -908,10 +908,12 @@ private:
   /// its profiled call, while the harness's timeline mode times every launch of the call outside
   /// ncu. A call of k_two_tier_threshold launches or fewer lets the session go on (every launch
   /// replayed, as without the timeline, and no later); a longer one stops it and replays only
-  /// the plan's representatives in a second session. A problem whose last round replayed
-  /// representatives (LaunchMemory::filter) starts its gated session with that round's filters:
-  /// when the timeline's plan asks the same, that session goes on and no second one starts
-  /// (VGG16's session start and warm-up, about 5 s, beside the timeline instead of after it).
+  /// the plan's representatives in a second session. The gated session starts with launch
+  /// filters when a plan can be guessed (gated_filters: the problem's last round's, or one launch
+  /// per configuration under `many`): when the timeline's plan asks the same, that session goes
+  /// on and no second one starts (a model's session start and warm-up, about 5 s, beside the
+  /// timeline instead of after it); a call of few launches goes on only when the filters replay
+  /// each of them (replays_every_launch).
   /// With `capped_without_timeline` (a problem nothing is known of), a timeline that could not be
   /// made stops the gated session, whose ncu has no cap, and the call is capped instead
   /// (run_capped): a model's call is never replayed whole because its timeline failed.
@@ -928,7 +930,7 @@ private:
     SessionRequest gated = request;
     gated.plan.timeline_gate = gate;
     gated.plan.timeline_gate_max_wait_seconds = static_cast<double>(request.timeout.count());
-    const std::vector<std::string> expected = m_launch_memory.filter(request.plan.problem);
+    const std::vector<std::string> expected = gated_filters(request);
     std::vector<std::string> argv = argv_for(dir, request.script, expected);
     CompileWorkers workers; // a session of one candidate has none
     if (auto plan = write_plan(gated, workers, PlanReaders::harness_and_workers); !plan) {
@@ -972,11 +974,12 @@ private:
       return run_capped(request);
     }
     if (!timeline || !needs_two_tiers(*timeline) || cancellation_requested()) {
-      if (expected.empty() || cancellation_requested()) {
+      if (expected.empty() || cancellation_requested() ||
+          (timeline && replays_every_launch(*timeline, expected))) {
         return go_on(std::move(timeline), std::nullopt);
       }
-      // Started with the last round's filters, it would replay only some launches of a call
-      // that every launch of is wanted now (or whose timeline failed): a session without them.
+      // Its filters would replay only some launches of a call that every launch of is wanted
+      // now (or whose timeline failed): a session without them.
       stop_gated();
       SessionOutcome outcome = run_session(request);
       keep_timeline(outcome, std::move(timeline));
@@ -985,11 +988,33 @@ private:
     ReplayPlan replay = plan_replays(*timeline, m_settings.budget);
     if (!expected.empty() && replay_filter_args(replay) == expected) {
       progress(plan_line(*timeline, replay, started) +
-               "; its session, started with the last round's filters, goes on");
+               "; the session started beside the timeline with these filters goes on");
       return go_on(std::move(timeline), std::move(replay));
     }
     stop_gated();
     return replay_representatives(request, std::move(timeline).value(), started);
+  }
+
+  /// The launch filters run_with_timeline's gated session starts with: those of the problem's
+  /// last round of representatives (LaunchMemory::filter), else under `--launches many` (a
+  /// model) one launch per configuration, the plan of every call whose configurations fit the
+  /// budget (the LSTM's 6 of 6,244 launches); else none (every launch, for a call of few).
+  std::vector<std::string> gated_filters(const SessionRequest& request) const {
+    std::vector<std::string> remembered = m_launch_memory.filter(request.plan.problem);
+    if (!remembered.empty() || m_settings.launches != LaunchTiers::many) {
+      return remembered;
+    }
+    ReplayPlan every_configuration;
+    every_configuration.per_shape = std::max<std::size_t>(1, m_settings.budget.per_shape);
+    return replay_filter_args(every_configuration);
+  }
+
+  /// Whether a session with `filters` replays every launch of `timeline`'s call (a call of few
+  /// launches, each its own configuration): its answer is then the unfiltered session's.
+  bool replays_every_launch(const Timeline& timeline,
+                            const std::vector<std::string>& filters) const {
+    const ReplayPlan plan = plan_replays(timeline, m_settings.budget);
+    return plan.planned == timeline.launches.size() && replay_filter_args(plan) == filters;
   }
 
   /// The timeline the harness wrote at `path`, or why there is none.

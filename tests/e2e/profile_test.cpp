@@ -1402,6 +1402,11 @@ TEST_F(KprofProfile, AModelsThousandsOfLaunchesAreAllTimedAndOnlyRepresentatives
   // of replay, so a loaded machine prints it too).
   EXPECT_NE(run.err.find("kprof: 6002 launches of 4 distinct kernels timed"), std::string::npos)
       << run.err;
+  // Its 4 configurations fit the budget: the session started beside the timeline with one
+  // launch per configuration was the plan, and went on (no second session after the timeline).
+  EXPECT_NE(run.err.find("the session started beside the timeline with these filters goes on"),
+            std::string::npos)
+      << run.err;
 }
 
 TEST_F(KprofProfile, UnderTheReplayBudgetTheKernelsOfMostTimeAreKeptAndTheRestNamedAsLeftOut) {
@@ -1530,7 +1535,7 @@ TEST_F(KprofProfile,
     EXPECT_TRUE(has_word(report["metadata"]["ncu_argv"], "--kernel-name"));
     return run.err;
   };
-  const std::string goes_on = "its session, started with the last round's filters, goes on";
+  const std::string goes_on = "the session started beside the timeline with these filters goes on";
   EXPECT_EQ(round(0, "2").find(goes_on), std::string::npos); // nothing remembered yet
   std::string second = round(1, "2");
   EXPECT_NE(second.find(goes_on), std::string::npos) << second;
@@ -1645,7 +1650,19 @@ TEST_F(KprofProfile, AFirstRoundWhoseTimelineFailsIsCappedNotReplayedWhole) {
   EXPECT_NE(note.find("CUPTI could not be initialized"), std::string::npos) << note;
 }
 
-TEST_F(KprofProfile, UnderLaunchesManyACallOfFewLaunchesGoesOnInTheSessionAlreadyStarted) {
+TEST_F(KprofProfile, UnderLaunchesManyACallOfFewLaunchesIsReplayedWhole) {
+  // The session starts beside the timeline with one launch per configuration (a model's plan
+  // when its configurations fit the budget). A call of few launches, each its own configuration,
+  // lets it go on: it replays every launch.
+  KprofRun single = profile({example("vadd/kernel.py"), example("vadd/problem.py"), "--launches",
+                             "many", "--round", "1"});
+  ASSERT_EQ(single.exit_code, 0) << single.err;
+  const json one = read_json(out() / "round001" / "report.json");
+  EXPECT_FALSE(one.contains("workload"));
+  EXPECT_TRUE(has_word(one["metadata"]["ncu_argv"], "per-launch-config"));
+  EXPECT_TRUE(fs::exists(out() / "round001" / "timeline-gate"));
+  // A call of few launches, some of one configuration: those filters would replay one of them,
+  // so that session stops and one without filters replays every launch.
   KprofRun run = profile(
       {many_launches_kernel(), example("vadd/problem.py"), "--launches", "many"},
       {{"KPROF_FAKE_NCU_CSV", fixture("batch4_flat_regex_ranges.csv")}, {"KPROF_FAKE_STEPS", "2"}});
@@ -1655,7 +1672,6 @@ TEST_F(KprofProfile, UnderLaunchesManyACallOfFewLaunchesGoesOnInTheSessionAlread
   EXPECT_FALSE(has_word(report["metadata"]["ncu_argv"], "--filter-mode"));
   EXPECT_FALSE(has_word(report["metadata"]["ncu_argv"], "--launch-count"));
   EXPECT_TRUE(fs::exists(out() / "round000" / "timeline.json"));
-  EXPECT_TRUE(fs::exists(out() / "round000" / "timeline-gate"));
 }
 
 TEST_F(KprofProfile, LaunchesAllMakesNoTimelineAndReplaysEveryLaunch) {
