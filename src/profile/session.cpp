@@ -299,6 +299,11 @@ bool process_alive(long pid) {
   return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
 }
 
+/// What a gated session does when its call's timeline could not be made (run_with_timeline):
+/// go on, every launch replayed (a call known to be long still gets its answer), or stop, the
+/// call capped instead (a problem nothing is known of, whose ncu has no cap).
+enum class WithoutTimeline { go_on, capped };
+
 class NcuSessionRunner final : public SessionRunner {
 public:
   explicit NcuSessionRunner(NcuSessionSettings settings)
@@ -759,7 +764,7 @@ private:
   SessionOutcome run_cold(const SessionRequest& request) const {
     if (single_candidate(request) && !request.plan.standby_fifo) {
       if (timeline_first(request)) {
-        return run_with_timeline(request);
+        return run_with_timeline(request, WithoutTimeline::go_on);
       }
       if (m_settings.launches == LaunchTiers::automatic) {
         // A problem that nothing here has profiled yet is timed first as well: on an H100 that
@@ -767,7 +772,7 @@ private:
         // session replays its first 34 launches before the call is known to be long;
         // docs/device-runs/2026-12-07.md). A problem known to make few launches is capped.
         if (!m_launch_memory.recall(request.plan.problem)) {
-          return run_with_timeline(request, true);
+          return run_with_timeline(request, WithoutTimeline::capped);
         }
         return run_capped(request);
       }
@@ -914,11 +919,11 @@ private:
   /// on and no second one starts (a model's session start and warm-up, about 5 s, beside the
   /// timeline instead of after it); a call of few launches goes on only when the filters replay
   /// each of them (replays_every_launch).
-  /// With `capped_without_timeline` (a problem nothing is known of), a timeline that could not be
+  /// With WithoutTimeline::capped (a problem nothing is known of), a timeline that could not be
   /// made stops the gated session, whose ncu has no cap, and the call is capped instead
   /// (run_capped): a model's call is never replayed whole because its timeline failed.
   SessionOutcome run_with_timeline(const SessionRequest& request,
-                                   bool capped_without_timeline = false) const {
+                                   WithoutTimeline without_timeline) const {
     const fs::path& dir = request.work_dir;
     const fs::path timeline_path = dir / RoundLayout::k_timeline;
     const fs::path gate = dir / RoundLayout::k_timeline_gate;
@@ -969,7 +974,7 @@ private:
     };
 
     Result<Timeline> timeline = read_timeline(timeline_path, timeline_done.get());
-    if (!timeline && capped_without_timeline && !cancellation_requested()) {
+    if (!timeline && without_timeline == WithoutTimeline::capped && !cancellation_requested()) {
       stop_gated();
       return run_capped(request);
     }
