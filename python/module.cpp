@@ -613,6 +613,7 @@ PYBIND11_MODULE(_kprof, m) {
             .string();
       },
       py::arg("problem"), py::arg("out_dir"), py::arg("compile"));
+  m.def("model_option_defaults", [] { return json_text(model_option_defaults(), -1); });
   m.def("version", [] { return std::string(k_version); });
   m.def("exit_code", [](const std::string& name) {
     for (const ExitCodeRow& row : exit_code_table()) {

@@ -39,6 +39,9 @@ Result<CastDtype> parse_cast_dtype(std::string_view word); ///< "none|auto|bf16|
 struct HarnessCandidate {
   std::filesystem::path kernel; ///< absolute path of kernel.py
   std::string range;            ///< NVTX range name, "kprof:cand<i>"
+  /// `kprof model`'s uncompiled candidate of the plan's problem (is_model_reference_candidate):
+  /// the truth's process makes and times the reference once for both, and checks nothing.
+  bool reference_itself = false;
 };
 
 /// Everything the harness needs, written as JSON next to the script.

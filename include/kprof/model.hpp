@@ -19,11 +19,29 @@ namespace kprof {
 /// The directory under --out where `kprof model` writes its candidate: <out>/model/kernel.py.
 inline constexpr std::string_view k_model_dir = "model";
 
+/// kprof model's own defaults, the same in every shell (CLI, MCP, Python): `launches` "many" (a
+/// model's call is known to be long) and `check` false (the candidate is the reference; its
+/// timing and the problem's speed of light stay), as the option table's values.
+const Json& model_option_defaults();
+
+/// `values` (the option table's values a caller gave) with model_option_defaults() for those it
+/// did not give: what is given wins.
+Json with_model_defaults(Json values);
+
 /// The text of the candidate: a kernel_function that calls `problem`'s Model as KernelBench's
 /// evaluation does (Model(*get_init_inputs()) on the GPU, eval mode, no gradients; through
 /// torch.compile when `compile`), built at its first call (a warm-up) and kept, on the inputs the
 /// harness passes (the problem's inputs; its init inputs, appended by the harness, dropped).
 std::string model_candidate_text(const std::filesystem::path& problem, bool compile);
+
+/// Whether `kernel` is `kprof model`'s candidate of `problem` without torch.compile: a file of
+/// this user's, no other user may write, whose text is exactly model_candidate_text(problem,
+/// false). Such a candidate is the problem's Model called as the reference is, so the truth
+/// times the reference once for both (HarnessCandidate::reference_itself). Decided from the
+/// file's text, never from anything the candidate says of itself: a candidate that could claim
+/// to be the reference would get the reference's timing and no check.
+bool is_model_reference_candidate(const std::filesystem::path& kernel,
+                                  const std::filesystem::path& problem);
 
 /// Writes model_candidate_text() to out_dir/model/kernel.py, atomically, after out_dir has been
 /// made and checked as a round's (no other user can write under it), and returns its path.

@@ -822,7 +822,11 @@ def profile_model(
     not), else None."""
     out_dir = _path(out_dir, "out_dir")
     problem = _path(problem_file, "problem_file")
-    for key, value in (("launches", "many"), ("check", False), ("select", "all"), ("cast", "none")):
+    # kprof model's own defaults (the library's, as every shell's), then the command's defaults
+    # where KernelProfiler's KernelAgent-shaped ones differ.
+    for key, value in json.loads(_kprof.model_option_defaults()).items():
+        options.setdefault(key, value)
+    for key, value in (("select", "all"), ("cast", "none")):
         options.setdefault(key, value)
     if not isinstance(compile, bool):
         raise TypeError(f"compile must be True or False, not {type(compile).__name__}")

@@ -20,14 +20,14 @@ namespace {
 /// The table's options of one subcommand as a RunRequest, with progress lines on a terminal.
 /// The environment is checked here too, before a kprof serve is asked or Slurm is given the
 /// round: a bad KPROF_COMPILE_AHEAD is refused wherever the round would run.
-Result<RunRequest> run_request(const TableOptions& words) {
+Result<RunRequest> run_request(const Json& values) {
   if (auto environment = read_profile_environment(); !environment) {
     return std::move(environment).error();
   }
   OptionContext context;
   context.cli_names = true;
   context.visible_gpus = visible_gpu_count();
-  auto request = parse_run_options(words.values(), context);
+  auto request = parse_run_options(values, context);
   if (!request) {
     return request;
   }
@@ -101,7 +101,7 @@ public:
   }
 
   Result<Outcome> run() override {
-    auto request = run_request(m_words);
+    auto request = run_request(m_words.values());
     if (!request) {
       return std::move(request).error();
     }
@@ -146,7 +146,7 @@ public:
   }
 
   Result<Outcome> run() override {
-    auto request = run_request(m_words);
+    auto request = run_request(with_model_defaults(m_words.values()));
     if (!request) {
       return std::move(request).error();
     }
@@ -154,10 +154,6 @@ public:
     if (!format) {
       return std::move(format).error();
     }
-    if (!m_words.values().contains("launches")) {
-      request->options.launches = LaunchTiers::many;
-    }
-    request->options.check = false;
     auto kernel =
         write_model_candidate(m_problem, fs::absolute(request->options.out_dir), m_compile);
     if (!kernel) {
@@ -209,7 +205,7 @@ public:
   }
 
   Result<Outcome> run() override {
-    auto request = run_request(m_words);
+    auto request = run_request(m_words.values());
     if (!request) {
       return std::move(request).error();
     }
@@ -320,7 +316,7 @@ public:
   }
 
   Result<Outcome> run() override {
-    auto request = run_request(m_words);
+    auto request = run_request(m_words.values());
     if (!request) {
       return std::move(request).error();
     }

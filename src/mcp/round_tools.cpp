@@ -158,15 +158,13 @@ Json round_output_schema() {
 ToolResult run_round_tool(const Json& arguments, ToolContext& context, RoundTool tool) {
   const bool batch = tool == RoundTool::batch;
   Json values = context.settings().run_options;
-  if (tool == RoundTool::model) {
-    // kprof model's defaults: a model's call is long, and the candidate is the reference.
-    values["launches"] = "many";
-    values["check"] = false;
-  }
   for (const auto& [key, value] : arguments.items()) {
     if (find_option_spec(key) != nullptr) {
       values[key] = value;
     }
+  }
+  if (tool == RoundTool::model) {
+    values = with_model_defaults(std::move(values));
   }
   OptionContext option_context;
   option_context.visible_gpus = visible_gpu_count();

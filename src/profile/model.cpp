@@ -25,7 +25,36 @@ std::string python_literal(const std::string& text) {
   return json_text(Json(text), -1);
 }
 
+/// `problem` as the candidate names it: absolute, and canonical where it exists, so that the
+/// text written for `kprof model x.py` and the text is_model_reference_candidate expects for
+/// the round's problem (however it was spelled) are the same.
+std::string problem_literal(const fs::path& problem) {
+  std::error_code ec;
+  fs::path named = fs::weakly_canonical(fs::absolute(problem, ec), ec);
+  if (ec) {
+    named = fs::absolute(problem, ec);
+  }
+  return python_literal(named.string());
+}
+
+/// The longest candidate text is_model_reference_candidate reads.
+constexpr std::size_t k_model_candidate_max_bytes = std::size_t{64} * 1024;
+
 } // namespace
+
+const Json& model_option_defaults() {
+  static const Json defaults = {{"launches", "many"}, {"check", false}};
+  return defaults;
+}
+
+Json with_model_defaults(Json values) {
+  for (const auto& [name, value] : model_option_defaults().items()) {
+    if (!values.contains(name)) {
+      values[name] = value;
+    }
+  }
+  return values;
+}
 
 std::string model_candidate_text(const fs::path& problem, bool compile) {
   return fmt::format(
@@ -36,7 +65,7 @@ import importlib.util
 
 import torch
 
-PROBLEM = {1}{3}
+PROBLEM = {1}
 _spec = importlib.util.spec_from_file_location("_kprof_model_problem", PROBLEM)
 _problem = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_problem)
@@ -53,11 +82,13 @@ def kernel_function(*args):
     with torch.no_grad():
         return _model(*inputs)
 )py",
-      compile ? ", through torch.compile" : "", python_literal(fs::absolute(problem).string()),
-      compile ? "\n        _model = torch.compile(_model)" : "",
-      // Uncompiled, the candidate is the reference itself: the truth's process times the
-      // reference once for both (templates/kprof_harness/truth_process.py, reference_itself).
-      compile ? "" : "\nKPROF_REFERENCE_ITSELF = PROBLEM");
+      compile ? ", through torch.compile" : "", problem_literal(problem),
+      compile ? "\n        _model = torch.compile(_model)" : "");
+}
+
+bool is_model_reference_candidate(const fs::path& kernel, const fs::path& problem) {
+  const std::optional<std::string> text = read_own_file(kernel, k_model_candidate_max_bytes);
+  return text && *text == model_candidate_text(problem, false);
 }
 
 Result<fs::path> write_model_candidate(const fs::path& problem, const fs::path& out_dir,

@@ -28,6 +28,7 @@
 #include "kprof/gpu_lock.hpp"
 #include "kprof/judge.hpp"
 #include "kprof/metric_check.hpp"
+#include "kprof/model.hpp"
 #include "kprof/nvtx_ranges.hpp"
 #include "kprof/options.hpp"
 #include "kprof/process.hpp"
@@ -267,7 +268,8 @@ private:
       request.plan.candidates.clear();
       for (std::size_t index : now) {
         request.plan.candidates.push_back(
-            {m_kernels[index], candidate_range(static_cast<int>(index))});
+            {m_kernels[index], candidate_range(static_cast<int>(index)),
+             is_model_reference_candidate(m_kernels[index], request.plan.problem)});
       }
       const std::vector<bool> decided = run_part(request, now, lock_wait);
       std::vector<std::size_t> left;

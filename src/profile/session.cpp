@@ -502,9 +502,11 @@ private:
         const auto index = static_cast<std::size_t>(candidate.index);
         if (candidate.ok && index < request.plan.candidates.size()) {
           measured.push_back(&candidate);
+          const HarnessCandidate& planned = request.plan.candidates[index];
           gate["candidates"].push_back({{"index", candidate.index},
-                                        {"kernel", request.plan.candidates[index].kernel.string()},
-                                        {"range", request.plan.candidates[index].range}});
+                                        {"kernel", planned.kernel.string()},
+                                        {"range", planned.range},
+                                        {"reference_itself", planned.reference_itself}});
         }
       }
     }

@@ -12,7 +12,8 @@ Python's start, torch's import, problem.py's load, FlopCounterMode's first use (
 the CPU) and the CUDA context (an allocation, no kernel) happen at once; then it waits, running
 nothing on the GPU, until kprof writes GATE after the session ended: the GPU is then this
 process's alone (kprof holds the GPU's lock throughout). GATE is JSON, `{"candidates":
-[{"index", "kernel", "range"}, ...], "sequence": N, "status": PATH, "serve": BOOL}`: the candidates the session profiled, so that a truth
+[{"index", "kernel", "range", "reference_itself"}, ...], "sequence": N, "status": PATH, "serve":
+BOOL}`: the candidates the session profiled, so that a truth
 process started before the candidates were known (kprof keeps one ready for the next round, a
 truth standby) can measure them; none named measures nothing, and no GATE within
 max_wait_seconds ends the process. A long-lived profiler keeps its truth process as a worker
@@ -46,8 +47,8 @@ POLL_SECONDS = 0.005
 
 def wait_for_gate(path, max_wait_seconds, last=0):
     """The gate at `path` once one newer than sequence `last` is there, {"candidates": [{"index",
-    "kernel", "range"}, ...], "sequence", "status", "serve"}, or None when none came within
-    max_wait_seconds. kprof replaces the gate whole (a rename), so a new file is a new gate; one
+    "kernel", "range", "reference_itself"}, ...], "sequence", "status", "serve"}, or None when
+    none came within max_wait_seconds. kprof replaces the gate whole (a rename), so a new file is a new gate; one
     without "sequence" is the first."""
     deadline = time.perf_counter() + max_wait_seconds
     seen = None
@@ -65,7 +66,9 @@ def wait_for_gate(path, max_wait_seconds, last=0):
             if sequence > last:
                 status = gate.get("status")
                 return {
-                    "candidates": [{"index": int(c["index"]), "kernel": str(c["kernel"]), "range": str(c["range"])}
+                    "candidates": [{"index": int(c["index"]), "kernel": str(c["kernel"]),
+                                    "range": str(c["range"]),
+                                    "reference_itself": c.get("reference_itself") is True}
                                    for c in gate["candidates"]],
                     "sequence": sequence,
                     "status": str(status) if status is not None else None,
@@ -174,7 +177,7 @@ def measure_round(problem, plan, status_file, wanted):
             continue
         with candidate_imports(candidate["kernel"]):
             try:
-                measure_candidate(problem, plan, entry, candidate["kernel"], status_file)
+                measure_candidate(problem, plan, entry, candidate, status_file)
             except (Exception, SystemExit) as exc:  # the session's answer stands; the truth is missing
                 missing(entry, "it raised when called again outside ncu: %s" % exception_words(exc))
                 if context_poisoned(problem.torch, exc):
@@ -185,18 +188,22 @@ def measure_round(problem, plan, status_file, wanted):
     return EXIT_OK, poisoned
 
 
-def measure_candidate(problem, plan, entry, kernel_path, status_file):
-    """One candidate: imported, called once with the inputs of its cast, then measured."""
+def measure_candidate(problem, plan, entry, candidate, status_file):
+    """One candidate of the gate: imported, called once with the inputs of its cast, then
+    measured; kprof model's candidate that is the problem's Model itself (the gate's
+    "reference_itself", which kprof decides from the file's text: profiler.cpp,
+    is_model_reference_candidate) is the reference, made and timed once
+    (measure_as_reference)."""
     torch = problem.torch
     status_file.set_candidate_phase(entry, "import_kernel")
     started = time.perf_counter()
-    module = load_module("_kprof_truth_%d" % entry["index"], kernel_path)
+    module = load_module("_kprof_truth_%d" % entry["index"], candidate["kernel"])
     entry["import_seconds"] = time.perf_counter() - started
     kernel_function = getattr(module, "kernel_function", None)
     if not callable(kernel_function):
         raise AttributeError("kernel.py defines no kernel_function")
     entry["cast"], entry["cast_reason"] = choose_cast(kernel_function, plan["cast"])
-    if reference_itself(module, plan):
+    if candidate.get("reference_itself") is True:
         measure_as_reference(problem, entry)
         return
     _, _, args, kwargs = choose_call(kernel_function, problem, entry["cast"])
@@ -207,15 +214,6 @@ def measure_candidate(problem, plan, entry, kernel_path, status_file):
     torch.cuda.synchronize()
     entry["warmup_seconds"] = time.perf_counter() - started
     problem.truth.measure(entry, status_file, lambda: kernel_function(*args, **kwargs), result)
-
-
-def reference_itself(module, plan):
-    """Whether the candidate says it is the problem's Model called as the reference is: kprof
-    model's candidate without torch.compile sets KPROF_REFERENCE_ITSELF to the problem's path.
-    Timing the two would build and time the same Model twice (VGG16's 138 M parameters made on
-    the CPU twice, beside the session's; docs/harness.md "A model")."""
-    named = getattr(module, "KPROF_REFERENCE_ITSELF", None)
-    return isinstance(named, str) and os.path.realpath(named) == os.path.realpath(plan["problem"])
 
 
 def measure_as_reference(problem, entry):

@@ -1787,7 +1787,9 @@ TEST_F(KprofProfile, AModelThroughTorchCompileAndAProblemWithoutModelSayWhatThey
   ASSERT_TRUE(candidate.ok());
   EXPECT_NE(candidate->find("torch.compile(_model)"), std::string::npos) << *candidate;
   // Compiled, it is not the reference: both are timed, and the speed-up is compile's.
-  EXPECT_EQ(candidate->find("KPROF_REFERENCE_ITSELF"), std::string::npos) << *candidate;
+  const json compiled_truth = read_json(out() / "round000" / "report.json")["truth"];
+  EXPECT_FALSE(compiled_truth["reference"].contains("same_as_candidate")) << compiled_truth.dump();
+  EXPECT_TRUE(compiled_truth["reference"]["timing"].is_object()) << compiled_truth.dump();
   // --launches as given (all: every launch replayed, no timeline), not model's default (many).
   EXPECT_FALSE(fs::exists(out() / "round000" / "timeline.json"));
   EXPECT_FALSE(read_json(out() / "round000" / "report.json").contains("workload"));
@@ -1800,6 +1802,30 @@ TEST_F(KprofProfile, AModelThroughTorchCompileAndAProblemWithoutModelSayWhatThey
   EXPECT_NE(missing.err.find("Model"), std::string::npos) << missing.err;
   EXPECT_EQ(run_with_env(model_argv(out(), (dir() / "absent.py").string()), model_env()).exit_code,
             3);
+}
+
+TEST_F(KprofProfile, ACandidateIsTakenForTheModelItselfOnlyWhenItIsKprofModelsTextExactly) {
+  // What a candidate says of itself is never trusted: one that would be taken for the reference
+  // gets the reference's timing and no check. kprof model's own text, edited by one line, is
+  // checked and timed as any candidate.
+  const std::string problem = standin("../python/cases/model/problem.py");
+  ASSERT_EQ(run_with_env(model_argv(out(), problem, {"--format", "json"}), model_env()).exit_code,
+            0);
+  auto text = read_file(out() / "model" / "kernel.py");
+  ASSERT_TRUE(text.ok());
+  const fs::path edited = dir() / "edited" / "kernel.py";
+  fs::create_directories(edited.parent_path());
+  std::ofstream(edited) << *text << "\nKPROF_REFERENCE_ITSELF = PROBLEM  # an edit\n";
+  KprofRun run =
+      run_with_env({"profile", edited.string(), problem, "--ncu", standin("ncu"), "--python",
+                    "/usr/bin/python3", "--out", (dir() / "edited-out").string(), "--retries", "0",
+                    "--launches", "many", "--format", "json"},
+                   model_env());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json truth = read_json(dir() / "edited-out" / "round000" / "report.json")["truth"];
+  EXPECT_EQ(truth["check"]["verdict"], "pass") << truth.dump();
+  EXPECT_FALSE(truth["reference"].contains("same_as_candidate")) << truth.dump();
+  EXPECT_TRUE(truth["reference"]["timing"].is_object()) << truth.dump();
 }
 
 TEST_F(KprofProfile, AModelsCostliestTritonKernelsAreExtractedAsCasesThatKprofProfileTakes) {

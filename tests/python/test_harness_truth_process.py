@@ -177,17 +177,18 @@ def test_a_gate_that_does_not_ask_to_serve_ends_the_process_after_its_round(tmp_
 
 
 def test_a_candidate_that_is_the_reference_itself_is_timed_once_as_the_reference(tmp_path):
-    # kprof model's candidate (uncompiled) says it is the problem's Model: the truth times the
-    # reference once for both and never calls the candidate (here it would raise); a candidate
-    # naming another problem is measured as any other.
+    # kprof model's candidate (uncompiled), which kprof names in the gate ("reference_itself",
+    # decided from the file's text): the truth times the reference once for both and never calls
+    # the candidate (here it would raise). A candidate that only says it is the reference (the
+    # attribute an earlier kprof trusted) is measured as any other: checked, the reference timed.
     tmp_path.mkdir(parents=True, exist_ok=True)
     itself = tmp_path / "itself.py"
-    itself.write_text("KPROF_REFERENCE_ITSELF = %r\n\ndef kernel_function(x):\n"
-                      "    raise RuntimeError('called')\n" % str(TRUTH / "problem.py"))
+    itself.write_text("def kernel_function(x):\n    raise RuntimeError('called')\n")
     other = tmp_path / "other.py"
     other.write_text("import torch\n\nKPROF_REFERENCE_ITSELF = %r\n\ndef kernel_function(x):\n"
-                     "    return torch.tensor([1.0, 2.0, 3.0])\n" % str(TRUTH / "no_model.py"))
-    gate = json.dumps({"candidates": [{"index": i, "kernel": str(path), "range": "kprof:cand%d" % i}
+                     "    return torch.tensor([1.0, 2.0, 3.0])\n" % str(TRUTH / "problem.py"))
+    gate = json.dumps({"candidates": [{"index": i, "kernel": str(path), "range": "kprof:cand%d" % i,
+                                       "reference_itself": i == 0}
                                       for i, path in enumerate([itself, other])]})
     done, status, _, _, _ = run_truth_process(tmp_path / "run", [], gate)
     assert done.returncode == 0, done.stderr
