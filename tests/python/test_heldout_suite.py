@@ -1,5 +1,5 @@
-"""The held-out suites (tests/heldout/ and tests/heldout2/, issue 44) are what their manifests
-say, and are new.
+"""The held-out suites (tests/heldout/, tests/heldout2/ and tests/heldout3/, issue 44) are what
+their manifests say, and are new.
 
 These checks need no GPU (nor torch or Triton: the sources are read, never imported). Each test
 runs on every suite it applies to (SUITES): every expected answer points at what it claims (the
@@ -105,6 +105,21 @@ SUITES = [
         # ncu prints a CUDA kernel with its parameters, and its line under the build's own root.
         scored=ScoredPair("cumsum_f32/row_scan_unpadded", "bank_conflicts",
                           signature="(const float *, float *, int)", reported_under="/somewhere"),
+    ),
+    # About 20 kernels over 11 problems, in Triton and CUDA C++, written without reading the rules,
+    # in ops, dtypes and sizes none of the three earlier suites has, stressing the classes the
+    # second one did not (spills, tail, atomics, tensor cores, too few blocks).
+    HeldOutSuite(
+        folder=os.path.join("tests", "heldout3"),
+        earlier=(PLANTED, os.path.join("tests", "heldout"), os.path.join("tests", "heldout2")),
+        covered=frozenset({"register_spills", "tail_effect", "atomic_contention", "tensor_cores_unused",
+                           "too_few_blocks", "warp_divergence", "uncoalesced_access", "bank_conflicts",
+                           "low_occupancy", "launch_bound"}),
+        cuda_source=os.path.join("tests", "heldout3", "cuda", "heldout3.cu"),
+        about=("held-out", "never used to tune", "without reading the diagnosis rules"),
+        min_kernels=20, min_problems=10, min_clean_at_roof=5,
+        scored=ScoredPair("dct8_f32/dct8_lane_block", "bank_conflicts",
+                          signature="(const float *, float *, int)", reported_under="/elsewhere"),
     ),
 ]
 

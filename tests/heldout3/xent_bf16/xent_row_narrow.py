@@ -1,0 +1,26 @@
+# Held-out defect: register spills. A whole row of 32000 logits (a block of 32768) per program with
+# 2 warps: 512 float32 values per thread (256 registers even as packed bf16 pairs), live from the
+# load across the max and the sum of exponentials, more than the 255 registers a thread has. The
+# fix is num_warps (the launch), no device line.
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def xent_narrow_kernel(logits_ptr, target_ptr, loss_ptr, V, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    base = logits_ptr + row.to(tl.int64) * V
+    x = tl.load(base + cols, mask=cols < V, other=float("-inf")).to(tl.float32)
+    top = tl.max(x, axis=0)
+    lse = top + tl.log(tl.sum(tl.exp(x - top), axis=0))
+    picked = tl.load(base + tl.load(target_ptr + row)).to(tl.float32)
+    tl.store(loss_ptr + row, lse - picked)
+
+
+def kernel_function(logits, target):
+    rows, V = logits.shape
+    loss = torch.empty(rows, device=logits.device, dtype=torch.float32)
+    xent_narrow_kernel[(rows,)](logits, target, loss, V, BLOCK=triton.next_power_of_2(V), num_warps=2)
+    return loss
