@@ -29,17 +29,21 @@ namespace kprof {
 /// The newest history database layout this kprof writes (SQLite `PRAGMA user_version`): 2
 /// numbered the attempts of a round, 3 keeps each report document in a table of its own
 /// (`documents`, written in pieces; docs/history.md), 4 the truth beside the counters of each
-/// row (measured median, speed-up, share of the speed of light, the check's verdict).
-inline constexpr int k_history_schema_version = 6;
+/// row (measured median, speed-up, share of the speed of light, the check's verdict), 7 the
+/// median's timing mode and eager median (rows of different modes are ranked on the latter).
+inline constexpr int k_history_schema_version = 7;
 
 /// The time a history ranks its rows on (best_so_far, best, converged(); docs/history.md,
 /// "Which time"): `measured`, the candidates' measured medians, when any ok row of the history
-/// has one (rows without one then do not compete), else `ncu`, ncu's total duration.
-enum class RankedTime { measured, ncu };
-std::string_view to_string(RankedTime basis); ///< "measured", "ncu"
+/// has one (rows without one then do not compete), else `ncu`, ncu's total duration;
+/// `measured_eager`, the eager medians (eager_median_us), when the measured rows were timed in
+/// different modes (a CUDA graph's median leaves out the host's launches an eager one counts).
+enum class RankedTime { measured, measured_eager, ncu };
+std::string_view to_string(RankedTime basis); ///< "measured", "measured_eager", "ncu"
 
 struct HistoryRow;
-/// `measured` when any ok row of `rows` has a measured median, else `ncu`.
+/// `measured` when any ok row of `rows` has a measured median (`measured_eager` when those
+/// rows name more than one timing mode), else `ncu`.
 RankedTime ranked_time(const std::vector<HistoryRow>& rows);
 /// The row's time in ns on `basis`; nullopt when it has none.
 std::optional<double> ranked_ns(const HistoryRow& row, RankedTime basis);
@@ -102,6 +106,10 @@ struct HistoryRow {
   /// (truth.speed_of_light.share: the ideal time over the measured one) and the check's verdict
   /// ("pass", "fail"; "" when not checked). nullopt when not measured.
   std::optional<double> measured_median_us;
+  /// The median's timing mode (truth.timing.mode: "eager", "graph"; "" in rows recorded before
+  /// schema 7) and its eager median (eager_median_us of kprof/truth.hpp).
+  std::string measured_mode;
+  std::optional<double> measured_eager_us;
   std::optional<double> speedup;
   std::optional<double> speed_of_light_share;
   std::string check;

@@ -79,9 +79,10 @@ enum class ReportDetail {
 /// hot_lines, diagnosis}]}, kernels longest first. Never fails (unknown facts are null).
 Json report_summary(const Json& report);
 
-/// Each candidate's place in the round: 1 for the shortest total duration, a report without a
-/// duration after every report with one, nullopt for a candidate without a report. Ties keep
-/// the candidates' order.
+/// Each candidate's place in the round: 1 for the shortest measured median (their eager medians
+/// when the candidates were timed in different modes; kprof/truth.hpp, eager_median_us), else
+/// total duration, a report without a duration after every report with one, wrong outputs
+/// after right ones, nullopt for a candidate without a report. Ties keep the candidates' order.
 std::vector<std::optional<int>> candidate_ranks(std::span<const CandidateResult> candidates);
 
 /// The one shape of a candidate: {candidate, kernel_file, status, rank, gpu, attempts, dir,

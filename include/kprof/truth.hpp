@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "kprof/analysis.hpp"
@@ -39,6 +40,17 @@ struct SpeedOfLight {
 /// "bfloat16", "float16", ...) on `spec`; nullopt when the dtype's tensor FLOPs have no peak.
 std::optional<SpeedOfLight> speed_of_light(double tensor_flops, double other_flops, double bytes,
                                            std::string_view dtype, const GpuSpec& spec);
+
+/// A timing object's mode, "eager" or "graph" (templates/kprof_harness/timing.py); eager when it
+/// names none, as timing.py then timed it.
+std::string timing_mode(const Json& timing);
+
+/// A timing's eager median in us: its median when it was timed eagerly, else the eager median a
+/// graph summary keeps (`eager_median_us`); nullopt when it has none. What two timings of
+/// different modes are compared on, like against like: a graph's median leaves out the host's
+/// launches, which an eager one counts (a call of thousands of launches may go either way from
+/// one process to the next).
+std::optional<double> eager_median_us(const Json& timing);
 
 /// The report's "truth" object (docs/json-schema.md): {timing, check, reference,
 /// speed_of_light, ncu_vs_measured, notes}. `spec` is the GPU's when kprof knows it; the ncu

@@ -64,18 +64,14 @@ Json timing_json(const Json& timing) {
 /// into a CUDA graph, and the graph's median leaves out the host's launches); the mode compared
 /// in `mode`, a note when the modes differed. Null when no like pair exists.
 Json speedup_json(const Json& timing, const Json& ref_timing, std::string& mode, Json& notes) {
-  const auto mode_of = [](const Json& of) { // eager unless it says otherwise, as timing.py times
-    const std::string word = text_of(of, "mode");
-    return word.empty() ? std::string("eager") : word;
-  };
-  const std::string own_mode = mode_of(timing);
-  const std::string ref_mode = mode_of(ref_timing);
+  const std::string own_mode = timing_mode(timing);
+  const std::string ref_mode = timing_mode(ref_timing);
   std::optional<double> median = number_of(timing, "median_us");
   std::optional<double> ref_median = number_of(ref_timing, "median_us");
   mode = own_mode;
   if (own_mode != ref_mode) {
-    median = own_mode == "eager" ? median : number_of(timing, "eager_median_us");
-    ref_median = ref_mode == "eager" ? ref_median : number_of(ref_timing, "eager_median_us");
+    median = eager_median_us(timing);
+    ref_median = eager_median_us(ref_timing);
     mode = "eager";
     if (median && ref_median) {
       notes.push_back(fmt::format(
@@ -193,6 +189,16 @@ Json ncu_vs_measured_json(std::optional<double> ncu_ns, std::optional<double> me
 }
 
 } // namespace
+
+std::string timing_mode(const Json& timing) {
+  const std::string word = text_of(timing, "mode");
+  return word.empty() ? std::string("eager") : word;
+}
+
+std::optional<double> eager_median_us(const Json& timing) {
+  return timing_mode(timing) == "eager" ? number_of(timing, "median_us")
+                                        : number_of(timing, "eager_median_us");
+}
 
 std::optional<SpeedOfLight> speed_of_light(double tensor_flops, double other_flops, double bytes,
                                            std::string_view dtype, const GpuSpec& spec) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -38,19 +39,43 @@ std::string percent(double fraction) {
 } // namespace
 
 std::string_view to_string(RankedTime basis) {
-  return basis == RankedTime::measured ? "measured" : "ncu";
+  switch (basis) {
+  case RankedTime::measured:
+    return "measured";
+  case RankedTime::measured_eager:
+    return "measured_eager";
+  case RankedTime::ncu:
+    return "ncu";
+  }
+  return "ncu";
 }
 
 RankedTime ranked_time(const std::vector<HistoryRow>& rows) {
-  const bool measured = std::any_of(rows.begin(), rows.end(), [](const HistoryRow& row) {
-    return row.status == CandidateStatus::ok && row.measured_median_us.has_value();
-  });
-  return measured ? RankedTime::measured : RankedTime::ncu;
+  bool measured = false;
+  std::set<std::string_view> modes; // of the rows that name one (schema 7 on)
+  for (const HistoryRow& row : rows) {
+    if (row.status == CandidateStatus::ok && row.measured_median_us.has_value()) {
+      measured = true;
+      if (!row.measured_mode.empty()) {
+        modes.insert(row.measured_mode);
+      }
+    }
+  }
+  if (!measured) {
+    return RankedTime::ncu;
+  }
+  return modes.size() > 1 ? RankedTime::measured_eager : RankedTime::measured;
 }
 
 std::optional<double> ranked_ns(const HistoryRow& row, RankedTime basis) {
-  if (basis == RankedTime::ncu) {
+  switch (basis) {
+  case RankedTime::ncu:
     return row.total_duration_ns;
+  case RankedTime::measured_eager:
+    return row.measured_eager_us ? std::optional<double>(*row.measured_eager_us * 1000.0)
+                                 : std::nullopt;
+  case RankedTime::measured:
+    break;
   }
   if (!row.measured_median_us) {
     return std::nullopt;
@@ -122,7 +147,9 @@ Result<Convergence> converged(const std::vector<HistoryRow>& rows,
   verdict.best_sol_pct = best->max_sol_pct;
   const std::string best_name =
       fmt::format("{} ({}{})", to_string(best->ref()), duration_text(verdict.best_duration_ns),
-                  basis == RankedTime::measured ? " measured" : "");
+                  basis == RankedTime::measured         ? " measured"
+                  : basis == RankedTime::measured_eager ? " measured eagerly"
+                                                        : "");
 
   // Improvement over the last `window` rounds: the best before them against the best now.
   const auto window = static_cast<std::size_t>(options.window);

@@ -25,6 +25,8 @@ Json row_json(const HistoryRow& row) {
   out["memory_sol_pct"] = optional_number(row.memory_sol_pct);
   out["max_sol_pct"] = optional_number(row.max_sol_pct);
   out["measured_median_us"] = optional_number(row.measured_median_us);
+  out["measured_mode"] = row.measured_mode.empty() ? Json(nullptr) : Json(row.measured_mode);
+  out["measured_eager_us"] = optional_number(row.measured_eager_us);
   out["speedup"] = optional_number(row.speedup);
   out["speed_of_light_share"] = optional_number(row.speed_of_light_share);
   out["check"] = row.check.empty() ? Json(nullptr) : Json(row.check);
@@ -44,6 +46,7 @@ Json history_document(const std::vector<HistoryRow>& rows) {
   Json doc = Json::object();
   doc["schema_version"] = k_document_schema_version;
   doc["kind"] = std::string(to_string(DocumentKind::history));
+  doc["ranked_on"] = std::string(to_string(ranked_time(rows)));
   doc["rows"] = Json::array();
   for (const auto& row : rows) {
     doc["rows"].push_back(row_json(row));

@@ -38,6 +38,7 @@
 #include "kprof/report.hpp"
 #include "kprof/report_view.hpp"
 #include "kprof/round_layout.hpp"
+#include "kprof/truth.hpp"
 
 namespace kprof {
 
@@ -138,6 +139,13 @@ DROP INDEX IF EXISTS metrics_metric;
     R"sql(
 DROP INDEX IF EXISTS metrics_run;
 CREATE INDEX metrics_run ON metrics (run_id);
+)sql",
+    // 6 -> 7: the measured median's timing mode and eager median: rows timed in different modes
+    // (a call of thousands of launches went into a CUDA graph in one round and not the next) are
+    // ranked on their eager medians, like against like. Rows recorded before have NULL.
+    R"sql(
+ALTER TABLE runs ADD COLUMN measured_mode TEXT;
+ALTER TABLE runs ADD COLUMN measured_eager_us REAL;
 )sql",
 };
 
@@ -450,6 +458,8 @@ struct RunFacts {
   std::optional<double> compute_sol_pct;
   std::optional<double> memory_sol_pct;
   std::optional<double> measured_median_us; ///< truth.timing.median_us (HistoryRow's)
+  std::string measured_mode;                ///< truth.timing.mode ("" when not timed)
+  std::optional<double> measured_eager_us;  ///< eager_median_us(truth.timing)
   std::optional<double> speedup;            ///< truth.reference.speedup
   std::optional<double> sol_share;          ///< truth.speed_of_light.share
   std::string check;                        ///< truth.check.verdict
@@ -496,6 +506,10 @@ void collect_outline_facts(const Json& doc, RunFacts& facts) {
   if (const Json* truth = member(doc, "truth")) {
     if (const Json* timing = member(*truth, "timing")) {
       facts.measured_median_us = number_at(*timing, "median_us");
+      if (facts.measured_median_us) {
+        facts.measured_mode = timing_mode(*timing);
+        facts.measured_eager_us = eager_median_us(*timing);
+      }
     }
     if (const Json* reference = member(*truth, "reference")) {
       facts.speedup = number_at(*reference, "speedup");
@@ -671,9 +685,9 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
       db, "INSERT INTO runs (round, candidate, label, status, error_category, error_message, "
           "error_detail, created_at, total_duration_ns, dominant_kernel, bottleneck, "
           "compute_sol_pct, memory_sol_pct, document, attempt, kept_at, measured_median_us, "
-          "speedup, sol_share, check_verdict) "
+          "speedup, sol_share, check_verdict, measured_mode, measured_eager_us) "
           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-          "?18, ?19, ?20)");
+          "?18, ?19, ?20, ?21, ?22)");
   if (!insert) {
     code = sqlite3_errcode(db);
     return std::move(insert).error();
@@ -704,6 +718,8 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
   insert->bind(18, facts.speedup);
   insert->bind(19, facts.sol_share);
   insert->bind_text_or_null(20, facts.check);
+  insert->bind_text_or_null(21, facts.measured_mode);
+  insert->bind(22, facts.measured_eager_us);
   if (auto done = insert->run(&code); !done) {
     return std::move(done).error();
   }
@@ -1130,11 +1146,12 @@ Result<std::vector<HistoryRow>> HistoryStore::rows() const {
       m_db.get(),
       fmt::format("SELECT id, round, candidate, label, status, error_category, error_message, "
                   "error_detail, created_at, total_duration_ns, dominant_kernel, bottleneck, "
-                  "compute_sol_pct, memory_sol_pct, {}, {} FROM runs "
+                  "compute_sol_pct, memory_sol_pct, {}, {}, {} FROM runs "
                   "ORDER BY round, coalesce(candidate, -1), {}",
                   attempts ? "attempt, kept_at" : "1, NULL",
                   version >= 4 ? "measured_median_us, speedup, sol_share, check_verdict"
                                : "NULL, NULL, NULL, NULL",
+                  version >= 7 ? "measured_mode, measured_eager_us" : "NULL, NULL",
                   attempts ? "attempt" : "id"));
   if (!stmt) {
     return stmt.error().with_context(context);
@@ -1173,6 +1190,8 @@ Result<std::vector<HistoryRow>> HistoryStore::rows() const {
     row.speedup = stmt->column_optional_double(17);
     row.speed_of_light_share = stmt->column_optional_double(18);
     row.check = stmt->column_text(19);
+    row.measured_mode = stmt->column_text(20);
+    row.measured_eager_us = stmt->column_optional_double(21);
     rows.push_back(std::move(row));
   }
   // Ordered by attempt within a round and candidate: the last of each group is the latest.
@@ -1413,6 +1432,8 @@ Result<HistoryRow> unrecorded_row(const RoundEntry& entry) {
   row.memory_sol_pct = facts->memory_sol_pct;
   row.max_sol_pct = max_sol_pct(row.compute_sol_pct, row.memory_sol_pct);
   row.measured_median_us = facts->measured_median_us;
+  row.measured_mode = facts->measured_mode;
+  row.measured_eager_us = facts->measured_eager_us;
   row.speedup = facts->speedup;
   row.speed_of_light_share = facts->sol_share;
   row.check = facts->check;

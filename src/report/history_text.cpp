@@ -50,11 +50,11 @@ std::string history_csv(const Json& doc) {
       "round,candidate,label,status,created_at,total_duration_ns,dominant_kernel,bottleneck,"
       "compute_sol_pct,memory_sol_pct,max_sol_pct,best_so_far,best,error_category,"
       "error_message,attempt,latest,kept_at,recorded,measured_median_us,speedup,"
-      "speed_of_light_share,check\n";
+      "speed_of_light_share,check,measured_mode,measured_eager_us\n";
   for (const Json& row : rows_of(doc)) {
     const Json& error = error_of(row);
     out += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
         optional_index(row, "round", ""), optional_index(row, "candidate", ""),
         csv_field(text_at(row, "label")), text_at(row, "status"),
         csv_field(text_at(row, "created_at")), csv_number(number_at(row, "total_duration_ns")),
@@ -67,7 +67,8 @@ std::string history_csv(const Json& doc) {
         bool_at(row, "latest").value_or(true) ? 1 : 0, csv_field(text_at(row, "kept_at")),
         recorded(row) ? 1 : 0, csv_number(number_at(row, "measured_median_us")),
         csv_number(number_at(row, "speedup")), csv_number(number_at(row, "speed_of_light_share")),
-        text_at(row, "check"));
+        text_at(row, "check"), text_at(row, "measured_mode"),
+        csv_number(number_at(row, "measured_eager_us")));
   }
   return out;
 }
@@ -91,7 +92,9 @@ std::vector<std::string> truth_cells(const Json& row) {
   const std::optional<double> median = number_at(row, "measured_median_us");
   const std::optional<double> speedup = number_at(row, "speedup");
   const std::optional<double> share = number_at(row, "speed_of_light_share");
-  return {median ? duration_text(*median * 1000.0) : "-",
+  // A median timed as a CUDA graph's replay says so: it leaves out the host's launches.
+  const std::string graph = text_at(row, "measured_mode") == "graph" ? " (graph)" : "";
+  return {median ? duration_text(*median * 1000.0) + graph : "-",
           speedup ? format_fixed(*speedup, 2) + "x" : "-",
           share ? short_percent_text(*share * 100.0) : "-"};
 }
@@ -148,10 +151,16 @@ std::string history_table(const Json& doc) {
   }
   std::string out = columns(cells);
   if (any_best) {
-    out += measured_ok ? "* new best so far (lowest measured median among ok rounds up to that "
-                         "round; ncu's duration is not compared)\n"
-                       : "* new best so far (lowest total duration among ok rounds up to that "
-                         "round)\n";
+    if (text_at(doc, "ranked_on") == "measured_eager") {
+      out += "* new best so far (lowest eager median among ok rounds up to that round: the "
+             "rounds were timed in different modes, and a CUDA graph's median leaves out the "
+             "host's launches; ncu's duration is not compared)\n";
+    } else {
+      out += measured_ok ? "* new best so far (lowest measured median among ok rounds up to that "
+                           "round; ncu's duration is not compared)\n"
+                         : "* new best so far (lowest total duration among ok rounds up to that "
+                           "round)\n";
+    }
   }
   if (any_unrecorded) {
     out += "! in its round directory but not recorded in kprof.db yet (its writer stopped before "

@@ -11,6 +11,7 @@
 #include "kprof/report.hpp"
 #include "kprof/report_view.hpp"
 #include "kprof/round_layout.hpp"
+#include "kprof/truth.hpp"
 
 namespace kprof {
 namespace fs = std::filesystem;
@@ -27,25 +28,54 @@ std::optional<fs::path> candidate_document(const CandidateResult& candidate) {
          (candidate.report_document() != nullptr ? RoundLayout::k_report : RoundLayout::k_error);
 }
 
+/// A report's truth.timing, when it has one.
+const Json* timing_of(const Json& report) {
+  const Json* truth = json_read::member(report, "truth");
+  return truth != nullptr ? json_read::member(*truth, "timing") : nullptr;
+}
+
 /// The measured median of a report's candidate (truth.timing.median_us), when it was timed.
 std::optional<double> measured_median_us(const Json& report) {
-  const Json* truth = json_read::member(report, "truth");
-  const Json* timing = truth != nullptr ? json_read::member(*truth, "timing") : nullptr;
+  const Json* timing = timing_of(report);
   return timing != nullptr ? json_read::number_at(*timing, "median_us") : std::nullopt;
 }
 
+/// Whether the timed candidates of a round were timed in more than one mode (a CUDA graph's
+/// median leaves out the host's launches an eager one counts): they are then ranked on their
+/// eager medians, like against like.
+bool modes_differ(std::span<const CandidateResult> candidates) {
+  std::string first;
+  for (const CandidateResult& candidate : candidates) {
+    const Json* report = candidate.report_document();
+    const Json* timing = report != nullptr ? timing_of(*report) : nullptr;
+    if (timing == nullptr || !json_read::number_at(*timing, "median_us")) {
+      continue;
+    }
+    const std::string mode = timing_mode(*timing);
+    if (first.empty()) {
+      first = mode;
+    } else if (mode != first) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /// A candidate's place in the ranking, by tier then time: a right (or unchecked) candidate by
-/// its measured median, then one without a measurement by ncu's total duration, then wrong
-/// outputs (by the same times), then reports without a duration; a candidate without a report
-/// last.
-std::pair<int, double> ranking_key(const CandidateResult& candidate) {
+/// its measured median (its eager median when `eager`: modes_differ), then one without a
+/// measurement by ncu's total duration, then wrong outputs (by the same times), then reports
+/// without a duration; a candidate without a report last.
+std::pair<int, double> ranking_key(const CandidateResult& candidate, bool eager) {
   const Json* report = candidate.report_document();
   if (report == nullptr) {
     return {9, 0};
   }
   const bool wrong = candidate.error && candidate.error->category == ErrorCategory::wrong_output;
   const int tier = wrong ? 3 : 0;
-  if (const auto median = measured_median_us(*report)) {
+  const Json* timing = timing_of(*report);
+  if (const auto median = timing == nullptr ? std::nullopt
+                          : eager           ? eager_median_us(*timing)
+                                            : measured_median_us(*report)) {
     return {tier, *median * 1000.0};
   }
   if (const auto total = ReportView(*report).total_duration_ns()) {
@@ -169,8 +199,9 @@ std::vector<std::optional<int>> candidate_ranks(std::span<const CandidateResult>
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::vector<std::pair<int, double>> keys;
   keys.reserve(candidates.size());
+  const bool eager = modes_differ(candidates);
   for (const CandidateResult& candidate : candidates) {
-    keys.push_back(ranking_key(candidate));
+    keys.push_back(ranking_key(candidate, eager));
   }
   std::stable_sort(order.begin(), order.end(),
                    [&keys](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });

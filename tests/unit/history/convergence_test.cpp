@@ -77,6 +77,39 @@ TEST(Converged, IsJudgedOnTheMeasuredMedianWhenTheRowsHaveOne) {
   EXPECT_EQ(*judge(rows).best, (RoundRef{2, std::nullopt}));
 }
 
+TEST(Converged, RowsTimedInDifferentModesAreJudgedOnTheirEagerMedians) {
+  // A model's call of 6,244 launches went into a CUDA graph in round 2 (its median leaves out
+  // the host's launches: 8.0 ms) and not in rounds 1 and 3 (35.7 and 34.0 ms eager): by the
+  // medians round 2 would be 4x faster; like against like, round 3 is the best.
+  std::vector<HistoryRow> rows = {ok_row(1, std::nullopt, 8.1e6, 60),
+                                  ok_row(2, std::nullopt, 8.1e6, 60),
+                                  ok_row(3, std::nullopt, 8.1e6, 60)};
+  const auto timed = [](HistoryRow& row, const char* mode, double median, double eager) {
+    row.measured_median_us = median;
+    row.measured_mode = mode;
+    row.measured_eager_us = eager;
+  };
+  timed(rows[0], "eager", 35'700, 35'700);
+  timed(rows[1], "graph", 8'000, 35'900);
+  timed(rows[2], "eager", 34'000, 34'000);
+  EXPECT_EQ(ranked_time(rows), RankedTime::measured_eager);
+  EXPECT_EQ(ranked_ns(rows[1], RankedTime::measured_eager), 35'900e3);
+  EXPECT_EQ(ranked_ns(rows[1], RankedTime::measured), 8'000e3);
+  const Convergence verdict = judge(rows, ConvergenceOptions{95, 2, 0.01});
+  EXPECT_EQ(verdict.basis, RankedTime::measured_eager);
+  ASSERT_TRUE(verdict.best.has_value());
+  EXPECT_EQ(*verdict.best, (RoundRef{3, std::nullopt}));
+  EXPECT_EQ(verdict.best_duration_ns, 34'000e3);
+  EXPECT_NE(verdict.details.find("measured eagerly"), std::string::npos) << verdict.details;
+  EXPECT_EQ(to_json(verdict)["basis"], "measured_eager");
+  // One mode throughout (rows before schema 7 name none): the medians, as before.
+  rows[1].measured_mode = "eager";
+  EXPECT_EQ(ranked_time(rows), RankedTime::measured);
+  rows[1].measured_mode.clear();
+  EXPECT_EQ(ranked_time(rows), RankedTime::measured);
+  EXPECT_EQ(*judge(rows).best, (RoundRef{2, std::nullopt}));
+}
+
 TEST(Converged, AFastRowBelowTheThresholdIsNotAtTheRoofline) {
   // Round 3 is at 97% SOL but slower than round 2: the best row decides.
   const Convergence verdict =

@@ -105,10 +105,10 @@ TEST(RenderHistory, CsvQuotesFieldsThatNeedIt) {
   ASSERT_EQ(lines.size(), 5U); // header, rows 1 and 3, row 2 spans two lines (quoted newline)
   EXPECT_EQ(lines[0].rfind("round,candidate,label,status,", 0), 0U);
   EXPECT_EQ(lines[1], "1,,kernel.py,ok,2026-01-02T03:04:05Z,2000000,scale_kernel,memory,20,91,91,"
-                      "1,0,,,1,1,,1,,,,"); // no truth measured: its four fields empty
+                      "1,0,,,1,1,,1,,,,,,"); // no truth measured: its six fields empty
   EXPECT_EQ(lines[2], "2,0,\"kernel, v2.py\",failed,,,,,,,,0,0,kernel_raised,"
                       "\"RuntimeError: \"\"bad\"\" shape");
-  EXPECT_EQ(lines[3], "second line\",1,1,,1,,,,");
+  EXPECT_EQ(lines[3], "second line\",1,1,,1,,,,,,");
 }
 
 TEST(RenderHistory, ShowsTheAttemptsOfARoundOnceItWasRunAgainWithTheLatestMarked) {

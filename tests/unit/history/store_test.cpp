@@ -182,7 +182,41 @@ TEST(HistoryStore, RowsKeepTheTruthAndTheBestIsTheFastestMeasuredNotNcusShortest
   EXPECT_NE(table.find("5.00x"), std::string::npos) << table;
   EXPECT_NE(table.find("lowest measured median"), std::string::npos) << table;
   const std::string csv = render_history(*rows, Format::csv);
-  EXPECT_NE(csv.find(",speed_of_light_share,check\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",speed_of_light_share,check,measured_mode,measured_eager_us\n"),
+            std::string::npos)
+      << csv;
+}
+
+TEST(HistoryStore, RoundsTimedInDifferentModesAreRankedOnTheirEagerMedians) {
+  // A call of thousands of launches timed eagerly in one round and as a CUDA graph's replay in
+  // the next: the graph's median leaves out the host's launches, so the rounds are compared on
+  // their eager medians, and the table says which medians are a graph's.
+  const TempDir dir = make_temp_dir();
+  HistoryStore store = open_store(dir.path() / "kprof.db");
+  ASSERT_TRUE(store.record_round(measured_entry(1, 8.1e6, 35'700.0)).ok());
+  RoundEntry graph = measured_entry(2, 8.1e6, 8'000.0);
+  (*graph.document)["truth"]["timing"]["mode"] = "graph";
+  (*graph.document)["truth"]["timing"]["eager_median_us"] = 36'100.0;
+  ASSERT_TRUE(store.record_round(graph).ok());
+  ASSERT_TRUE(store.record_round(measured_entry(3, 8.1e6, 34'000.0)).ok());
+  auto rows = store.rows();
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 3U);
+  EXPECT_EQ((*rows)[0].measured_mode, "eager");
+  EXPECT_EQ((*rows)[1].measured_mode, "graph");
+  EXPECT_DOUBLE_EQ((*rows)[1].measured_eager_us.value_or(0), 36'100.0);
+  EXPECT_DOUBLE_EQ((*rows)[2].measured_eager_us.value_or(0), 34'000.0);
+  std::vector<bool> marked;
+  for (const auto& row : *rows) {
+    marked.push_back(row.best_so_far);
+  }
+  EXPECT_EQ(marked, (std::vector<bool>{true, false, true}));
+  EXPECT_TRUE((*rows)[2].best);
+  const std::string table = render_history(*rows, Format::table);
+  EXPECT_NE(table.find("8.00 ms (graph)"), std::string::npos) << table;
+  EXPECT_NE(table.find("lowest eager median"), std::string::npos) << table;
+  const std::string json = render_history(*rows, Format::json);
+  EXPECT_NE(json.find("\"ranked_on\": \"measured_eager\""), std::string::npos) << json;
 }
 
 TEST(HistoryStore, RecordedRoundsReadBackWithTheBestSoFarMarked) {
@@ -787,7 +821,8 @@ TEST(HistoryStore, AVersion2DatabasesDocumentsAreStillReadOnceItIsMigrated) {
                            "DROP TABLE documents; ALTER TABLE runs DROP COLUMN measured_median_us; "
                            "ALTER TABLE runs DROP COLUMN speedup; ALTER TABLE runs DROP COLUMN "
                            "sol_share; ALTER TABLE runs DROP COLUMN check_verdict; "
-                           "PRAGMA user_version = 2;",
+                           "ALTER TABLE runs DROP COLUMN measured_mode; ALTER TABLE runs DROP "
+                           "COLUMN measured_eager_us; PRAGMA user_version = 2;",
                            nullptr, nullptr, nullptr),
               SQLITE_OK);
     sqlite3_close(db);
@@ -826,12 +861,14 @@ TEST(HistoryStore, AVersion5DatabaseIndexesItsMetricRowsByRunOnceMigrated) {
   const long long metrics = query_int(path, "SELECT count(*) FROM metrics");
   ASSERT_GT(metrics, 0);
   {
-    // Back to version 5's index of the metric rows: by run and kernel.
+    // Back to version 5's index of the metric rows (by run and kernel), without version 7's
+    // columns.
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
     ASSERT_EQ(sqlite3_exec(db,
                            "DROP INDEX metrics_run; CREATE INDEX metrics_run ON metrics (run_id, "
-                           "kernel); PRAGMA user_version = 5;",
+                           "kernel); ALTER TABLE runs DROP COLUMN measured_mode; ALTER TABLE runs "
+                           "DROP COLUMN measured_eager_us; PRAGMA user_version = 5;",
                            nullptr, nullptr, nullptr),
               SQLITE_OK);
     sqlite3_close(db);

@@ -281,6 +281,33 @@ TEST(CandidateRanks, RankByTheMeasuredMedianAndPutWrongOutputsAfterTheRightOnes)
   EXPECT_FALSE(ranks[4].has_value());
 }
 
+TEST(CandidateRanks, CandidatesTimedInDifferentModesAreRankedOnTheirEagerMedians) {
+  // Candidate 0's call went into a CUDA graph (its 8 ms median leaves out the host's launches;
+  // eagerly 36 ms), candidate 1's was timed eagerly at 20 ms: like against like, 1 is faster.
+  std::vector<CandidateResult> candidates(3);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    candidates[i].index = static_cast<int>(i);
+    candidates[i].status = CandidateStatus::ok;
+  }
+  candidates[0].report = timed_report(1000, 8'000, "pass");
+  candidates[0].report->at("truth")["timing"]["mode"] = "graph";
+  candidates[0].report->at("truth")["timing"]["eager_median_us"] = 36'000.0;
+  candidates[1].report = timed_report(1000, 20'000, "pass");
+  candidates[1].report->at("truth")["timing"]["mode"] = "eager";
+  candidates[2].report = timed_report(1000, 30'000, "pass"); // no mode named: eager
+  auto ranks = candidate_ranks(candidates);
+  EXPECT_EQ(ranks[1], 1);
+  EXPECT_EQ(ranks[2], 2);
+  EXPECT_EQ(ranks[0], 3);
+  // All in one mode: their medians, as they are.
+  candidates[1].report->at("truth")["timing"]["mode"] = "graph";
+  candidates[1].report->at("truth")["timing"]["eager_median_us"] = 40'000.0;
+  candidates[2].report.reset();
+  ranks = candidate_ranks(candidates);
+  EXPECT_EQ(ranks[0], 1);
+  EXPECT_EQ(ranks[1], 2);
+}
+
 TEST(RoundDocument, ShowsTheMeasuredMedianAndTheCheckOfEachCandidate) {
   RoundResult round = sample_round();
   round.candidates[0].report = timed_report(181088, 41.25, "pass");
