@@ -290,43 +290,17 @@ private:
   std::unordered_map<std::string, std::size_t> m_agent_slot; ///< name -> m_agent_launches index
 };
 
-/// A report whose JSON text is in a file already: the text is read back from it (the compact
-/// text by leaving out the pretty text's whitespace between tokens) instead of made again, and
-/// the rest is `made`'s. A round's report.json is written once and its history document and the
-/// CLI's copy on stdout read it back: a round of 20,000 launches made the text of each launch
-/// four times before (docs/performance.md). The file is held open, so renaming its directory
-/// (a round's commit) does not matter.
-class WrittenReport final : public ReportSource {
-public:
-  /// `path` is the text `made->write_json(RenderOptions{})` wrote; opened without following a
-  /// link. io error when it cannot be opened or is not a regular file.
-  static Result<std::shared_ptr<const WrittenReport>> open(std::shared_ptr<const ReportSource> made,
-                                                           const std::filesystem::path& path);
-  WrittenReport(std::shared_ptr<const ReportSource> made, int fd);
-  ~WrittenReport() override;
-
-  [[nodiscard]] const Json& outline() const override { return m_made->outline(); }
-  void for_each_launch(const std::function<void(const Json&)>& each,
-                       bool diagnosis = true) const override {
-    m_made->for_each_launch(each, diagnosis);
-  }
-  [[nodiscard]] std::vector<AgentMember> agent_members() const override {
-    return m_made->agent_members();
-  }
-  void for_each_agent_record(const std::string& name,
-                             const std::function<void(const Json& record)>& each) const override {
-    m_made->for_each_agent_record(name, each);
-  }
-  /// The file's text in pieces of 1 MiB (compact: without its whitespace between tokens, and
-  /// with the sink's one line break at the end). `made`'s when the file cannot be read from its
-  /// start; a read that fails later ends the text there.
-  void write_json(const RenderOptions& options, const TextOut& out) const override;
-  [[nodiscard]] std::string document_text(bool compact) const override;
-
-private:
-  std::shared_ptr<const ReportSource> m_made;
-  int m_fd;
-};
+/// A report whose JSON text is in a file already (`path`, the text `made->write_json(
+/// RenderOptions{})` wrote; opened without following a link): the text is read back from it (the
+/// compact text by leaving out the pretty text's whitespace between tokens) instead of made
+/// again, and the rest is `made`'s. A round's report.json is written once and its history
+/// document and the CLI's copy on stdout read it back: a round of 20,000 launches made the text
+/// of each launch four times before (docs/performance.md). The file is held open, so renaming
+/// its directory (a round's commit) does not matter; its text is `made`'s when the file cannot
+/// be read from its start, and a read that fails later ends the text there. io error when it
+/// cannot be opened or is not a regular file.
+Result<std::shared_ptr<const ReportSource>>
+open_written_report(std::shared_ptr<const ReportSource> made, const std::filesystem::path& path);
 
 /// render(Format::csv, document): the CSV sink's text of the document, read launch by launch.
 std::string report_csv_text(const ReportSource& report);

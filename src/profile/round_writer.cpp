@@ -95,7 +95,7 @@ Result<void> RoundWriter::add(CandidateResult candidate, const Json& metadata) {
     // What reads the report's text from now on (the history's document, a caller's stdout)
     // reads the report.json just written instead of making each launch again.
     auto written =
-        WrittenReport::open(std::move(candidate.streamed_report),
+        open_written_report(std::move(candidate.streamed_report),
                             m_staged.staged_candidate_dir(candidate.index) / RoundLayout::k_report);
     if (!written) {
       return written.error();

@@ -203,25 +203,37 @@ std::string CaptureReport::document_text(bool compact) const {
   return counted_text(*this, compact);
 }
 
-Result<std::shared_ptr<const WrittenReport>>
-WrittenReport::open(std::shared_ptr<const ReportSource> made, const std::filesystem::path& path) {
-  KPROF_ASSERT(made != nullptr);
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  struct stat info {};
-  if (!fd || ::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
-    return make_error(ErrorCategory::io,
-                      fmt::format("cannot read back {}: {}", path.string(),
-                                  fd ? std::string("not a regular file") : errno_text(errno)));
+namespace {
+
+/// open_written_report's report: the text from the file it holds open, the rest `made`'s.
+class WrittenReport final : public ReportSource {
+public:
+  WrittenReport(std::shared_ptr<const ReportSource> made, UniqueFd fd)
+      : m_made(std::move(made)), m_fd(std::move(fd)) {}
+
+  [[nodiscard]] const Json& outline() const override { return m_made->outline(); }
+  void for_each_launch(const std::function<void(const Json&)>& each,
+                       bool diagnosis = true) const override {
+    m_made->for_each_launch(each, diagnosis);
   }
-  return std::make_shared<const WrittenReport>(std::move(made), fd.release());
-}
+  [[nodiscard]] std::vector<AgentMember> agent_members() const override {
+    return m_made->agent_members();
+  }
+  void for_each_agent_record(const std::string& name,
+                             const std::function<void(const Json& record)>& each) const override {
+    m_made->for_each_agent_record(name, each);
+  }
+  /// The file's text in pieces of 1 MiB (compact: without its whitespace between tokens, and
+  /// with the sink's one line break at the end).
+  void write_json(const RenderOptions& options, const TextOut& out) const override;
+  [[nodiscard]] std::string document_text(bool compact) const override {
+    return counted_text(*this, compact);
+  }
 
-WrittenReport::WrittenReport(std::shared_ptr<const ReportSource> made, int fd)
-    : m_made(std::move(made)), m_fd(fd) {}
-
-WrittenReport::~WrittenReport() {
-  UniqueFd closed(m_fd);
-}
+private:
+  std::shared_ptr<const ReportSource> m_made;
+  UniqueFd m_fd;
+};
 
 void WrittenReport::write_json(const RenderOptions& options, const TextOut& out) const {
   constexpr std::size_t k_piece = std::size_t{1} << 20U;
@@ -231,7 +243,7 @@ void WrittenReport::write_json(const RenderOptions& options, const TextOut& out)
   bool escaped = false;
   off_t offset = 0;
   while (true) {
-    const ssize_t got = ::pread(m_fd, buffer.data(), k_piece, offset);
+    const ssize_t got = ::pread(m_fd.get(), buffer.data(), k_piece, offset);
     if (got < 0 && errno == EINTR) {
       continue;
     }
@@ -257,8 +269,20 @@ void WrittenReport::write_json(const RenderOptions& options, const TextOut& out)
   }
 }
 
-std::string WrittenReport::document_text(bool compact) const {
-  return counted_text(*this, compact);
+} // namespace
+
+Result<std::shared_ptr<const ReportSource>>
+open_written_report(std::shared_ptr<const ReportSource> made, const std::filesystem::path& path) {
+  KPROF_ASSERT(made != nullptr);
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat info {};
+  if (!fd || ::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    return make_error(ErrorCategory::io,
+                      fmt::format("cannot read back {}: {}", path.string(),
+                                  fd ? std::string("not a regular file") : errno_text(errno)));
+  }
+  return std::shared_ptr<const ReportSource>(
+      std::make_shared<const WrittenReport>(std::move(made), std::move(fd)));
 }
 
 } // namespace kprof

@@ -496,7 +496,7 @@ void expect_capture_report_writes_the_tree(const Capture& capture, const Analysi
     const std::filesystem::path file =
         std::filesystem::path(::testing::TempDir()) / "kprof-written-report.json";
     ASSERT_TRUE(write_file_atomic(file, streamed.document_text(false)));
-    auto written = WrittenReport::open(
+    auto written = open_written_report(
         std::shared_ptr<const ReportSource>(&streamed, [](const ReportSource*) {}), file);
     ASSERT_TRUE(written) << written.error().message;
     std::filesystem::remove(file); // held open: the text stays readable
