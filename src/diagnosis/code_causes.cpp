@@ -367,22 +367,36 @@ void Diagnoser::add_atomics() {
     const double addresses_per_sector = k_sector_bytes / std::max(4, i.op.access_bytes);
     return c.thread_instructions_executed / c.l2_sectors > addresses_per_sector;
   };
-  if (std::none_of(m_code.instructions.begin(), m_code.instructions.end(), contended)) {
+  const bool by_requests =
+      std::any_of(m_code.instructions.begin(), m_code.instructions.end(), contended);
+  // 0 when the requests prove contention, or nothing shows the updates queued.
+  const double queued = by_requests ? 0.0 : serialized_atomics_share().value_or(0.0);
+  if (!by_requests && queued <= 0) {
     return;
   }
+  const auto counted = [&](const Instruction& i) {
+    return by_requests ? contended(i) : i.op.kind == SassKind::global_atomic;
+  };
   Draft& draft = add(Category::atomic_contention, "kprof:source");
   std::set<std::size_t> atomic_lines;
   double updates = 0;
   double sectors = 0;
   for (std::size_t i = 0; i < m_code.instructions.size(); ++i) {
     const Instruction& instruction = m_code.instructions[i];
-    if (contended(instruction)) {
+    if (counted(instruction)) {
       draft.owned.insert(i);
       updates += instruction.sass->counters.thread_instructions_executed;
       sectors += instruction.sass->counters.l2_sectors;
       if (instruction.line) {
         atomic_lines.insert(*instruction.line);
       }
+    }
+  }
+  // Their sectors are the updates' (a contended atomic's excess is the queue, not a layout to
+  // coalesce): the atomics are this cause's alone.
+  if (Draft* uncoalesced = find(Category::uncoalesced_access)) {
+    for (const std::size_t i : draft.owned) {
+      uncoalesced->owned.erase(i);
     }
   }
   // The fences around them on their lines (Triton's acq_rel atomics) wait for them too.
@@ -399,6 +413,25 @@ void Diagnoser::add_atomics() {
     set_line(draft, *line);
   }
   const double lanes = sectors > 0 ? updates / sectors : 0;
+  if (queued > 0) {
+    draft.cause.title = fmt::format(
+        "Atomic contention{}: warps wait on the atomics for {} of the samples while the L2 is "
+        "{} busy: {} updates queue on the few addresses they share",
+        line ? " at " + where(m_code.lines[*line]) : std::string(), pct0(100 * queued),
+        pct(m_facts.l2_throughput_pct->value), count(updates));
+    draft.cause.evidence.push_back(
+        {"source page: samples waiting on the atomics", 100 * queued,
+         "percent of the launch's samples spent waiting on global atomics (and on the writes "
+         "outstanding at exit, by the atomics' share of the written sectors)"});
+    draft.cause.evidence.push_back(fact_evidence(
+        *m_facts.l2_throughput_pct,
+        "the L2's throughput, of its peak: updates spread over many addresses would keep it "
+        "busy; a grid that fills the GPU waiting on an idle L2 waits on updates to the same "
+        "addresses, which the L2 applies one after another"));
+    draft.cause.evidence.push_back({"source page: Thread Instructions Executed (atomics)", updates,
+                                    "lanes that ran the atomic instructions: one update each"});
+    return;
+  }
   draft.cause.title = fmt::format(
       "Atomic contention{}: {} lanes update each 32-byte sector per request, {} updates in all",
       line ? " at " + where(m_code.lines[*line]) : std::string(), format_fixed(lanes, 1),
@@ -409,6 +442,38 @@ void Diagnoser::add_atomics() {
       {"source page: L2 Theoretical Sectors Global (atomics)", sectors,
        "sectors they update: more lanes per sector than addresses in it means lanes of one "
        "request update the same address"});
+}
+
+std::optional<double> Diagnoser::serialized_atomics_share() const {
+  const std::optional<SourcedNumber>& l2 = m_facts.l2_throughput_pct;
+  const std::optional<SourcedNumber>& waves = m_facts.waves_per_sm;
+  if (!l2 || l2->value >= k_atomic_idle_l2_pct || !waves || waves->value < 1 ||
+      m_code.samples <= 0) {
+    return std::nullopt; // an L2 near work, or too few warps in flight to queue
+  }
+  double atomic_sectors = 0;
+  double write_sectors = 0;
+  for (const Instruction& i : m_code.instructions) {
+    if (is_write(i)) {
+      write_sectors += i.sass->counters.l2_sectors;
+      if (i.op.kind == SassKind::global_atomic) {
+        atomic_sectors += i.sass->counters.l2_sectors;
+      }
+    }
+  }
+  double waiting = 0;
+  for (const Wait& wait : m_code.waits) {
+    if (m_code.instructions[wait.for_].op.kind == SassKind::global_atomic) {
+      waiting += wait.samples;
+    } else if (wait.reason == "drain" && write_sectors > 0) {
+      waiting += wait.samples * atomic_sectors / write_sectors;
+    }
+  }
+  const double share = waiting / m_code.samples;
+  if (share < k_atomic_sample_share) {
+    return std::nullopt;
+  }
+  return share;
 }
 
 void Diagnoser::add_divergence() {

@@ -54,6 +54,11 @@ inline constexpr double k_fold_share = 0.5;
 /// matter: an achieved-occupancy gap that ncu rates only locally is then load imbalance, and a
 /// compute roof's headroom is split with the cause that leaves them idle.
 inline constexpr double k_idle_sm_share = 0.10;
+/// Atomics that hold at least this share of the samples (waiting on them, and the writes warps
+/// wait for at exit) while the L2 is below k_atomic_idle_l2_pct of its peak are serialized on the
+/// few addresses they update: contention across warps.
+inline constexpr double k_atomic_sample_share = 0.30;
+inline constexpr double k_atomic_idle_l2_pct = 20.0;
 /// The L1/shared-memory pipe at this share of its peak or more is near its roof (the roofline's
 /// own threshold, RooflineThresholds::latency_pct).
 inline constexpr double k_shared_pipe_busy_pct = 60.0;
@@ -197,6 +202,10 @@ private:
   void add_spills();
   void add_tensor_cores();
   void add_atomics();
+  /// The share of the samples spent waiting on global atomics (their writes outstanding at exit
+  /// included) when it shows them serialized across warps: at least k_atomic_sample_share, with
+  /// the L2 below k_atomic_idle_l2_pct of its peak and a grid of at least one wave; else nullopt.
+  [[nodiscard]] std::optional<double> serialized_atomics_share() const;
   void add_divergence();
   /// The share of the global loads' excessive sectors on loads whose address is the value of an
   /// earlier load whose own address was loaded too (a chain of dependent loads), and how many

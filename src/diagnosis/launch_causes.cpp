@@ -97,8 +97,21 @@ std::optional<SourcedNumber> Diagnoser::theoretical_occupancy() const {
 void Diagnoser::add_occupancy() {
   Rule* theoretical_rule = rule("TheoreticalOccupancy");
   const std::optional<SourcedNumber> theoretical = theoretical_occupancy();
+  // Occupancy needs blocks: a grid of fewer blocks than SMs that fills less than one wave leaves
+  // every SM with fewer blocks than its limits allow, so raising the limits adds no warp; the
+  // warps the occupancy rule misses are the blocks the grid does not have.
+  const std::optional<SourcedNumber>& grid_waves = m_facts.waves_per_sm;
+  Draft* grid = find(Category::too_few_blocks);
+  const bool grid_bound = grid != nullptr && grid_waves && grid_waves->value < 1;
+  if (grid_bound && theoretical_rule != nullptr) {
+    take_rule(*grid, *theoretical_rule,
+              fmt::format("folded here: {} blocks fill {} of one wave, so no SM reaches the "
+                          "blocks its limits allow and only more blocks add warps",
+                          count(blocks()), format_fixed(grid_waves->value, 2)));
+    theoretical_rule = nullptr;
+  }
   const bool by_metrics =
-      m_rules.empty() && theoretical && theoretical->value <= k_low_occupancy_pct;
+      !grid_bound && m_rules.empty() && theoretical && theoretical->value <= k_low_occupancy_pct;
   if (theoretical_rule != nullptr || by_metrics) {
     Draft& draft = add(Category::low_occupancy,
                        theoretical_rule != nullptr ? "ncu:TheoreticalOccupancy" : "kprof:metrics");
