@@ -1,5 +1,5 @@
-"""The held-out suites (tests/heldout/, tests/heldout2/ and tests/heldout3/, issue 44) are what
-their manifests say, and are new.
+"""The held-out suites (tests/heldout/, tests/heldout2/, tests/heldout3/ and tests/heldout4/, issue
+44) are what their manifests say, and are new.
 
 These checks need no GPU (nor torch or Triton: the sources are read, never imported). Each test
 runs on every suite it applies to (SUITES): every expected answer points at what it claims (the
@@ -120,6 +120,25 @@ SUITES = [
         min_kernels=20, min_problems=10, min_clean_at_roof=5,
         scored=ScoredPair("dct8_f32/dct8_lane_block", "bank_conflicts",
                           signature="(const float *, float *, int)", reported_under="/elsewhere"),
+    ),
+    # About 28 kernels over 16 problems, in Triton and CUDA C++, written without reading the rules,
+    # in ops, dtypes and sizes none of the four earlier suites has, covering all 14 classes and
+    # weighted to hard shapes (a few-microsecond launch, a linked-list walk, atomics on 10
+    # addresses, bf16 scores by scalar FMAs).
+    HeldOutSuite(
+        folder=os.path.join("tests", "heldout4"),
+        earlier=(PLANTED, os.path.join("tests", "heldout"), os.path.join("tests", "heldout2"),
+                 os.path.join("tests", "heldout3")),
+        covered=frozenset({"uncoalesced_access", "atomic_contention", "too_few_blocks", "launch_bound",
+                           "warp_divergence", "bank_conflicts", "register_spills", "tail_effect",
+                           "load_imbalance", "barrier_stalls", "mio_pressure", "tensor_cores_unused",
+                           "memory_latency", "low_occupancy"}),
+        cuda_source=os.path.join("tests", "heldout4", "cuda", "heldout4.cu"),
+        about=("held-out", "never used to tune", "without reading the diagnosis rules"),
+        min_kernels=26, min_problems=12, min_clean_at_roof=6,
+        scored=ScoredPair("cosine_bf16/cosine_tree_barriers", "barrier_stalls",
+                          signature="(const __nv_bfloat16 *, const __nv_bfloat16 *, float *, int)",
+                          reported_under="/another/root"),
     ),
 ]
 
