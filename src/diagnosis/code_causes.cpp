@@ -316,6 +316,7 @@ void Diagnoser::add_tensor_cores() {
     }
   }
   if (!best) {
+    add_fma_product(*tensor);
     return;
   }
   double tensor_ops = 0;
@@ -350,6 +351,110 @@ void Diagnoser::add_tensor_cores() {
   draft.cause.evidence.push_back({"source page: instructions at " + where(line), fma_ops,
                                   "FFMA/HFMA2 instructions the line executed, and no "
                                   "tensor-core (HMMA, HGMMA, ...) instruction"});
+}
+
+namespace {
+
+/// The load whose value register `reg` holds at instruction `at` (address order): the nearest
+/// earlier writer of `reg`, followed back through at most two single-register transforms (a
+/// move, a half-to-float conversion, a shift of bf16 bits), when it is a global or shared load.
+std::optional<std::size_t> loaded_from(const std::vector<Instruction>& code, std::size_t at,
+                                       int reg) {
+  constexpr std::size_t k_window = 256;
+  int transforms = 0;
+  const std::size_t stop = at > k_window ? at - k_window : 0;
+  for (std::size_t j = at; j-- > stop && reg >= 0;) {
+    const SassOp& op = code[j].op;
+    if (std::find(op.writes.begin(), op.writes.end(), reg) == op.writes.end()) {
+      continue;
+    }
+    if (op.kind == SassKind::global_load || op.kind == SassKind::shared_load) {
+      return j;
+    }
+    if (op.kind != SassKind::other || op.fma || op.reads.size() != 1 || ++transforms > 2) {
+      return std::nullopt;
+    }
+    reg = op.reads.front();
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+void Diagnoser::add_fma_product(const SourcedNumber& tensor) {
+  if (m_facts.roofline.bottleneck == Bottleneck::memory) {
+    return; // bytes bound it: a faster product gains nothing
+  }
+  // FMAs multiplying two loaded values, each loaded value used by several of them: the inner
+  // step of a matrix product (an outer product of a column and a row tile) on the FMA pipe.
+  double total = 0;
+  std::map<std::size_t, std::pair<std::size_t, std::size_t>> factor_loads; // FMA -> its loads
+  std::map<std::size_t, int> uses;                                         // load -> FMAs
+  for (std::size_t k = 0; k < m_code.instructions.size(); ++k) {
+    const Instruction& i = m_code.instructions[k];
+    total += i.sass->counters.instructions_executed;
+    if (!i.op.fma || !i.line) {
+      continue;
+    }
+    const std::optional<std::size_t> a = loaded_from(m_code.instructions, k, i.op.factors[0]);
+    const std::optional<std::size_t> b = loaded_from(m_code.instructions, k, i.op.factors[1]);
+    if (a && b) {
+      factor_loads[k] = {*a, *b};
+      ++uses[*a];
+      ++uses[*b];
+    }
+  }
+  // A product's factor is used again by the next FMAs (a tile's column against the row); an
+  // elementwise a * b + c uses each loaded value once.
+  double products = 0;
+  double reuse = 0;
+  std::set<std::size_t> fmas;
+  std::set<std::size_t> loads;
+  for (const auto& [k, factors] : factor_loads) {
+    const double executed = m_code.instructions[k].sass->counters.instructions_executed;
+    products += executed;
+    reuse += executed * std::max(uses[factors.first], uses[factors.second]);
+    fmas.insert(k);
+    loads.insert(factors.first);
+    loads.insert(factors.second);
+  }
+  if (total <= 0 || products < k_fma_product_share * total ||
+      reuse < k_fma_product_reuse * products) {
+    return;
+  }
+  reuse /= products;
+  Draft& draft = add(Category::tensor_cores_unused, "kprof:source");
+  own(draft, [&](const Instruction& i) {
+    const auto index = static_cast<std::size_t>(&i - m_code.instructions.data());
+    return fmas.contains(index) || loads.contains(index);
+  });
+  const std::optional<std::size_t> line = largest(per_line(
+      [&](const Instruction& i) {
+        return fmas.contains(static_cast<std::size_t>(&i - m_code.instructions.data()));
+      },
+      [](const Instruction& i) { return i.sass->counters.samples; }));
+  if (line) {
+    set_line(draft, *line);
+  }
+  draft.cause.title = fmt::format(
+      "Tensor cores unused: a matrix product written as FMAs{} ({} of the instructions multiply "
+      "two loaded values, a factor used by {} FMAs on average; tensor pipe {})",
+      line ? " at " + where(m_code.lines[*line]) : std::string(), pct0(100 * products / total),
+      format_fixed(reuse, 1), pct(tensor.value));
+  draft.cause.evidence.push_back(fact_evidence(tensor, "the tensor pipe's activity, of its peak"));
+  if (m_facts.fma_pipe_pct) {
+    draft.cause.evidence.push_back(fact_evidence(*m_facts.fma_pipe_pct, "FMA pipe utilization"));
+  }
+  draft.cause.evidence.push_back(
+      {"source page: FFMA/HFMA2 of two loaded factors", products,
+       fmt::format("{} of the launch's {} warp instructions: FMAs whose both factors are loaded "
+                   "values (a tile's column times a tile's row), the work an MMA instruction does "
+                   "16 x 8 x 16 at a time",
+                   pct0(100 * products / total), count(total))});
+  draft.cause.evidence.push_back({"source page: FMAs per loaded factor", reuse,
+                                  "the FMAs that read the more used of each FMA's two loaded "
+                                  "factors: a value feeds several, as a matrix product's tiles "
+                                  "do (an elementwise product uses each once)"});
 }
 
 void Diagnoser::add_atomics() {

@@ -39,6 +39,12 @@ inline constexpr double k_low_occupancy_pct = 50.0;
 inline constexpr double k_divergent_lanes = 24.0;
 /// A matrix-product line must hold this share of the samples to be a tensor-core cause.
 inline constexpr double k_tensor_line_share = 0.05;
+/// A matrix product written as FMAs: FMAs whose two factors are loaded values make at least this
+/// share of the executed instructions, and ...
+inline constexpr double k_fma_product_share = 0.25;
+/// ... one of each such FMA's factors is read by at least this many of them on average (a value
+/// reused, as a tile's column and row are; an elementwise a * b + c reads each once).
+inline constexpr double k_fma_product_reuse = 2.0;
 /// The tensor pipe below this (percent) counts as unused (the roofline's threshold).
 inline constexpr double k_tensor_in_use_pct = 5.0;
 /// A kernel shorter than this (ns) is about as long as its launch.
@@ -201,6 +207,9 @@ private:
   void add_bank_conflicts();
   void add_spills();
   void add_tensor_cores();
+  /// add_tensor_cores() where no line calls a matrix product: FMAs of two loaded factors at
+  /// least k_fma_product_share of the instructions, each load feeding k_fma_product_reuse FMAs.
+  void add_fma_product(const SourcedNumber& tensor);
   void add_atomics();
   /// The share of the samples spent waiting on global atomics (their writes outstanding at exit
   /// included) when it shows them serialized across warps: at least k_atomic_sample_share, with

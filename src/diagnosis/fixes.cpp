@@ -92,13 +92,16 @@ FixText fix_text(Category category) {
             "registers), keep per-thread arrays small and indexed by compile-time constants "
             "(fully unrolled loops), or raise -maxrregcount."};
   case Category::tensor_cores_unused:
-    return {"Run the product{at} on tensor cores: tl.dot(a, b, input_precision=\"tf32\") (or "
+    return {"Run the product{at} on tensor cores: write it as tl.dot(a, b) over [BLOCK_M, BLOCK_K] "
+            "x [BLOCK_K, BLOCK_N] tiles, not as broadcast products (a[:, None] * b[None, :]) "
+            "accumulated or summed; tl.dot(a, b, input_precision=\"tf32\") (or "
             "\"tf32x3\" for near-fp32 accuracy) instead of \"ieee\" for fp32 operands; keep "
             "fp16/bf16 operands as they are instead of casting them to fp32 before tl.dot "
             "(accumulate in fp32 with out_dtype=tl.float32); BLOCK_M, BLOCK_N and BLOCK_K "
             "multiples of 16.",
-            "Run the product{at} on tensor cores: nvcuda::wmma (mma_sync) or mma.sync with "
-            "fp16/bf16/tf32 operands and fp32 accumulators, or call cuBLAS (torch.matmul)."};
+            "Run the product{at} on tensor cores: replace the loops of FMAs over shared-memory "
+            "tiles by nvcuda::wmma (load_matrix_sync, mma_sync) or mma.sync with fp16/bf16/tf32 "
+            "operands and fp32 accumulators, or call cuBLAS (torch.matmul)."};
   case Category::atomic_contention:
     return {"Reduce inside the program before the atomic{at}: tl.sum (or tl.histogram for bins) "
             "over the block, then one tl.atomic_add per program and address instead of one per "

@@ -225,6 +225,15 @@ SassOp decode_sass(std::string_view text) {
   for (std::size_t i = first_read; i < operands.size(); ++i) {
     registers_in(operands[i], op.reads);
   }
+  const std::string_view base = base_of(opcode);
+  if ((base == "FFMA" || base == "HFMA2") && first_read == 1 && operands.size() >= 4) {
+    op.fma = true;
+    for (std::size_t f = 0; f < 2; ++f) {
+      std::vector<int> named;
+      registers_in(operands[1 + f], named);
+      op.factors[f] = named.empty() ? -1 : named.front();
+    }
+  }
   // Predicates right after the destination (or first: ISETP P0, PT, ...) are written; any after
   // the first source operand are read.
   bool destinations = true;

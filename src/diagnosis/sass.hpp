@@ -2,6 +2,7 @@
 // writes and reads), and which load a stalled instruction waits for.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,10 @@ struct SassOp {
   std::vector<int> predicates_written;
   std::vector<int> predicates_read;
   int access_bytes = 0; ///< bytes per lane of a memory access (.64 -> 8, .128 -> 16, else 4)
+  /// A fused multiply-add on the FMA pipe (FFMA, HFMA2): the registers of its two factors (the
+  /// first register each names; -1 for a constant or an immediate). The addend is not a factor.
+  bool fma = false;
+  std::array<int, 2> factors{-1, -1};
 };
 
 /// Decodes the SASS text of a source-page row. Text it does not know is `other`, with the

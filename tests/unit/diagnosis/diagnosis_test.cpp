@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -55,6 +56,21 @@ TEST(SassDecoding, GivesStoresAndReductionsNoDestination) {
   EXPECT_EQ(decode_sass("STL [R1+0x10], R3").kind, SassKind::local_store);
   EXPECT_EQ(decode_sass("HMMA.16816.F32 R4, R8, R12, R4").kind, SassKind::tensor);
   EXPECT_EQ(decode_sass("REDUX.SUM UR4, R3").kind, SassKind::other);
+}
+
+TEST(SassDecoding, NamesTheTwoFactorsOfAnFmaAndNotItsAddend) {
+  // Recorded on an H100 (tests/fixtures/ncu/2025.3.1/heldout/bmm_f16/source.csv).
+  const diagnosis::SassOp ffma = decode_sass("FFMA R51, R56, R7, R51");
+  EXPECT_TRUE(ffma.fma);
+  EXPECT_EQ(ffma.factors, (std::array<int, 2>{56, 7}));
+  EXPECT_EQ(ffma.writes, (std::vector<int>{51}));
+  const diagnosis::SassOp packed = decode_sass("HFMA2 R4, R8.H0_H0, -R12, R4");
+  EXPECT_TRUE(packed.fma);
+  EXPECT_EQ(packed.factors, (std::array<int, 2>{8, 12}));
+  // A constant factor is no register.
+  EXPECT_EQ(decode_sass("FFMA R3, R2, c[0x0][0x160], R3").factors, (std::array<int, 2>{2, -1}));
+  EXPECT_FALSE(decode_sass("FMUL R3, R2, R4").fma);
+  EXPECT_FALSE(decode_sass("HMMA.16816.F32 R4, R8, R12, R4").fma);
 }
 
 TEST(SassDecoding, LeavesSpecialRegistersUniformRegistersAndRzOut) {
