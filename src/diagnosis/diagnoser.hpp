@@ -228,6 +228,9 @@ private:
   void add_launch_causes();
   [[nodiscard]] std::vector<Limit> occupancy_limits() const;
   /// Theoretical occupancy: ncu's, else computed from the limits and the SM's warps.
+  /// The grid's waves from its blocks and the blocks an SM holds (the smallest limit): ncu's
+  /// `Waves Per SM` is printed to two decimals, and 265 blocks over 264 slots read 1.00.
+  [[nodiscard]] std::optional<double> exact_waves() const;
   [[nodiscard]] std::optional<SourcedNumber> theoretical_occupancy() const;
   void add_occupancy();
   void describe_occupancy(Draft& draft, const std::optional<SourcedNumber>& theoretical) const;
