@@ -147,10 +147,21 @@ std::pair<double, std::size_t> Diagnoser::chained_excess() const {
   return {excessive > 0 ? chained / excessive : 0.0, loads};
 }
 
-bool Diagnoser::add_shared_pipe_pressure(double compute) {
+bool Diagnoser::add_shared_pipe_pressure(double sol, Bottleneck roof) {
   const std::optional<SourcedNumber>& l1 = m_facts.l1_throughput_pct;
-  if (!m_has_code || !l1 || l1->value < k_shared_pipe_busy_pct ||
-      find(Category::bank_conflicts) != nullptr) {
+  if (!m_has_code || !l1 || l1->value < k_shared_pipe_busy_pct) {
+    return false;
+  }
+  // Bank conflicts whose excess is a small part of the wavefronts cannot make the pipe busy;
+  // the number of accesses does.
+  double wavefronts = 0;
+  double excessive = 0;
+  for (const Instruction& instruction : m_code.instructions) {
+    wavefronts += instruction.sass->counters.shared_wavefronts;
+    excessive += instruction.sass->counters.shared_wavefronts_excessive;
+  }
+  if (find(Category::bank_conflicts) != nullptr &&
+      (wavefronts <= 0 || excessive >= k_shared_excess_fraction * wavefronts)) {
     return false;
   }
   const auto shared = [](const Instruction& i) {
@@ -169,17 +180,20 @@ bool Diagnoser::add_shared_pipe_pressure(double compute) {
     return false;
   }
   // Compute-bound with the shared-memory pipe near its roof: the issue slots go to shared-memory
-  // accesses (and their addressing); holding the values in registers frees them.
+  // accesses (and their addressing); holding the values in registers frees them. Memory-bound on
+  // the L1 itself: its bandwidth goes to them, and fewer of them is the gain.
   Draft& draft = add(Category::mio_pressure, "kprof:source");
   draft.moves_excess = true; // the fix runs fewer instructions
   own(draft, shared);
   set_line(draft, *line);
   const double share = shared_executed / executed;
   estimate(draft, 100 * share, EstimateConfidence::high);
+  const bool compute = roof == Bottleneck::compute;
   draft.cause.title =
       fmt::format("MIO pressure at {}: shared-memory accesses are {} of the instructions, with the "
-                  "L1/shared-memory pipe at {} of its peak and the SMs at {} of theirs",
-                  where(m_code.lines[*line]), pct(100 * share), pct(l1->value), pct(compute));
+                  "L1/shared-memory pipe at {} of its peak and {} at {} of theirs",
+                  where(m_code.lines[*line]), pct(100 * share), pct(l1->value),
+                  compute ? "the SMs" : "memory", pct(sol));
   draft.cause.evidence.push_back(fact_evidence(*l1, "L1/shared-memory throughput, of its peak"));
   draft.cause.evidence.push_back(
       {"source page: Instructions Executed (shared-memory accesses)", shared_executed,
@@ -187,9 +201,12 @@ bool Diagnoser::add_shared_pipe_pressure(double compute) {
                    "estimate",
                    pct(100 * share), count(executed))});
   draft.cause.evidence.push_back(
-      {"roofline: compute SOL", compute,
-       fmt::format("compute-bound at {} of peak, issuing the shared-memory accesses",
-                   pct(compute))});
+      {compute ? "roofline: compute SOL" : "roofline: memory SOL", sol,
+       compute ? fmt::format("compute-bound at {} of peak, issuing the shared-memory accesses",
+                             pct(sol))
+               : fmt::format("memory-bound at {} of peak on the L1, which the shared-memory "
+                             "accesses keep busy: fewer of them, not more bandwidth, is the gain",
+                             pct(sol))});
   return true;
 }
 

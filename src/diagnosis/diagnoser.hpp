@@ -220,9 +220,11 @@ private:
   /// earlier load whose own address was loaded too (a chain of dependent loads), and how many
   /// such loads the code has.
   [[nodiscard]] std::pair<double, std::size_t> chained_excess() const;
-  /// A compute-bound kernel whose L1/shared-memory pipe is near its roof: the shared-memory
-  /// instructions take the issue slots (mio_pressure). True when it added the cause.
-  bool add_shared_pipe_pressure(double compute);
+  /// A kernel at `roof` (compute: `sol` is the compute SOL; memory, on the L1: the memory SOL)
+  /// whose L1/shared-memory pipe is near its peak without bank conflicts that explain it: the
+  /// shared-memory instructions take the issue slots and the L1's bandwidth (mio_pressure).
+  /// True when it added the cause.
+  bool add_shared_pipe_pressure(double sol, Bottleneck roof);
 
   // --- 1. causes of the launch (launch_causes.cpp) ---
   void add_launch_causes();

@@ -45,6 +45,17 @@ void Diagnoser::add_memory_verdict(const Roofline& roofline) {
   for (Draft& draft : m_drafts) {
     chain = draft.moves_excess && draft.cause.category == Category::memory_latency ? &draft : chain;
   }
+  // On the L1's roof with no wasted global sectors, the shared-memory accesses are the traffic.
+  const std::optional<SourcedNumber>& l1 = m_facts.l1_throughput_pct;
+  const auto above_l1 = [&](const std::optional<SourcedNumber>& other) {
+    return other && other->value > l1->value;
+  };
+  const bool l1_busiest =
+      l1 && !above_l1(m_facts.dram_throughput_pct) && !above_l1(m_facts.l2_throughput_pct);
+  if (l1_busiest && find(Category::uncoalesced_access) == nullptr && chain == nullptr &&
+      add_shared_pipe_pressure(memory, Bottleneck::memory)) {
+    return;
+  }
   for (const Category defect : {Category::uncoalesced_access, Category::bank_conflicts}) {
     Draft* found = find(defect);
     found = found != nullptr ? found : chain;
@@ -125,7 +136,7 @@ void Diagnoser::add_compute_verdict(const Roofline& roofline) {
       return;
     }
   }
-  if (add_shared_pipe_pressure(compute)) {
+  if (add_shared_pipe_pressure(compute, Bottleneck::compute)) {
     return;
   }
   Draft& draft = add(Category::compute_bound, "kprof:roofline");
