@@ -568,9 +568,8 @@ void Diagnoser::add_atomics() {
 
 std::optional<double> Diagnoser::serialized_atomics_share() const {
   const std::optional<SourcedNumber>& l2 = m_facts.l2_throughput_pct;
-  const std::optional<SourcedNumber>& waves = m_facts.waves_per_sm;
-  if (!l2 || l2->value >= k_atomic_idle_l2_pct || !waves || waves->value < 1 ||
-      m_code.samples <= 0) {
+  const std::optional<double> waves = exact_waves();
+  if (!l2 || l2->value >= k_atomic_idle_l2_pct || !waves || *waves < 1 || m_code.samples <= 0) {
     return std::nullopt; // an L2 near work, or too few warps in flight to queue
   }
   double atomic_sectors = 0;

@@ -208,7 +208,8 @@ private:
   void add_spills();
   void add_tensor_cores();
   /// add_tensor_cores() where no line calls a matrix product: FMAs of two loaded factors at
-  /// least k_fma_product_share of the instructions, each load feeding k_fma_product_reuse FMAs.
+  /// least k_fma_product_share of the instructions, one factor of each read by
+  /// k_fma_product_reuse of them on average, in a kernel not memory-bound.
   void add_fma_product(const SourcedNumber& tensor);
   void add_atomics();
   /// The share of the samples spent waiting on global atomics (their writes outstanding at exit
@@ -229,10 +230,10 @@ private:
   // --- 1. causes of the launch (launch_causes.cpp) ---
   void add_launch_causes();
   [[nodiscard]] std::vector<Limit> occupancy_limits() const;
-  /// Theoretical occupancy: ncu's, else computed from the limits and the SM's warps.
-  /// The grid's waves from its blocks and the blocks an SM holds (the smallest limit): ncu's
-  /// `Waves Per SM` is printed to two decimals, and 265 blocks over 264 slots read 1.00.
+  /// The grid's waves from its blocks and the blocks an SM holds (the smallest limit), else
+  /// ncu's `Waves Per SM`, which is printed to two decimals: 265 blocks over 264 slots read 1.00.
   [[nodiscard]] std::optional<double> exact_waves() const;
+  /// Theoretical occupancy: ncu's, else computed from the limits and the SM's warps.
   [[nodiscard]] std::optional<SourcedNumber> theoretical_occupancy() const;
   void add_occupancy();
   void describe_occupancy(Draft& draft, const std::optional<SourcedNumber>& theoretical) const;

@@ -115,14 +115,14 @@ void Diagnoser::add_occupancy() {
   // Occupancy needs blocks: a grid of fewer blocks than SMs that fills less than one wave leaves
   // every SM with fewer blocks than its limits allow, so raising the limits adds no warp; the
   // warps the occupancy rule misses are the blocks the grid does not have.
-  const std::optional<SourcedNumber>& grid_waves = m_facts.waves_per_sm;
+  const std::optional<double> grid_waves = exact_waves();
   Draft* grid = find(Category::too_few_blocks);
-  const bool grid_bound = grid != nullptr && grid_waves && grid_waves->value < 1;
+  const bool grid_bound = grid != nullptr && grid_waves && *grid_waves < 1;
   if (grid_bound && theoretical_rule != nullptr) {
     take_rule(*grid, *theoretical_rule,
               fmt::format("folded here: {} blocks fill {} of one wave, so no SM reaches the "
                           "blocks its limits allow and only more blocks add warps",
-                          count(blocks()), format_fixed(grid_waves->value, 2)));
+                          count(blocks()), format_fixed(*grid_waves, 2)));
     theoretical_rule = nullptr;
   }
   const bool by_metrics =
@@ -183,10 +183,9 @@ void Diagnoser::add_occupancy() {
   // What the uneven finish measurably costs: the SMs' idle share beyond what the last wave's
   // empty slots explain. ncu rates the occupancy gap, which hides SMs that sit empty while a
   // few long blocks run on (a ragged partition: 83% of the cycles idle against a 10% estimate).
-  const std::optional<double> grid_waves_exact = exact_waves();
-  if (idle && grid_waves_exact && *grid_waves_exact > 0) {
-    const double full = std::ceil(*grid_waves_exact);
-    const double tail = (full - *grid_waves_exact) / full;
+  if (idle && grid_waves && *grid_waves > 0) {
+    const double full = std::ceil(*grid_waves);
+    const double tail = (full - *grid_waves) / full;
     const double uneven = *idle - tail;
     if (uneven >= k_idle_sm_share) {
       draft.cause.evidence.push_back(
@@ -194,7 +193,7 @@ void Diagnoser::add_occupancy() {
            fmt::format("the SMs sat idle for {} of the launch's cycles, {} of them beyond the "
                        "last wave's empty slots ({} waves): what an even split of the work "
                        "would give back at most",
-                       pct(100 * *idle), pct(100 * uneven), format_fixed(*grid_waves_exact, 2))});
+                       pct(100 * *idle), pct(100 * uneven), format_fixed(*grid_waves, 2))});
       if (estimate(draft, 100 * uneven, EstimateConfidence::medium)) {
         draft.cause.title += fmt::format(", the SMs idle {} of the cycles", pct(100 * uneven));
       }
