@@ -68,6 +68,7 @@ Diagnosis Diagnoser::run() {
   add_atomics();
   add_divergence();
   own_samples();
+  weigh_bank_conflicts();
   add_roofline();
   fold_stall_rules();
   add_other_rules();

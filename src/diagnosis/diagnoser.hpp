@@ -49,6 +49,11 @@ inline constexpr double k_fma_product_reuse = 2.0;
 inline constexpr double k_tensor_in_use_pct = 5.0;
 /// A kernel shorter than this (ns) is about as long as its launch.
 inline constexpr double k_launch_bound_ns = 4000.0;
+/// A kernel shorter than this (ns) is launch-bound too when its work at the roofline's peaks (its
+/// larger SOL share of its duration) would take under k_launch_bound_work_ns: the launch and the
+/// ramp of its few blocks are most of it.
+inline constexpr double k_launch_bound_short_ns = 10000.0;
+inline constexpr double k_launch_bound_work_ns = 1000.0;
 /// Without rules: a stall reason holding at least this share of the warps' cycles is a cause.
 inline constexpr double k_stall_metric_pct = 30.0;
 /// DRAM at this fraction of the memory SOL or more is what bounds a memory-bound kernel.
@@ -205,6 +210,9 @@ private:
   // --- 1. causes from the code and the metrics (code_causes.cpp) ---
   void add_uncoalesced();
   void add_bank_conflicts();
+  /// Caps the bank conflicts' estimate by the samples at the conflicting accesses when the L1 is
+  /// not near its roof (after own_samples()).
+  void weigh_bank_conflicts();
   void add_spills();
   void add_tensor_cores();
   /// add_tensor_cores() where no line calls a matrix product: FMAs of two loaded factors at

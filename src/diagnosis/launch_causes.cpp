@@ -138,8 +138,40 @@ void Diagnoser::add_occupancy() {
     }
     describe_occupancy(draft, theoretical);
   }
+  // What an uneven finish measurably costs: the SMs' idle share beyond what the last wave's
+  // empty slots explain (a ragged partition: 83% of the cycles idle against ncu's 10% estimate).
+  const std::optional<double> idle = idle_sm_share();
+  const std::optional<double> uneven = [&]() -> std::optional<double> {
+    if (!idle || !grid_waves || *grid_waves <= 0) {
+      return std::nullopt;
+    }
+    const double full = std::ceil(*grid_waves);
+    return *idle - (full - *grid_waves) / full;
+  }();
+  const auto add_uneven = [&](Draft& draft) {
+    if (!uneven || *uneven < k_idle_sm_share) {
+      return;
+    }
+    draft.cause.evidence.push_back(
+        {m_facts.sm_active_cycles->metric + " / " + m_facts.elapsed_cycles->metric, 100 * *idle,
+         fmt::format("the SMs sat idle for {} of the launch's cycles, {} of them beyond the "
+                     "last wave's empty slots ({} waves): what an even split of the work "
+                     "would give back at most",
+                     pct(100 * *idle), pct(100 * *uneven), format_fixed(*grid_waves, 2))});
+    if (estimate(draft, 100 * *uneven, EstimateConfidence::medium)) {
+      draft.cause.title += fmt::format(", the SMs idle {} of the cycles", pct(100 * *uneven));
+    }
+  };
   Rule* achieved_rule = rule("AchievedOccupancy");
   if (achieved_rule == nullptr) {
+    // ncu rates the occupancy gap, and not at all when the gap is small; SMs idle beyond the
+    // last wave's empty slots cost the time all the same (a triangular partition whose last
+    // program has twice the mean's work: SMs idle 26% of the cycles, no AchievedOccupancy rule).
+    if (uneven && *uneven >= k_idle_sm_share && find(Category::too_few_blocks) == nullptr) {
+      Draft& draft = add(Category::load_imbalance, "kprof:launch");
+      draft.cause.title = "Blocks finish unevenly: SMs sit idle while others work";
+      add_uneven(draft);
+    }
     return;
   }
   // A grid under one wave explains the gap when the empty part of the wave is most of it.
@@ -163,7 +195,6 @@ void Diagnoser::add_occupancy() {
   // ncu rates the gap only locally (of the occupancy, not the launch's time): it costs time when
   // blocks finish unevenly, which leaves SMs without a warp while others work. SMs busy for all
   // but a few percent of the cycles say the gap is the scheduler's between short blocks.
-  const std::optional<double> idle = idle_sm_share();
   if (!achieved_rule->global_pct && idle && *idle < k_idle_sm_share) {
     achieved_rule->used = true;
     return;
@@ -180,25 +211,7 @@ void Diagnoser::add_occupancy() {
   } else {
     draft.cause.title = "Achieved occupancy well below the theoretical";
   }
-  // What the uneven finish measurably costs: the SMs' idle share beyond what the last wave's
-  // empty slots explain. ncu rates the occupancy gap, which hides SMs that sit empty while a
-  // few long blocks run on (a ragged partition: 83% of the cycles idle against a 10% estimate).
-  if (idle && grid_waves && *grid_waves > 0) {
-    const double full = std::ceil(*grid_waves);
-    const double tail = (full - *grid_waves) / full;
-    const double uneven = *idle - tail;
-    if (uneven >= k_idle_sm_share) {
-      draft.cause.evidence.push_back(
-          {m_facts.sm_active_cycles->metric + " / " + m_facts.elapsed_cycles->metric, 100 * *idle,
-           fmt::format("the SMs sat idle for {} of the launch's cycles, {} of them beyond the "
-                       "last wave's empty slots ({} waves): what an even split of the work "
-                       "would give back at most",
-                       pct(100 * *idle), pct(100 * uneven), format_fixed(*grid_waves, 2))});
-      if (estimate(draft, 100 * uneven, EstimateConfidence::medium)) {
-        draft.cause.title += fmt::format(", the SMs idle {} of the cycles", pct(100 * uneven));
-      }
-    }
-  }
+  add_uneven(draft);
 }
 
 void Diagnoser::describe_occupancy(Draft& draft,
@@ -305,15 +318,40 @@ void Diagnoser::point_at_code() {
 
 void Diagnoser::add_launch_bound() {
   const std::optional<SourcedNumber>& duration = m_facts.duration_ns;
-  if (!duration || duration->value >= k_launch_bound_ns) {
+  if (!duration || duration->value >= k_launch_bound_short_ns) {
+    return;
+  }
+  // The work the launch does, timed at the roofline's peaks: its larger SOL share of the duration.
+  const Roofline& roofline = m_facts.roofline;
+  const std::optional<double> sol =
+      roofline.compute_sol_pct || roofline.memory_sol_pct
+          ? std::optional<double>(std::max(roofline.compute_sol_pct.value_or(0.0),
+                                           roofline.memory_sol_pct.value_or(0.0)))
+          : std::nullopt;
+  const std::optional<double> work_ns =
+      sol ? std::optional<double>(duration->value * *sol / 100) : std::nullopt;
+  const bool as_short_as_a_launch = duration->value < k_launch_bound_ns;
+  if (!as_short_as_a_launch && !(work_ns && *work_ns < k_launch_bound_work_ns)) {
     return;
   }
   Draft& draft = add(Category::launch_bound, "kprof:metrics");
-  draft.cause.title = fmt::format(
-      "Launch-bound: {} us, about what launching a kernel costs: no grid, block or memory change "
-      "makes it shorter than its launch; batch the calls into one launch, fuse it with its "
-      "neighbours, or replay the sequence as a CUDA graph",
-      format_fixed(duration->value / 1000, 2));
+  if (as_short_as_a_launch) {
+    draft.cause.title = fmt::format(
+        "Launch-bound: {} us, about what launching a kernel costs: no grid, block or memory "
+        "change makes it shorter than its launch; batch the calls into one launch, fuse it with "
+        "its neighbours, or replay the sequence as a CUDA graph",
+        format_fixed(duration->value / 1000, 2));
+  } else {
+    draft.cause.title = fmt::format(
+        "Launch-bound: {} us for about {} us of work at the GPU's peaks ({}% SOL): the launch and "
+        "the ramp of its blocks are most of it, and a better grid gains at most down to a "
+        "launch's few microseconds; batch the calls into one launch, fuse it with its "
+        "neighbours, or replay the sequence as a CUDA graph",
+        format_fixed(duration->value / 1000, 2), format_fixed(*work_ns / 1000, 2),
+        format_fixed(*sol, 2));
+    draft.cause.evidence.push_back({"kprof: max(compute, memory) SOL x duration", *work_ns,
+                                    "the launch's work at the roofline's peaks, ns"});
+  }
   draft.cause.evidence.push_back(fact_evidence(*duration, "the launch's duration, ns"));
 }
 

@@ -56,8 +56,21 @@ void Diagnoser::add_memory_verdict(const Roofline& roofline) {
       add_shared_pipe_pressure(memory, Bottleneck::memory)) {
     return;
   }
+  // DRAM when it is (nearly) what the memory SOL is made of (every DRAM byte also passes L2);
+  // without ncu's DRAM throughput, the bandwidth against the GPU's datasheet peak says it.
+  std::optional<SourcedNumber> dram_pct = m_facts.dram_throughput_pct;
+  if (!dram_pct && roofline.dram_peak_fraction) {
+    dram_pct = SourcedNumber{100 * *roofline.dram_peak_fraction,
+                             "roofline: DRAM bandwidth / the datasheet's peak"};
+  }
+  const bool dram_made = dram_pct && dram_pct->value >= k_dram_share_of_sol * memory;
   for (const Category defect : {Category::uncoalesced_access, Category::bank_conflicts}) {
     Draft* found = find(defect);
+    // Shared-memory wavefronts move no DRAM byte: conflicts explain an L1's SOL, not DRAM's (a
+    // lookup table's conflicts took the verdict of a kernel at 79% of DRAM peak).
+    if (found != nullptr && defect == Category::bank_conflicts && dram_made) {
+      found = nullptr;
+    }
     found = found != nullptr ? found : chain;
     if (found != nullptr) {
       found->cause.evidence.push_back(
@@ -86,15 +99,7 @@ void Diagnoser::add_memory_verdict(const Roofline& roofline) {
       busiest = &unit;
     }
   }
-  // DRAM when it is (nearly) what the memory SOL is made of (every DRAM byte also passes L2);
-  // without ncu's DRAM throughput, the bandwidth against the GPU's datasheet peak says it.
-  std::optional<SourcedNumber> dram_pct = m_facts.dram_throughput_pct;
-  if (!dram_pct && roofline.dram_peak_fraction) {
-    dram_pct = SourcedNumber{100 * *roofline.dram_peak_fraction,
-                             "roofline: DRAM bandwidth / the datasheet's peak"};
-  }
-  const bool dram = dram_pct ? dram_pct->value >= k_dram_share_of_sol * memory
-                             : busiest != nullptr && busiest->name == "DRAM";
+  const bool dram = dram_pct ? dram_made : busiest != nullptr && busiest->name == "DRAM";
   Draft& draft = add(dram ? Category::dram_bound : Category::cache_bound, "kprof:roofline");
   estimate(draft, 100 - memory, EstimateConfidence::high);
   std::string bandwidth;
