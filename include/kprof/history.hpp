@@ -32,6 +32,10 @@ namespace kprof {
 /// row (measured median, speed-up, share of the speed of light, the check's verdict), 7 the
 /// median's timing mode and eager median (rows of different modes are ranked on the latter).
 inline constexpr int k_history_schema_version = 7;
+/// The launches of each kernel (by name) whose metric values a round's `metrics` rows hold: the
+/// first ones. The round's document holds every launch; a capture of 20,000 launches inserted
+/// 540,000 rows, a fifth of `kprof report BIG.csv --round 1`'s time (docs/performance.md).
+inline constexpr int k_metric_rows_launches = 64;
 
 /// The time a history ranks its rows on (best_so_far, best, converged(); docs/history.md,
 /// "Which time"): `measured`, the candidates' measured medians, when any ok row of the history

@@ -214,9 +214,14 @@ public:
   /// KernelAgent `metrics` with agent_members() and for_each_agent_record().
   [[nodiscard]] virtual const Json& outline() const = 0;
   /// Calls `each` with every kernels[] entry, in document order. With `diagnosis` false the
-  /// caller reads no `diagnosis` or `diagnosis_notes`, and an entry may come without them.
-  virtual void for_each_launch(const std::function<void(const Json&)>& each,
-                               bool diagnosis = true) const = 0;
+  /// caller reads no `diagnosis` or `diagnosis_notes`, and an entry may come without them. With
+  /// `per_name` above 0, only the first `per_name` entries of each kernel name, the others not
+  /// made at all.
+  virtual void for_each_launch(const std::function<void(const Json&)>& each, bool diagnosis = true,
+                               int per_name = 0) const = 0;
+  /// Whether every kernels[] entry's `metrics` has the same keys with the same units (a
+  /// capture's launches all have its columns), so that one launch tells them all.
+  [[nodiscard]] virtual bool uniform_metrics() const { return false; }
   /// The members of the KernelAgent `metrics` object, in document order: each kernel name,
   /// and whether its value is a list of records (a name of several launches) or one record.
   [[nodiscard]] virtual std::vector<AgentMember> agent_members() const = 0;
@@ -240,8 +245,8 @@ public:
   explicit HeldReport(const Json&& doc) = delete; ///< would dangle
 
   [[nodiscard]] const Json& outline() const override { return *m_doc; }
-  void for_each_launch(const std::function<void(const Json&)>& each,
-                       bool diagnosis = true) const override;
+  void for_each_launch(const std::function<void(const Json&)>& each, bool diagnosis = true,
+                       int per_name = 0) const override;
   [[nodiscard]] std::vector<AgentMember> agent_members() const override;
   void for_each_agent_record(const std::string& name,
                              const std::function<void(const Json& record)>& each) const override;
@@ -268,8 +273,9 @@ public:
   /// build_report_of_representatives(capture, analysis, metrics, run_metadata): what the table,
   /// prompt and html sinks draw of this report.
   [[nodiscard]] const Json& outline() const override { return m_outline; }
-  void for_each_launch(const std::function<void(const Json&)>& each,
-                       bool diagnosis = true) const override;
+  [[nodiscard]] bool uniform_metrics() const override { return true; }
+  void for_each_launch(const std::function<void(const Json&)>& each, bool diagnosis = true,
+                       int per_name = 0) const override;
   [[nodiscard]] std::vector<AgentMember> agent_members() const override;
   void for_each_agent_record(const std::string& name,
                              const std::function<void(const Json& record)>& each) const override;

@@ -760,7 +760,9 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
     }
   }
   if (facts.report != nullptr) {
-    // The launches one at a time: a report's metric values are never all held.
+    // The launches one at a time: a report's metric values are never all held. Each kernel's
+    // first k_metric_rows_launches launches get rows (the others are not even made); the
+    // document holds every launch.
     int index = 0;
     Result<void> inserted;
     facts.report->for_each_launch(
@@ -770,7 +772,7 @@ Result<std::int64_t> insert_run(sqlite3* db, const RoundEntry& entry, const RunF
           }
           ++index;
         },
-        false);
+        false, k_metric_rows_launches);
     if (!inserted) {
       return std::move(inserted).error();
     }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -507,6 +508,27 @@ void expect_capture_report_writes_the_tree(const Capture& capture, const Analysi
   std::vector<Json> launches;
   streamed.for_each_launch([&launches](const Json& launch) { launches.push_back(launch); });
   EXPECT_TRUE(Json(launches) == tree["kernels"]);
+  // The first launches of each name, made or held alike (what the history's metric rows keep).
+  for (const int per_name : {1, 2}) {
+    Json first = Json::array();
+    std::map<std::string, int> seen;
+    for (const Json& launch : tree["kernels"]) {
+      if (seen[launch["name"].get<std::string>()]++ < per_name) {
+        first.push_back(launch);
+      }
+    }
+    std::vector<Json> made;
+    std::vector<Json> held;
+    streamed.for_each_launch([&made](const Json& launch) { made.push_back(launch); }, true,
+                             per_name);
+    HeldReport(tree).for_each_launch([&held](const Json& launch) { held.push_back(launch); }, true,
+                                     per_name);
+    EXPECT_TRUE(Json(made) == first) << per_name;
+    EXPECT_TRUE(Json(held) == first) << per_name;
+  }
+  // A capture's launches all have its columns: one launch tells the metrics.csv its keys.
+  EXPECT_TRUE(streamed.uniform_metrics());
+  EXPECT_FALSE(HeldReport(tree).uniform_metrics());
 }
 
 /// expect_capture_report_writes_the_tree for each selection and two metric sets.
