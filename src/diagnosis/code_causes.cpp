@@ -154,12 +154,8 @@ bool Diagnoser::add_shared_pipe_pressure(double sol, Bottleneck roof) {
   }
   // Bank conflicts whose excess is a small part of the wavefronts cannot make the pipe busy;
   // the number of accesses does.
-  double wavefronts = 0;
-  double excessive = 0;
-  for (const Instruction& instruction : m_code.instructions) {
-    wavefronts += instruction.sass->counters.shared_wavefronts;
-    excessive += instruction.sass->counters.shared_wavefronts_excessive;
-  }
+  const double wavefronts = m_totals.shared_wavefronts;
+  const double excessive = m_totals.shared_excessive;
   if (find(Category::bank_conflicts) != nullptr &&
       (wavefronts <= 0 || excessive >= k_shared_excess_fraction * wavefronts)) {
     return false;
@@ -212,12 +208,8 @@ bool Diagnoser::add_shared_pipe_pressure(double sol, Bottleneck roof) {
 
 void Diagnoser::add_bank_conflicts() {
   Rule* found = rule("UncoalescedSharedAccess");
-  double wavefronts = 0;
-  double excessive = 0;
-  for (const Instruction& instruction : m_code.instructions) {
-    wavefronts += instruction.sass->counters.shared_wavefronts;
-    excessive += instruction.sass->counters.shared_wavefronts_excessive;
-  }
+  const double wavefronts = m_totals.shared_wavefronts;
+  const double excessive = m_totals.shared_excessive;
   const bool by_code =
       m_has_code && wavefronts > 0 && excessive / wavefronts >= k_shared_excess_fraction;
   if (found == nullptr && !by_code) {
@@ -596,16 +588,8 @@ std::optional<double> Diagnoser::serialized_atomics_share() const {
   if (!l2 || l2->value >= k_atomic_idle_l2_pct || !waves || *waves < 1 || m_code.samples <= 0) {
     return std::nullopt; // an L2 near work, or too few warps in flight to queue
   }
-  double atomic_sectors = 0;
-  double write_sectors = 0;
-  for (const Instruction& i : m_code.instructions) {
-    if (is_write(i)) {
-      write_sectors += i.sass->counters.l2_sectors;
-      if (i.op.kind == SassKind::global_atomic) {
-        atomic_sectors += i.sass->counters.l2_sectors;
-      }
-    }
-  }
+  const double atomic_sectors = m_totals.atomic_sectors;
+  const double write_sectors = m_totals.write_sectors;
   double waiting = 0;
   for (const Wait& wait : m_code.waits) {
     if (m_code.instructions[wait.for_].op.kind == SassKind::global_atomic) {

@@ -52,6 +52,7 @@ Diagnoser::Diagnoser(const DiagnosisInput& input)
     m_code = read_code(*input.blocks, *input.hot_lines);
   }
   m_has_code = !m_code.instructions.empty() && m_code.samples > 0;
+  m_totals = totals_of(m_code);
   const KernelSource* source = input.kernel_source;
   if (source != nullptr && source->text && !is_library_kernel(m_launch.name)) {
     m_launch_site = find_launch(*source->text, kernel_identifier(m_launch.name));

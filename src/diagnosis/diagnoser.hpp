@@ -344,7 +344,15 @@ private:
   Code m_code;
   bool m_has_code = false;
   std::deque<Draft> m_drafts; ///< a deque: a Draft& stays valid while causes are added
-  double m_write_sectors = 0; ///< L2 sectors of every store and atomic
+  /// The launch's shared-memory wavefronts and L2 sectors written, summed once (totals_of).
+  struct CodeTotals {
+    double shared_wavefronts = 0;
+    double shared_excessive = 0; ///< of shared_wavefronts
+    double write_sectors = 0;    ///< L2 sectors of every store and atomic
+    double atomic_sectors = 0;   ///< of write_sectors, the global atomics'
+  };
+  [[nodiscard]] static CodeTotals totals_of(const Code& code);
+  CodeTotals m_totals;
   bool m_spill_absorbs_occupancy = false;
   std::optional<LaunchSite> m_launch_site; ///< in the candidate's kernel file
   bool m_wants_launch = false;             ///< a cause is fixed at the launch

@@ -21,11 +21,27 @@ bool Diagnoser::is_write(const Instruction& instruction) {
          instruction.op.kind == SassKind::global_atomic;
 }
 
+Diagnoser::CodeTotals Diagnoser::totals_of(const Code& code) {
+  CodeTotals totals;
+  for (const Instruction& instruction : code.instructions) {
+    const LineCounters& counters = instruction.sass->counters;
+    totals.shared_wavefronts += counters.shared_wavefronts;
+    totals.shared_excessive += counters.shared_wavefronts_excessive;
+    if (is_write(instruction)) {
+      totals.write_sectors += counters.l2_sectors;
+      if (instruction.op.kind == SassKind::global_atomic) {
+        totals.atomic_sectors += counters.l2_sectors;
+      }
+    }
+  }
+  return totals;
+}
+
 double Diagnoser::owned_samples(const Draft& draft, const Wait& wait) const {
   if (draft.owned.contains(wait.for_)) {
     return wait.samples;
   }
-  if (wait.reason != "drain" || m_write_sectors <= 0) {
+  if (wait.reason != "drain" || m_totals.write_sectors <= 0) {
     return 0;
   }
   double sectors = 0;
@@ -34,17 +50,12 @@ double Diagnoser::owned_samples(const Draft& draft, const Wait& wait) const {
       sectors += m_code.instructions[i].sass->counters.l2_sectors;
     }
   }
-  return wait.samples * sectors / m_write_sectors;
+  return wait.samples * sectors / m_totals.write_sectors;
 }
 
 void Diagnoser::own_samples() {
   if (!m_has_code) {
     return;
-  }
-  for (const Instruction& instruction : m_code.instructions) {
-    if (is_write(instruction)) {
-      m_write_sectors += instruction.sass->counters.l2_sectors;
-    }
   }
   for (Draft& draft : m_drafts) {
     if (draft.owned.empty()) {
